@@ -1,0 +1,587 @@
+//! The kernel IR: a structured, labeled language in the spirit of KPL.
+//!
+//! Every statement carries a [`Label`] and the byte [`Span`] of the source text it came from,
+//! so that decisions made on the IR (a barrier after label ℓ) can be turned back into exact edits
+//! of the user's file. Blocks carry a label too: it names the block-start position (AutoSync's ℓ_s).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Index of a source file in [`Kernel::files`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `[lo, hi)` in one original (un-preprocessed) source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Span {
+    /// File the bytes belong to.
+    pub file: FileId,
+    /// First byte.
+    pub lo: u32,
+    /// One past the last byte.
+    pub hi: u32,
+}
+
+impl Span {
+    /// A span covering `lo..hi` of `file`.
+    pub fn new(file: FileId, lo: u32, hi: u32) -> Self {
+        Span { file, lo, hi }
+    }
+    /// The placeholder span of synthetic statements that have no source (e.g. inserted barriers).
+    pub const DUMMY: Span = Span { file: FileId(u32::MAX), lo: 0, hi: 0 };
+    /// Whether this is [`Span::DUMMY`].
+    pub fn is_dummy(&self) -> bool {
+        self.file.0 == u32::MAX
+    }
+}
+
+/// A source file known to the kernel, with line starts so spans can be shown as line:col.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// Path as given by the user (or resolved include path).
+    pub path: String,
+    /// Byte offset of the start of every line.
+    pub line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Builds the line table for `text`.
+    pub fn new(path: impl Into<String>, text: &str) -> Self {
+        let mut line_starts = vec![0];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        SourceFile { path: path.into(), line_starts }
+    }
+    /// 1-based (line, column) of a byte offset; the column counts bytes.
+    pub fn line_col(&self, offset: u32) -> (u32, u32) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        (line as u32 + 1, offset - self.line_starts[line] + 1)
+    }
+}
+
+/// A statement label, unique within a kernel. Labels are dense indices in creation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Label(pub u32);
+
+/// A local variable (including scalar kernel parameters and loop variables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct VarId(pub u32);
+
+/// An array (shared, global or local memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ArrayId(pub u32);
+
+/// A thread/block dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Dim {
+    /// `.x`
+    X,
+    /// `.y`
+    Y,
+    /// `.z`
+    Z,
+}
+
+impl Dim {
+    /// All three dimensions in order.
+    pub const ALL: [Dim; 3] = [Dim::X, Dim::Y, Dim::Z];
+    /// 0 for x, 1 for y, 2 for z.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Scalar types of IR values. Integers are bit-vectors; floats and anything else are opaque.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarTy {
+    /// An integer of `bits` (8, 16, 32 or 64) with the given signedness.
+    Int {
+        /// Width in bits.
+        bits: u8,
+        /// Signed (two's complement) or unsigned.
+        signed: bool,
+    },
+    /// `bool` (a 1-bit value in the checkers).
+    Bool,
+    /// A floating-point or other value whose bits the checkers never interpret.
+    Opaque,
+}
+
+impl ScalarTy {
+    /// `int`.
+    pub const I32: ScalarTy = ScalarTy::Int { bits: 32, signed: true };
+    /// `unsigned int`.
+    pub const U32: ScalarTy = ScalarTy::Int { bits: 32, signed: false };
+    /// `long long`.
+    pub const I64: ScalarTy = ScalarTy::Int { bits: 64, signed: true };
+    /// `unsigned long long` / `size_t`.
+    pub const U64: ScalarTy = ScalarTy::Int { bits: 64, signed: false };
+    /// Whether this is an integer type.
+    pub fn is_int(self) -> bool {
+        matches!(self, ScalarTy::Int { .. })
+    }
+}
+
+/// Built-in thread-geometry values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Builtin {
+    /// `threadIdx.d`
+    ThreadIdx(Dim),
+    /// `blockIdx.d`
+    BlockIdx(Dim),
+    /// `blockDim.d`
+    BlockDim(Dim),
+    /// `gridDim.d`
+    GridDim(Dim),
+    /// `warpSize` (32).
+    WarpSize,
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnOp {
+    /// `-e`
+    Neg,
+    /// `~e`
+    BitNot,
+    /// `!e` (result is `Bool`)
+    Not,
+}
+
+/// Binary operators. Arithmetic is on the operand type given in [`Expr::Bin`] (after C's usual
+/// conversions); comparisons and logical operators yield `Bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (signed or unsigned per the operand type)
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>` (arithmetic for signed operands)
+    Shr,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&&` (operands are `Bool`; no memory access inside, so no short-circuit needed)
+    And,
+    /// `||`
+    Or,
+}
+
+impl BinOp {
+    /// Whether the result is a `Bool`.
+    pub fn is_predicate(self) -> bool {
+        use BinOp::*;
+        matches!(self, Lt | Le | Gt | Ge | Eq | Ne | And | Or)
+    }
+}
+
+/// A side-effect-free expression. Expressions never access memory: reads are statements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Expr {
+    /// An integer or boolean constant of the given type.
+    Const(i64, ScalarTy),
+    /// A thread-geometry built-in (`u32`).
+    Builtin(Builtin),
+    /// A local variable or scalar parameter.
+    Var(VarId),
+    /// A unary operation on the given type.
+    Un(UnOp, ScalarTy, Box<Expr>),
+    /// A binary operation whose operands have the given type.
+    Bin(BinOp, ScalarTy, Box<Expr>, Box<Expr>),
+    /// Conversion to the given type (truncation, sign or zero extension; `Bool` means `!= 0`).
+    Cast(ScalarTy, Box<Expr>),
+    /// `c ? a : b` over pure operands.
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A value of the given type the checkers do not interpret (float arithmetic, calls to
+    /// pure math functions, ...). It is a deterministic function of its operands: uniform when
+    /// they all are, otherwise unknown.
+    Opaque(ScalarTy, Vec<Expr>),
+}
+
+impl Expr {
+    /// A signed 32-bit constant.
+    pub fn int(v: i64) -> Expr {
+        Expr::Const(v, ScalarTy::I32)
+    }
+    /// A boolean constant.
+    pub fn bool(b: bool) -> Expr {
+        Expr::Const(b as i64, ScalarTy::Bool)
+    }
+    /// The constant value, if this is a constant.
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Expr::Const(v, _) => Some(*v),
+            _ => None,
+        }
+    }
+    /// Calls `f` on every variable this expression mentions.
+    pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
+        match self {
+            Expr::Var(v) => f(*v),
+            Expr::Const(..) | Expr::Builtin(_) => {}
+            Expr::Un(_, _, e) | Expr::Cast(_, e) => e.for_each_var(f),
+            Expr::Bin(_, _, a, b) => {
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+            Expr::Select(c, a, b) => {
+                c.for_each_var(f);
+                a.for_each_var(f);
+                b.for_each_var(f);
+            }
+            Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+        }
+    }
+    /// Calls `f` on every built-in this expression mentions.
+    pub fn for_each_builtin(&self, f: &mut impl FnMut(Builtin)) {
+        match self {
+            Expr::Builtin(b) => f(*b),
+            Expr::Const(..) | Expr::Var(_) => {}
+            Expr::Un(_, _, e) | Expr::Cast(_, e) => e.for_each_builtin(f),
+            Expr::Bin(_, _, a, b) => {
+                a.for_each_builtin(f);
+                b.for_each_builtin(f);
+            }
+            Expr::Select(c, a, b) => {
+                c.for_each_builtin(f);
+                a.for_each_builtin(f);
+                b.for_each_builtin(f);
+            }
+            Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_builtin(f)),
+        }
+    }
+}
+
+/// The memory space of an array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Space {
+    /// `__shared__` (one copy per block).
+    Shared,
+    /// Global memory (pointer parameters, `__device__` globals; one copy per grid).
+    Global,
+    /// Thread-private memory (local arrays); never races.
+    Local,
+}
+
+/// An array the kernel accesses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Array {
+    /// Its id (index in [`Kernel::arrays`]).
+    pub id: ArrayId,
+    /// Source name (`tile`, `g_out`, ...).
+    pub name: String,
+    /// Memory space.
+    pub space: Space,
+    /// Size in bytes of one element of the declared element type.
+    pub elem_size: u32,
+    /// Declared extents, outermost first (`None` for unsized: `extern __shared__ s[]`, pointers).
+    pub dims: Vec<Option<u64>>,
+    /// Span of the declaration.
+    pub span: Span,
+}
+
+/// How a memory access touches memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    /// A plain load.
+    Read,
+    /// A plain store.
+    Write,
+    /// An atomic read-modify-write (`atomicAdd` and family): does not race with other atomics.
+    Atomic,
+}
+
+/// One memory access: `size` bytes at byte `offset` of `array`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Access {
+    /// The array.
+    pub array: ArrayId,
+    /// Load, store or atomic.
+    pub kind: AccessKind,
+    /// Byte offset from the array base (64-bit).
+    pub offset: Expr,
+    /// Number of bytes accessed.
+    pub size: u32,
+    /// Span of the access expression (`tile[ty][tx]`).
+    pub span: Span,
+}
+
+/// One step of a [`StmtKind::Basic`] statement, executed in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    /// `var = value`.
+    Assign(VarId, Expr),
+    /// `dst = load(access)` — `dst` receives a fresh unknown value (reads are opaque).
+    Read(Option<VarId>, Access),
+    /// `store(access, value)`.
+    Write(Access, Expr),
+    /// An atomic read-modify-write; `dst` receives the old (unknown) value.
+    Atomic(Option<VarId>, Access),
+}
+
+/// How a barrier statement was written in the source (emission reuses the kernel's own style).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BarrierSyntax {
+    /// `__syncthreads()` and its `_count/_and/_or` forms.
+    SyncThreads,
+    /// Cooperative groups `block.sync()`.
+    CoopGroups,
+    /// Inline PTX asm.
+    Asm,
+    /// CUTLASS-style `NamedBarrier::sync/arrive`.
+    Cutlass,
+    /// `__syncwarp()`.
+    SyncWarp,
+    /// A barrier inserted by autosync (no source).
+    Synthesized,
+}
+
+/// Synchronization statements.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Barrier {
+    /// A block-wide barrier: `__syncthreads()`, `bar.sync 0`, `block.sync()`.
+    Block,
+    /// `bar.sync id, count` (count `None`: all threads of the block).
+    NamedSync {
+        /// Barrier id (0..=15).
+        id: Expr,
+        /// Participating threads, a multiple of the warp size.
+        count: Option<Expr>,
+    },
+    /// `bar.arrive id, count`: registers without waiting.
+    NamedArrive {
+        /// Barrier id (0..=15).
+        id: Expr,
+        /// Participating threads (required by PTX).
+        count: Expr,
+    },
+    /// `__syncwarp(mask)`: orders the lanes of one warp.
+    Warp,
+}
+
+impl Barrier {
+    /// Whether this is a block-wide barrier (explicit, or `bar.sync` with no count).
+    pub fn is_block_wide(&self) -> bool {
+        matches!(self, Barrier::Block | Barrier::NamedSync { count: None, .. })
+    }
+    /// Whether this is a named barrier that is not simply block-wide barrier 0.
+    pub fn is_named(&self) -> bool {
+        match self {
+            Barrier::Block | Barrier::Warp => false,
+            Barrier::NamedSync { id, count } => {
+                !(id.as_const() == Some(0) && count.is_none())
+            }
+            Barrier::NamedArrive { .. } => true,
+        }
+    }
+}
+
+/// A loop's syntactic form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LoopKind {
+    /// `for (init; cond; step) body`
+    For,
+    /// `while (cond) body`
+    While,
+    /// `do body while (cond);` — the body runs before the first test.
+    DoWhile,
+}
+
+/// A statement of the IR.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stmt {
+    /// Unique label.
+    pub label: Label,
+    /// Source span (the whole statement; for macros and inlined code, the use/call site).
+    pub span: Span,
+    /// Whether a barrier may be written into the source right after this statement.
+    /// False for statements synthesized by lowering (condition pre-reads, short-circuit
+    /// guards) and for statements of inlined function bodies.
+    pub emit_after: bool,
+    /// What it does.
+    pub kind: StmtKind,
+}
+
+/// Statement kinds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StmtKind {
+    /// Straight-line operations (assignments and memory accesses of one source statement).
+    Basic(Vec<Op>),
+    /// `if (cond) then else`.
+    If {
+        /// Guard (pure; reads in the source condition are lowered to a preceding `Basic`).
+        cond: Expr,
+        /// Then block.
+        then_blk: Block,
+        /// Else block (empty when absent).
+        else_blk: Block,
+    },
+    /// A loop. Each iteration: `header` stmts, test `cond` (exit when false), `body`, `step`.
+    /// For `DoWhile` the body runs first: `body`, `header`, test.
+    Loop {
+        /// Syntactic form.
+        kind: LoopKind,
+        /// Statements evaluated before every test of `cond` (reads in the source condition).
+        header: Vec<Stmt>,
+        /// Loop guard.
+        cond: Expr,
+        /// Loop body.
+        body: Block,
+        /// Step statements (`i++` of a `for`), run after the body and after `continue`.
+        step: Vec<Stmt>,
+        /// The induction variable when the loop is `for (v = a; v < b; v += c)`-like.
+        var: Option<VarId>,
+    },
+    /// `break` out of the innermost loop.
+    Break,
+    /// `continue` the innermost loop.
+    Continue,
+    /// `return` from the kernel.
+    Return,
+    /// A barrier.
+    Barrier(Barrier, BarrierSyntax),
+    /// `assume(e)` from `__requires`, `__assume`.
+    Assume(Expr),
+}
+
+/// A block of statements with its own label, which names the block-start position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// Label of the block start (ℓ_s).
+    pub label: Label,
+    /// The source span of the block (braces included when present).
+    pub span: Span,
+    /// Whether the block is written with braces in the source (emission adds them otherwise).
+    pub braced: bool,
+    /// Whether a barrier may be written at the start of this block in the source.
+    pub emit_start: bool,
+    /// Statements in order.
+    pub stmts: Vec<Stmt>,
+}
+
+/// How a variable came to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VarKind {
+    /// A scalar kernel parameter (uniform, symbolic unless given).
+    Param,
+    /// A local variable (thread-private).
+    Local,
+    /// A temporary introduced by lowering.
+    Temp,
+}
+
+/// A variable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Var {
+    /// Its id (index in [`Kernel::vars`]).
+    pub id: VarId,
+    /// Source name (temps get `$tN`).
+    pub name: String,
+    /// Type.
+    pub ty: ScalarTy,
+    /// Origin.
+    pub kind: VarKind,
+}
+
+/// The concrete launch configuration and known parameter values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchConfig {
+    /// `blockDim` (x, y, z), when known.
+    pub block_dim: Option<[u32; 3]>,
+    /// `gridDim` (x, y, z), when known (may stay symbolic).
+    pub grid_dim: Option<[u32; 3]>,
+    /// `--warp-sync=N`: warps of N threads run in lock step.
+    pub warp_sync: Option<u32>,
+    /// Concrete values of scalar parameters, by name.
+    pub params: BTreeMap<String, i64>,
+}
+
+impl LaunchConfig {
+    /// Number of threads in a block, if blockDim is known.
+    pub fn threads_per_block(&self) -> Option<u64> {
+        self.block_dim.map(|d| d.iter().map(|&x| x as u64).product())
+    }
+}
+
+/// A kernel in IR form.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kernel {
+    /// Kernel function name.
+    pub name: String,
+    /// Source files referenced by spans.
+    pub files: Vec<SourceFile>,
+    /// Span of the kernel's definition.
+    pub span: Span,
+    /// Variables (parameters, locals, temps).
+    pub vars: Vec<Var>,
+    /// Arrays.
+    pub arrays: Vec<Array>,
+    /// The body.
+    pub body: Block,
+    /// Launch configuration and parameter values.
+    pub launch: LaunchConfig,
+    /// One past the largest label in use (fresh labels start here).
+    pub next_label: u32,
+}
+
+impl Kernel {
+    /// The variable with this id.
+    pub fn var(&self, v: VarId) -> &Var {
+        &self.vars[v.0 as usize]
+    }
+    /// The array with this id.
+    pub fn array(&self, a: ArrayId) -> &Array {
+        &self.arrays[a.0 as usize]
+    }
+    /// A fresh label.
+    pub fn fresh_label(&mut self) -> Label {
+        let l = Label(self.next_label);
+        self.next_label += 1;
+        l
+    }
+    /// `path:line:col` of the start of a span (or `<synthesized>`).
+    pub fn loc(&self, span: Span) -> String {
+        if span.is_dummy() {
+            return "<synthesized>".into();
+        }
+        let f = &self.files[span.file.0 as usize];
+        let (l, c) = f.line_col(span.lo);
+        format!("{}:{}:{}", f.path, l, c)
+    }
+    /// 1-based line of the start of a span (0 for synthesized spans).
+    pub fn line(&self, span: Span) -> u32 {
+        if span.is_dummy() {
+            return 0;
+        }
+        self.files[span.file.0 as usize].line_col(span.lo).0
+    }
+}

@@ -1,0 +1,273 @@
+//! The label tree: for every label, its enclosing blocks, loops and conditionals, and the
+//! post-order text order. Candidate barrier positions and their IR edits live here too.
+
+use crate::ir::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What kind of compound statement encloses a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScopeKind {
+    /// The kernel body.
+    Root,
+    /// The then-branch of an `if`.
+    Then,
+    /// The else-branch of an `if`.
+    Else,
+    /// A loop body.
+    LoopBody,
+}
+
+/// One enclosing block of a label, outermost first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Scope {
+    /// The block's label.
+    pub block: Label,
+    /// The compound statement owning the block (`None` for the kernel body).
+    pub owner: Option<Label>,
+    /// Its kind.
+    pub kind: ScopeKind,
+}
+
+/// Facts about one label.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelInfo {
+    /// Enclosing blocks from the root down (the last is the innermost; for a block label the
+    /// list ends with the block itself).
+    pub scopes: Vec<Scope>,
+    /// Position in post-order of the label tree (AutoSync's text order ≺).
+    pub post: u32,
+    /// Whether the label names a block (start position) rather than a statement.
+    pub is_block: bool,
+    /// Whether the statement is in a loop header or step (not in any block's statement list).
+    pub in_loop_control: bool,
+    /// Source span.
+    pub span: Span,
+}
+
+impl LabelInfo {
+    /// Number of enclosing loop bodies.
+    pub fn loops(&self) -> usize {
+        self.scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody).count()
+    }
+    /// Number of enclosing `if` branches.
+    pub fn conds(&self) -> usize {
+        self.scopes.iter().filter(|s| matches!(s.kind, ScopeKind::Then | ScopeKind::Else)).count()
+    }
+    /// Labels of the enclosing loop statements, outermost first.
+    pub fn loop_owners(&self) -> Vec<Label> {
+        self.scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .filter_map(|s| s.owner)
+            .collect()
+    }
+}
+
+/// The label tree of a kernel.
+#[derive(Clone, Debug, Default)]
+pub struct LabelTree {
+    /// Facts by label.
+    pub info: HashMap<Label, LabelInfo>,
+}
+
+impl LabelTree {
+    /// Builds the tree for `k`.
+    pub fn new(k: &Kernel) -> LabelTree {
+        let mut t = LabelTree::default();
+        let mut post = 0u32;
+        let root = Scope { block: k.body.label, owner: None, kind: ScopeKind::Root };
+        t.block(&k.body, vec![root], &mut post);
+        t
+    }
+
+    fn block(&mut self, b: &Block, scopes: Vec<Scope>, post: &mut u32) {
+        // The start node ℓ_s is the leftmost child of its block.
+        self.info.insert(
+            b.label,
+            LabelInfo { scopes: scopes.clone(), post: *post, is_block: true, in_loop_control: false, span: b.span },
+        );
+        *post += 1;
+        for s in &b.stmts {
+            self.stmt(s, &scopes, post, false);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, scopes: &[Scope], post: &mut u32, control: bool) {
+        let child = |blk: &Block, kind| {
+            let mut v = scopes.to_vec();
+            v.push(Scope { block: blk.label, owner: Some(s.label), kind });
+            v
+        };
+        match &s.kind {
+            StmtKind::If { then_blk, else_blk, .. } => {
+                self.block(then_blk, child(then_blk, ScopeKind::Then), post);
+                self.block(else_blk, child(else_blk, ScopeKind::Else), post);
+            }
+            StmtKind::Loop { header, body, step, .. } => {
+                let inner = child(body, ScopeKind::LoopBody);
+                for h in header {
+                    self.stmt(h, &inner, post, true);
+                }
+                self.block(body, inner.clone(), post);
+                for h in step {
+                    self.stmt(h, &inner, post, true);
+                }
+            }
+            _ => {}
+        }
+        self.info.insert(
+            s.label,
+            LabelInfo { scopes: scopes.to_vec(), post: *post, is_block: false, in_loop_control: control, span: s.span },
+        );
+        *post += 1;
+    }
+
+    /// Facts about a label (panics on a label not in the kernel: labels come from the kernel).
+    pub fn get(&self, l: Label) -> &LabelInfo {
+        &self.info[&l]
+    }
+}
+
+/// A place where a barrier can be inserted: the start of a block or right after a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Position {
+    /// At the start of the block with this label (AutoSync's "after ℓ_s").
+    BlockStart(Label),
+    /// Right after the statement with this label, in its block.
+    After(Label),
+}
+
+impl Position {
+    /// The label the position is attached to.
+    pub fn label(self) -> Label {
+        match self {
+            Position::BlockStart(l) | Position::After(l) => l,
+        }
+    }
+}
+
+/// Every position where a barrier could be written into the source, in text order.
+pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
+    fn walk(b: &Block, out: &mut Vec<Position>) {
+        if b.emit_start {
+            out.push(Position::BlockStart(b.label));
+        }
+        for s in &b.stmts {
+            match &s.kind {
+                StmtKind::If { then_blk, else_blk, .. } => {
+                    walk(then_blk, out);
+                    walk(else_blk, out);
+                }
+                StmtKind::Loop { body, .. } => walk(body, out),
+                _ => {}
+            }
+            if s.emit_after {
+                out.push(Position::After(s.label));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&k.body, &mut out);
+    out
+}
+
+/// Inserts a barrier statement at each position; returns the new kernel and the fresh labels
+/// (in the order of `inserts`). Existing labels are unchanged. Positions not found are an error.
+pub fn insert_barriers(
+    k: &Kernel,
+    inserts: &[(Position, Barrier)],
+) -> Result<(Kernel, Vec<Label>), Position> {
+    let mut out = k.clone();
+    let mut labels = Vec::with_capacity(inserts.len());
+    for (pos, bar) in inserts {
+        let label = out.fresh_label();
+        let stmt = Stmt {
+            label,
+            span: Span::DUMMY,
+            emit_after: false,
+            kind: StmtKind::Barrier(bar.clone(), BarrierSyntax::Synthesized),
+        };
+        if !insert_in_block(&mut out.body, *pos, stmt) {
+            return Err(*pos);
+        }
+        labels.push(label);
+    }
+    Ok((out, labels))
+}
+
+fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
+    if pos == Position::BlockStart(b.label) {
+        // After any barriers already inserted at the start, to keep insertion order stable.
+        let at = b
+            .stmts
+            .iter()
+            .take_while(|s| s.span.is_dummy() && matches!(s.kind, StmtKind::Barrier(..)))
+            .count();
+        b.stmts.insert(at, stmt);
+        return true;
+    }
+    if let Position::After(l) = pos {
+        if let Some(i) = b.stmts.iter().position(|s| s.label == l) {
+            b.stmts.insert(i + 1, stmt);
+            return true;
+        }
+    }
+    for s in b.stmts.iter_mut() {
+        let blocks: Vec<&mut Block> = match &mut s.kind {
+            StmtKind::If { then_blk, else_blk, .. } => vec![then_blk, else_blk],
+            StmtKind::Loop { body, .. } => vec![body],
+            _ => vec![],
+        };
+        for blk in blocks {
+            if insert_in_block(blk, pos, stmt.clone()) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Removes the statements with the given labels (used to strip or drop barriers).
+pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
+    fn go(b: &mut Block, labels: &[Label]) {
+        b.stmts.retain(|s| !labels.contains(&s.label));
+        for s in b.stmts.iter_mut() {
+            match &mut s.kind {
+                StmtKind::If { then_blk, else_blk, .. } => {
+                    go(then_blk, labels);
+                    go(else_blk, labels);
+                }
+                StmtKind::Loop { body, .. } => go(body, labels),
+                _ => {}
+            }
+        }
+    }
+    let mut out = k.clone();
+    go(&mut out.body, labels);
+    out
+}
+
+/// Calls `f` on every statement (including loop header/step statements), pre-order.
+pub fn for_each_stmt<'a>(b: &'a Block, f: &mut impl FnMut(&'a Stmt)) {
+    for s in &b.stmts {
+        visit_stmt(s, f);
+    }
+}
+
+/// Calls `f` on `s` and every statement nested in it, pre-order.
+pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
+    f(s);
+    match &s.kind {
+        StmtKind::If { then_blk, else_blk, .. } => {
+            for_each_stmt(then_blk, f);
+            for_each_stmt(else_blk, f);
+        }
+        StmtKind::Loop { header, body, step, .. } => {
+            header.iter().for_each(|h| visit_stmt(h, f));
+            for_each_stmt(body, f);
+            step.iter().for_each(|h| visit_stmt(h, f));
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,3 @@
+//! autosync: synthesizes verified `__syncthreads()` and PTX named barriers for CUDA kernels.
+
+pub mod front;
