@@ -3,6 +3,7 @@
 
 pub mod ir;
 pub mod print;
+pub mod report;
 pub mod tree;
 
 #[cfg(test)]

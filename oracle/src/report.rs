@@ -1,0 +1,224 @@
+//! What the checkers report: races, divergent barriers, named-barrier defects, with witnesses.
+//! Both oracles produce a [`Report`]; synthesis reads races by label pair and iteration relation.
+
+use crate::ir::{AccessKind, ArrayId, Dim, Label, Span};
+use serde::{Deserialize, Serialize};
+
+/// How two racing accesses relate across loop iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum IterRelation {
+    /// No barrier-free path; or both in the same iteration of every common loop (or no common loop).
+    SameIteration,
+    /// The second access happens in a later iteration of the common loop at this depth
+    /// (1 = outermost common loop): the race straddles that loop's back edge.
+    AcrossBackEdge(u32),
+    /// The checker could not classify it (synthesis falls back to refutation).
+    Unknown,
+}
+
+/// RAW/WAR/WAW/atomic-vs-plain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RaceKind {
+    /// Read after write (first access writes, second reads).
+    ReadAfterWrite,
+    /// Write after read.
+    WriteAfterRead,
+    /// Write after write.
+    WriteAfterWrite,
+    /// An atomic against a plain access.
+    AtomicVsPlain,
+}
+
+impl RaceKind {
+    /// Classifies a pair of access kinds (first, second in program order).
+    pub fn of(a: AccessKind, b: AccessKind) -> RaceKind {
+        use AccessKind::*;
+        match (a, b) {
+            (Atomic, _) | (_, Atomic) => RaceKind::AtomicVsPlain,
+            (Write, Read) => RaceKind::ReadAfterWrite,
+            (Read, Write) => RaceKind::WriteAfterRead,
+            _ => RaceKind::WriteAfterWrite,
+        }
+    }
+    /// Short name (`RAW`, `WAR`, `WAW`, `atomic`).
+    pub fn short(self) -> &'static str {
+        match self {
+            RaceKind::ReadAfterWrite => "RAW",
+            RaceKind::WriteAfterRead => "WAR",
+            RaceKind::WriteAfterWrite => "WAW",
+            RaceKind::AtomicVsPlain => "atomic-vs-plain",
+        }
+    }
+}
+
+/// The scope of a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RaceScope {
+    /// Two threads of one block: barriers can fix it.
+    IntraBlock,
+    /// Threads of different blocks on global memory: no barrier fixes it.
+    InterBlock,
+}
+
+/// One thread in a witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ThreadId {
+    /// `threadIdx` (x, y, z).
+    pub thread: [u32; 3],
+    /// `blockIdx` (x, y, z).
+    pub block: [u32; 3],
+}
+
+/// A concrete execution showing a defect.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witness {
+    /// The threads involved (two for a race).
+    pub threads: Vec<ThreadId>,
+    /// Values of relevant variables (loop counters, parameters): (name, value for the first
+    /// thread, value for the second thread when it differs).
+    pub values: Vec<(String, i64, Option<i64>)>,
+    /// The element index both accesses touch (byte offset / element size), when known.
+    pub index: Option<i64>,
+    /// The byte offset both accesses touch, when known.
+    pub byte_offset: Option<i64>,
+}
+
+/// One end of a race.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaceAccess {
+    /// The statement's label.
+    pub label: Label,
+    /// The access's span (the array expression).
+    pub span: Span,
+    /// Read, write or atomic.
+    pub kind: AccessKind,
+}
+
+/// A data race between two statements on one array.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Race {
+    /// The array.
+    pub array: ArrayId,
+    /// First access in program (text) order.
+    pub first: RaceAccess,
+    /// Second access in program (text) order (may be the same statement).
+    pub second: RaceAccess,
+    /// RAW/WAR/WAW/atomic.
+    pub kind: RaceKind,
+    /// Iteration relations under which the race happens (several when it happens both within
+    /// an iteration and across a back edge).
+    pub relations: Vec<IterRelation>,
+    /// Intra- or inter-block.
+    pub scope: RaceScope,
+    /// A concrete witness.
+    pub witness: Witness,
+    /// Whether the solver answered "unknown" (the race is assumed, not proven).
+    pub assumed: bool,
+}
+
+/// A barrier reached under a condition that is not uniform across the threads that must meet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// The barrier's label.
+    pub barrier: Label,
+    /// Its span.
+    pub span: Span,
+    /// The label of the innermost enclosing statement whose condition is non-uniform.
+    pub cond_stmt: Label,
+    /// Span of that condition.
+    pub cond_span: Span,
+    /// Whether the condition is non-uniform only across warps (true) or within a warp (false).
+    pub within_warp: bool,
+}
+
+/// Defects only the named-barrier checker finds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SyncDefectKind {
+    /// Some execution blocks forever; `cycle` lists (warp, barrier label) waits.
+    Deadlock {
+        /// Warps and the barrier each waits at.
+        waits: Vec<(u32, Label)>,
+    },
+    /// Registrants of one generation disagree on the count.
+    CountMismatch {
+        /// The two counts.
+        counts: (u32, u32),
+    },
+    /// More threads registered than the count allows.
+    TooManyParticipants {
+        /// The count.
+        count: u32,
+        /// How many registered.
+        registered: u32,
+    },
+    /// A generation completed by arrivals alone.
+    ArriveOnly,
+    /// Generation k+1 of an id can start before generation k completed.
+    UnsafeRecycling {
+        /// The barrier id.
+        id: u32,
+    },
+    /// Barrier id outside 0..=15.
+    BadId {
+        /// The id.
+        id: i64,
+    },
+    /// Count not a positive multiple of the warp size.
+    BadCount {
+        /// The count.
+        count: i64,
+    },
+}
+
+/// A synchronization defect found by the named-barrier checker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncDefect {
+    /// What.
+    pub kind: SyncDefectKind,
+    /// Barrier labels involved.
+    pub labels: Vec<Label>,
+    /// Their spans.
+    pub spans: Vec<Span>,
+    /// Human-readable trace (which warps, which generations).
+    pub trace: Vec<String>,
+}
+
+/// Why a check could not conclude.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inconclusive {
+    /// The statement or expression concerned.
+    pub span: Span,
+    /// What is missing and what to do.
+    pub message: String,
+}
+
+/// The result of checking one kernel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Every racing label pair per array.
+    pub races: Vec<Race>,
+    /// Divergent barriers.
+    pub divergences: Vec<Divergence>,
+    /// Named-barrier defects.
+    pub sync_defects: Vec<SyncDefect>,
+    /// Reasons the check is inconclusive (empty when it concluded).
+    pub inconclusive: Vec<Inconclusive>,
+    /// Solver queries issued (for statistics).
+    pub queries: u64,
+}
+
+impl Report {
+    /// No defect and conclusive.
+    pub fn is_clean(&self) -> bool {
+        self.races.is_empty()
+            && self.divergences.is_empty()
+            && self.sync_defects.is_empty()
+            && self.inconclusive.is_empty()
+    }
+}
+
+/// Thread coordinates helper: linear thread index from (x, y, z) and blockDim.
+pub fn linear_tid(t: [u32; 3], block_dim: [u32; 3]) -> u64 {
+    t[Dim::X.index()] as u64
+        + block_dim[0] as u64 * (t[Dim::Y.index()] as u64 + block_dim[1] as u64 * t[Dim::Z.index()] as u64)
+}
