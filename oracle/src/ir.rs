@@ -28,7 +28,11 @@ impl Span {
         Span { file, lo, hi }
     }
     /// The placeholder span of synthetic statements that have no source (e.g. inserted barriers).
-    pub const DUMMY: Span = Span { file: FileId(u32::MAX), lo: 0, hi: 0 };
+    pub const DUMMY: Span = Span {
+        file: FileId(u32::MAX),
+        lo: 0,
+        hi: 0,
+    };
     /// Whether this is [`Span::DUMMY`].
     pub fn is_dummy(&self) -> bool {
         self.file.0 == u32::MAX
@@ -53,7 +57,10 @@ impl SourceFile {
                 line_starts.push(i as u32 + 1);
             }
         }
-        SourceFile { path: path.into(), line_starts }
+        SourceFile {
+            path: path.into(),
+            line_starts,
+        }
     }
     /// 1-based (line, column) of a byte offset; the column counts bytes.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
@@ -115,13 +122,25 @@ pub enum ScalarTy {
 
 impl ScalarTy {
     /// `int`.
-    pub const I32: ScalarTy = ScalarTy::Int { bits: 32, signed: true };
+    pub const I32: ScalarTy = ScalarTy::Int {
+        bits: 32,
+        signed: true,
+    };
     /// `unsigned int`.
-    pub const U32: ScalarTy = ScalarTy::Int { bits: 32, signed: false };
+    pub const U32: ScalarTy = ScalarTy::Int {
+        bits: 32,
+        signed: false,
+    };
     /// `long long`.
-    pub const I64: ScalarTy = ScalarTy::Int { bits: 64, signed: true };
+    pub const I64: ScalarTy = ScalarTy::Int {
+        bits: 64,
+        signed: true,
+    };
     /// `unsigned long long` / `size_t`.
-    pub const U64: ScalarTy = ScalarTy::Int { bits: 64, signed: false };
+    pub const U64: ScalarTy = ScalarTy::Int {
+        bits: 64,
+        signed: false,
+    };
     /// Whether this is an integer type.
     pub fn is_int(self) -> bool {
         matches!(self, ScalarTy::Int { .. })
@@ -391,15 +410,16 @@ pub enum Barrier {
 impl Barrier {
     /// Whether this is a block-wide barrier (explicit, or `bar.sync` with no count).
     pub fn is_block_wide(&self) -> bool {
-        matches!(self, Barrier::Block | Barrier::NamedSync { count: None, .. })
+        matches!(
+            self,
+            Barrier::Block | Barrier::NamedSync { count: None, .. }
+        )
     }
     /// Whether this is a named barrier that is not simply block-wide barrier 0.
     pub fn is_named(&self) -> bool {
         match self {
             Barrier::Block | Barrier::Warp => false,
-            Barrier::NamedSync { id, count } => {
-                !(id.as_const() == Some(0) && count.is_none())
-            }
+            Barrier::NamedSync { id, count } => !(id.as_const() == Some(0) && count.is_none()),
             Barrier::NamedArrive { .. } => true,
         }
     }
@@ -528,7 +548,8 @@ pub struct LaunchConfig {
 impl LaunchConfig {
     /// Number of threads in a block, if blockDim is known.
     pub fn threads_per_block(&self) -> Option<u64> {
-        self.block_dim.map(|d| d.iter().map(|&x| x as u64).product())
+        self.block_dim
+            .map(|d| d.iter().map(|&x| x as u64).product())
     }
 }
 

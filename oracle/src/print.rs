@@ -69,7 +69,12 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
 }
 
 fn access(k: &Kernel, a: &Access) -> String {
-    format!("{}[byte {} : {}]", k.array(a.array).name, expr(k, &a.offset), a.size)
+    format!(
+        "{}[byte {} : {}]",
+        k.array(a.array).name,
+        expr(k, &a.offset),
+        a.size
+    )
 }
 
 /// Renders one barrier.
@@ -94,7 +99,14 @@ struct Printer<'a> {
 
 impl Printer<'_> {
     fn line(&mut self, depth: usize, label: Label, text: &str, span: Span, emit: bool) {
-        let lead = format!("{:indent$}L{}{} {}", "", label.0, if emit { ":" } else { "'" }, text, indent = depth * 2);
+        let lead = format!(
+            "{:indent$}L{}{} {}",
+            "",
+            label.0,
+            if emit { ":" } else { "'" },
+            text,
+            indent = depth * 2
+        );
         let _ = writeln!(self.out, "{lead:<60} @ {}", self.k.loc(span));
     }
 
@@ -115,25 +127,54 @@ impl Printer<'_> {
                     .iter()
                     .map(|op| match op {
                         Op::Assign(v, e) => format!("{} = {}", k.var(*v).name, expr(k, e)),
-                        Op::Read(Some(v), a) => format!("{} = read {}", k.var(*v).name, access(k, a)),
+                        Op::Read(Some(v), a) => {
+                            format!("{} = read {}", k.var(*v).name, access(k, a))
+                        }
                         Op::Read(None, a) => format!("read {}", access(k, a)),
                         Op::Write(a, e) => format!("write {} = {}", access(k, a), expr(k, e)),
-                        Op::Atomic(Some(v), a) => format!("{} = atomic {}", k.var(*v).name, access(k, a)),
+                        Op::Atomic(Some(v), a) => {
+                            format!("{} = atomic {}", k.var(*v).name, access(k, a))
+                        }
                         Op::Atomic(None, a) => format!("atomic {}", access(k, a)),
                     })
                     .collect();
                 self.line(d, s.label, &parts.join("; "), s.span, s.emit_after);
             }
-            StmtKind::If { cond, then_blk, else_blk } => {
-                self.line(d, s.label, &format!("if {}", expr(k, cond)), s.span, s.emit_after);
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => {
+                self.line(
+                    d,
+                    s.label,
+                    &format!("if {}", expr(k, cond)),
+                    s.span,
+                    s.emit_after,
+                );
                 self.block(d + 1, "then ", then_blk);
                 if !else_blk.stmts.is_empty() {
                     self.block(d + 1, "else ", else_blk);
                 }
             }
-            StmtKind::Loop { kind, header, cond, body, step, var } => {
-                let v = var.map(|v| format!(" var {}", k.var(v).name)).unwrap_or_default();
-                self.line(d, s.label, &format!("loop {kind:?} while {}{v}", expr(k, cond)), s.span, s.emit_after);
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                var,
+            } => {
+                let v = var
+                    .map(|v| format!(" var {}", k.var(v).name))
+                    .unwrap_or_default();
+                self.line(
+                    d,
+                    s.label,
+                    &format!("loop {kind:?} while {}{v}", expr(k, cond)),
+                    s.span,
+                    s.emit_after,
+                );
                 for h in header {
                     let _ = writeln!(self.out, "{:indent$}header:", "", indent = d * 2 + 2);
                     self.stmt(d + 2, h);
@@ -147,10 +188,20 @@ impl Printer<'_> {
             StmtKind::Break => self.line(d, s.label, "break", s.span, s.emit_after),
             StmtKind::Continue => self.line(d, s.label, "continue", s.span, s.emit_after),
             StmtKind::Return => self.line(d, s.label, "return", s.span, s.emit_after),
-            StmtKind::Barrier(b, syn) => {
-                self.line(d, s.label, &format!("{} ({syn:?})", barrier(k, b)), s.span, s.emit_after)
-            }
-            StmtKind::Assume(e) => self.line(d, s.label, &format!("assume {}", expr(k, e)), s.span, s.emit_after),
+            StmtKind::Barrier(b, syn) => self.line(
+                d,
+                s.label,
+                &format!("{} ({syn:?})", barrier(k, b)),
+                s.span,
+                s.emit_after,
+            ),
+            StmtKind::Assume(e) => self.line(
+                d,
+                s.label,
+                &format!("assume {}", expr(k, e)),
+                s.span,
+                s.emit_after,
+            ),
         }
     }
 }
@@ -158,24 +209,55 @@ impl Printer<'_> {
 /// Renders a kernel: header, launch config, arrays, variables and the labeled body.
 /// A label followed by `:` is a position where a barrier can be written; `'` marks one that cannot.
 pub fn kernel(k: &Kernel) -> String {
-    let mut p = Printer { k, out: String::new() };
+    let mut p = Printer {
+        k,
+        out: String::new(),
+    };
     let l = &k.launch;
-    let dims = |d: Option<[u32; 3]>| d.map(|d| format!("[{},{},{}]", d[0], d[1], d[2])).unwrap_or("?".into());
+    let dims = |d: Option<[u32; 3]>| {
+        d.map(|d| format!("[{},{},{}]", d[0], d[1], d[2]))
+            .unwrap_or("?".into())
+    };
     let _ = writeln!(p.out, "kernel {} @ {}", k.name, k.loc(k.span));
     let _ = writeln!(
         p.out,
         "launch blockDim={} gridDim={}{}{}",
         dims(l.block_dim),
         dims(l.grid_dim),
-        l.warp_sync.map(|w| format!(" warp-sync={w}")).unwrap_or_default(),
-        l.params.iter().map(|(n, v)| format!(" {n}={v}")).collect::<String>()
+        l.warp_sync
+            .map(|w| format!(" warp-sync={w}"))
+            .unwrap_or_default(),
+        l.params
+            .iter()
+            .map(|(n, v)| format!(" {n}={v}"))
+            .collect::<String>()
     );
     for a in &k.arrays {
-        let ext: String = a.dims.iter().map(|d| format!("[{}]", d.map(|x| x.to_string()).unwrap_or_default())).collect();
-        let _ = writeln!(p.out, "array {} {:?} {}{} elem {}B @ {}", a.id.0, a.space, a.name, ext, a.elem_size, k.loc(a.span));
+        let ext: String = a
+            .dims
+            .iter()
+            .map(|d| format!("[{}]", d.map(|x| x.to_string()).unwrap_or_default()))
+            .collect();
+        let _ = writeln!(
+            p.out,
+            "array {} {:?} {}{} elem {}B @ {}",
+            a.id.0,
+            a.space,
+            a.name,
+            ext,
+            a.elem_size,
+            k.loc(a.span)
+        );
     }
     for v in &k.vars {
-        let _ = writeln!(p.out, "var {} {:?} {}: {}", v.id.0, v.kind, v.name, ty_name(v.ty));
+        let _ = writeln!(
+            p.out,
+            "var {} {:?} {}: {}",
+            v.id.0,
+            v.kind,
+            v.name,
+            ty_name(v.ty)
+        );
     }
     p.block(0, "body ", &k.body);
     p.out

@@ -48,11 +48,17 @@ pub struct LabelInfo {
 impl LabelInfo {
     /// Number of enclosing loop bodies.
     pub fn loops(&self) -> usize {
-        self.scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody).count()
+        self.scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .count()
     }
     /// Number of enclosing `if` branches.
     pub fn conds(&self) -> usize {
-        self.scopes.iter().filter(|s| matches!(s.kind, ScopeKind::Then | ScopeKind::Else)).count()
+        self.scopes
+            .iter()
+            .filter(|s| matches!(s.kind, ScopeKind::Then | ScopeKind::Else))
+            .count()
     }
     /// Labels of the enclosing loop statements, outermost first.
     pub fn loop_owners(&self) -> Vec<Label> {
@@ -76,7 +82,11 @@ impl LabelTree {
     pub fn new(k: &Kernel) -> LabelTree {
         let mut t = LabelTree::default();
         let mut post = 0u32;
-        let root = Scope { block: k.body.label, owner: None, kind: ScopeKind::Root };
+        let root = Scope {
+            block: k.body.label,
+            owner: None,
+            kind: ScopeKind::Root,
+        };
         t.block(&k.body, vec![root], &mut post);
         t
     }
@@ -85,7 +95,13 @@ impl LabelTree {
         // The start node ℓ_s is the leftmost child of its block.
         self.info.insert(
             b.label,
-            LabelInfo { scopes: scopes.clone(), post: *post, is_block: true, in_loop_control: false, span: b.span },
+            LabelInfo {
+                scopes: scopes.clone(),
+                post: *post,
+                is_block: true,
+                in_loop_control: false,
+                span: b.span,
+            },
         );
         *post += 1;
         for s in &b.stmts {
@@ -96,15 +112,23 @@ impl LabelTree {
     fn stmt(&mut self, s: &Stmt, scopes: &[Scope], post: &mut u32, control: bool) {
         let child = |blk: &Block, kind| {
             let mut v = scopes.to_vec();
-            v.push(Scope { block: blk.label, owner: Some(s.label), kind });
+            v.push(Scope {
+                block: blk.label,
+                owner: Some(s.label),
+                kind,
+            });
             v
         };
         match &s.kind {
-            StmtKind::If { then_blk, else_blk, .. } => {
+            StmtKind::If {
+                then_blk, else_blk, ..
+            } => {
                 self.block(then_blk, child(then_blk, ScopeKind::Then), post);
                 self.block(else_blk, child(else_blk, ScopeKind::Else), post);
             }
-            StmtKind::Loop { header, body, step, .. } => {
+            StmtKind::Loop {
+                header, body, step, ..
+            } => {
                 let inner = child(body, ScopeKind::LoopBody);
                 for h in header {
                     self.stmt(h, &inner, post, true);
@@ -118,7 +142,13 @@ impl LabelTree {
         }
         self.info.insert(
             s.label,
-            LabelInfo { scopes: scopes.to_vec(), post: *post, is_block: false, in_loop_control: control, span: s.span },
+            LabelInfo {
+                scopes: scopes.to_vec(),
+                post: *post,
+                is_block: false,
+                in_loop_control: control,
+                span: s.span,
+            },
         );
         *post += 1;
     }
@@ -155,7 +185,9 @@ pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
         }
         for s in &b.stmts {
             match &s.kind {
-                StmtKind::If { then_blk, else_blk, .. } => {
+                StmtKind::If {
+                    then_blk, else_blk, ..
+                } => {
                     walk(then_blk, out);
                     walk(else_blk, out);
                 }
@@ -215,7 +247,9 @@ fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     }
     for s in b.stmts.iter_mut() {
         let blocks: Vec<&mut Block> = match &mut s.kind {
-            StmtKind::If { then_blk, else_blk, .. } => vec![then_blk, else_blk],
+            StmtKind::If {
+                then_blk, else_blk, ..
+            } => vec![then_blk, else_blk],
             StmtKind::Loop { body, .. } => vec![body],
             _ => vec![],
         };
@@ -234,7 +268,9 @@ pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
         b.stmts.retain(|s| !labels.contains(&s.label));
         for s in b.stmts.iter_mut() {
             match &mut s.kind {
-                StmtKind::If { then_blk, else_blk, .. } => {
+                StmtKind::If {
+                    then_blk, else_blk, ..
+                } => {
                     go(then_blk, labels);
                     go(else_blk, labels);
                 }
@@ -259,11 +295,15 @@ pub fn for_each_stmt<'a>(b: &'a Block, f: &mut impl FnMut(&'a Stmt)) {
 pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
     f(s);
     match &s.kind {
-        StmtKind::If { then_blk, else_blk, .. } => {
+        StmtKind::If {
+            then_blk, else_blk, ..
+        } => {
             for_each_stmt(then_blk, f);
             for_each_stmt(else_blk, f);
         }
-        StmtKind::Loop { header, body, step, .. } => {
+        StmtKind::Loop {
+            header, body, step, ..
+        } => {
             header.iter().for_each(|h| visit_stmt(h, f));
             for_each_stmt(body, f);
             step.iter().for_each(|h| visit_stmt(h, f));

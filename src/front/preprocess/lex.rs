@@ -96,7 +96,13 @@ impl Tok {
 
     /// A token with an owned spelling.
     pub(crate) fn own(kind: Kind, text: &str, origin: Origin) -> Tok {
-        Tok { kind, text: Text::Own(text.into()), origin, space_before: false, hide: None }
+        Tok {
+            kind,
+            text: Text::Own(text.into()),
+            origin,
+            space_before: false,
+            hide: None,
+        }
     }
 
     /// The spelling; `src` is the text of the file being processed.
@@ -304,7 +310,11 @@ pub(crate) struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `text`.
     pub(crate) fn new(text: &'a str) -> Self {
-        Cursor { b: text.as_bytes(), pos: 0, check_line: true }
+        Cursor {
+            b: text.as_bytes(),
+            pos: 0,
+            check_line: true,
+        }
     }
 
     /// Whether the whole file has been consumed.
