@@ -873,6 +873,8 @@ impl<'u, 't> Lowerer<'u, 't> {
             call_span: span,
             loop_depth: self.loop_depth,
         });
+        // Argument evaluation and parameter binding happen before the body.
+        self.flush(false);
         // The body runs inside `do { ... } while (false)` so that `return` can leave it.
         let saved_span = self.stmt_span;
         let r = self.sub_block_braced(span, |lw| lw.stmt(body));
