@@ -1,0 +1,204 @@
+//! Conflict detection: accesses grouped by (array, byte address), never compared all-pairs.
+//!
+//! Per address we keep one slot per distinct "ordering class" of accesses (label, kind, warp,
+//! warp-barrier epoch, lock-step group) and up to two distinct threads of that class: two are
+//! enough to find, for any new access, another thread of the class different from its own.
+
+use crate::ir::{AccessKind, ArrayId, Label};
+use std::collections::{HashMap, HashSet};
+
+/// A raw racing pair found: (label, label, array), in discovery order.
+pub type RawRace = (Label, Label, ArrayId);
+
+/// Whether two access kinds conflict: at least one writes and they are not both atomic.
+pub fn kinds_conflict(a: AccessKind, b: AccessKind) -> bool {
+    use AccessKind::*;
+    !matches!((a, b), (Read, Read) | (Atomic, Atomic))
+}
+
+/// The ordering-relevant facts of one access inside a block-barrier epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccessClass {
+    /// Statement label.
+    pub label: Label,
+    /// Read, write or atomic.
+    pub kind: AccessKind,
+    /// The 32-lane warp of the thread.
+    pub warp: u32,
+    /// How many `__syncwarp`s that warp executed before the access.
+    pub warp_epoch: u64,
+    /// The lock-step group of the thread in warp-synchronous mode (`None` otherwise).
+    pub group: Option<u32>,
+}
+
+impl AccessClass {
+    /// Whether an access of class `self` and one of `other`, by two different threads in the
+    /// same block epoch, are unordered and conflicting.
+    fn races_with(&self, other: &AccessClass) -> bool {
+        if !kinds_conflict(self.kind, other.kind) {
+            return false;
+        }
+        if self.warp == other.warp && self.warp_epoch != other.warp_epoch {
+            return false; // a __syncwarp of their warp lies between them
+        }
+        if self.group.is_some() && self.group == other.group {
+            // Lock step orders different statements; only one store instruction writing the
+            // same byte from several lanes stays a conflict.
+            return self.label == other.label
+                && self.kind != AccessKind::Read
+                && other.kind != AccessKind::Read;
+        }
+        true
+    }
+}
+
+/// Up to two distinct members (threads or blocks) of one class.
+#[derive(Debug)]
+struct Slot<C> {
+    class: C,
+    members: [Option<u32>; 2],
+}
+
+impl<C> Slot<C> {
+    fn has_member_other_than(&self, m: u32) -> bool {
+        self.members.iter().flatten().any(|&x| x != m)
+    }
+    fn add(&mut self, m: u32) {
+        if self.members.contains(&Some(m)) {
+            return;
+        }
+        if let Some(free) = self.members.iter_mut().find(|x| x.is_none()) {
+            *free = Some(m);
+        }
+    }
+}
+
+/// The accesses of one block since its last block-wide barrier.
+#[derive(Debug, Default)]
+pub struct EpochTable {
+    by_addr: HashMap<(ArrayId, u64), Vec<Slot<AccessClass>>>,
+}
+
+impl EpochTable {
+    /// Forgets everything: a block-wide barrier orders all earlier accesses before later ones.
+    pub fn clear(&mut self) {
+        self.by_addr.clear();
+    }
+
+    /// Records that `thread` accessed byte `addr` of `array`; reports races into `out`.
+    pub fn record(
+        &mut self,
+        array: ArrayId,
+        addr: u64,
+        class: AccessClass,
+        thread: u32,
+        out: &mut HashSet<RawRace>,
+    ) {
+        let slots = self.by_addr.entry((array, addr)).or_default();
+        for s in slots.iter() {
+            if s.class.races_with(&class) && s.has_member_other_than(thread) {
+                out.insert((s.class.label, class.label, array));
+            }
+        }
+        match slots.iter_mut().find(|s| s.class == class) {
+            Some(s) => s.add(thread),
+            None => slots.push(Slot {
+                class,
+                members: [Some(thread), None],
+            }),
+        }
+    }
+}
+
+/// What distinguishes global accesses across blocks: statement and kind.
+type GridClass = (Label, AccessKind);
+
+/// All global-memory accesses of the grid, for races between different blocks.
+#[derive(Debug, Default)]
+pub struct GridTable {
+    by_addr: HashMap<(ArrayId, u64), Vec<Slot<GridClass>>>,
+}
+
+impl GridTable {
+    /// Records that block `block` accessed global byte `addr` of `array`; reports races with
+    /// other blocks (no barrier orders different blocks) into `out`.
+    pub fn record(
+        &mut self,
+        array: ArrayId,
+        addr: u64,
+        label: Label,
+        kind: AccessKind,
+        block: u32,
+        out: &mut HashSet<RawRace>,
+    ) {
+        let slots = self.by_addr.entry((array, addr)).or_default();
+        for s in slots.iter() {
+            if kinds_conflict(s.class.1, kind) && s.has_member_other_than(block) {
+                out.insert((s.class.0, label, array));
+            }
+        }
+        match slots.iter_mut().find(|s| s.class == (label, kind)) {
+            Some(s) => s.add(block),
+            None => slots.push(Slot {
+                class: (label, kind),
+                members: [Some(block), None],
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use AccessKind::*;
+
+    fn class(label: u32, kind: AccessKind, warp: u32, warp_epoch: u64) -> AccessClass {
+        AccessClass {
+            label: Label(label),
+            kind,
+            warp,
+            warp_epoch,
+            group: None,
+        }
+    }
+
+    #[test]
+    fn exec_table_same_thread_never_races() {
+        let mut t = EpochTable::default();
+        let mut out = HashSet::new();
+        t.record(ArrayId(0), 0, class(1, Write, 0, 0), 5, &mut out);
+        t.record(ArrayId(0), 0, class(2, Read, 0, 0), 5, &mut out);
+        assert!(out.is_empty());
+        t.record(ArrayId(0), 0, class(2, Read, 0, 0), 6, &mut out);
+        assert_eq!(out, HashSet::from([(Label(1), Label(2), ArrayId(0))]));
+    }
+
+    #[test]
+    fn exec_table_kinds_and_warp_epochs() {
+        let mut t = EpochTable::default();
+        let mut out = HashSet::new();
+        t.record(ArrayId(0), 0, class(1, Read, 0, 0), 1, &mut out);
+        t.record(ArrayId(0), 0, class(1, Read, 0, 0), 2, &mut out);
+        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), 1, &mut out);
+        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), 2, &mut out);
+        assert_eq!(out.len(), 1, "only read vs atomic conflicts: {out:?}");
+        let mut t = EpochTable::default();
+        let mut out = HashSet::new();
+        t.record(ArrayId(0), 8, class(1, Write, 0, 0), 1, &mut out);
+        t.record(ArrayId(0), 8, class(2, Read, 0, 1), 2, &mut out);
+        assert!(out.is_empty(), "a __syncwarp separates them");
+        t.record(ArrayId(0), 8, class(2, Read, 1, 0), 40, &mut out);
+        assert_eq!(out.len(), 1, "other warps are not ordered by __syncwarp");
+    }
+
+    #[test]
+    fn exec_grid_table_needs_two_blocks() {
+        let mut g = GridTable::default();
+        let mut out = HashSet::new();
+        g.record(ArrayId(1), 4, Label(1), Write, 0, &mut out);
+        g.record(ArrayId(1), 4, Label(1), Write, 0, &mut out);
+        assert!(out.is_empty());
+        g.record(ArrayId(1), 4, Label(2), Read, 1, &mut out);
+        assert_eq!(out, HashSet::from([(Label(1), Label(2), ArrayId(1))]));
+    }
+}
