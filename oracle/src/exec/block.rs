@@ -3,13 +3,14 @@
 //! All threads of the block execute the same statement; a mask says which are enabled.
 //! Each operation of a `Basic` statement runs for every enabled thread before the next one.
 
-use super::conflicts::{AccessClass, EpochTable, GridTable, RawRace};
+pub use super::conflicts::Who;
+use super::conflicts::{AccessClass, EpochTable, Found, GridTable};
 use super::eval::{var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
 use super::value::{cast, mix};
 use super::{ExecConfig, ExecError};
 use crate::ir::*;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 /// Largest access, in bytes, the executor simulates (a guard against absurd sizes).
 const MAX_ACCESS_BYTES: u32 = 1 << 12;
@@ -21,12 +22,16 @@ pub struct GridState {
     pub global: Memory,
     /// Global accesses of all blocks so far.
     pub grid_table: GridTable,
-    /// Races between threads of one block.
-    pub intra: HashSet<RawRace>,
-    /// Races between threads of different blocks.
-    pub inter: HashSet<RawRace>,
+    /// Races between threads of one block, with their first witness.
+    pub intra: Found,
+    /// Races between threads of different blocks, with their first witness.
+    pub inter: Found,
     /// Block-wide barriers reached by only some of the live threads.
     pub divergent: BTreeSet<Label>,
+    /// `__syncwarp`s reached by only some of the live lanes of a warp.
+    pub divergent_warp: BTreeSet<Label>,
+    /// Shared and global memory accesses made (one per thread and access).
+    pub accesses: u64,
     /// Whether some `assume` was false for some thread.
     pub assume_failed: bool,
     /// Statement executions summed over blocks.
@@ -39,9 +44,11 @@ impl GridState {
         GridState {
             global: Memory::new(1),
             grid_table: GridTable::default(),
-            intra: HashSet::new(),
-            inter: HashSet::new(),
+            intra: Found::new(),
+            inter: Found::new(),
             divergent: BTreeSet::new(),
+            divergent_warp: BTreeSet::new(),
+            accesses: 0,
             assume_failed: false,
             steps: 0,
         }
@@ -328,19 +335,38 @@ impl<'a> BlockRun<'a> {
         }
         match b {
             Barrier::Warp => {
-                let warps: BTreeSet<usize> = (0..active.len())
-                    .filter(|&t| active[t])
-                    .map(|t| (self.threads[t].lin / WARP_SIZE) as usize)
-                    .collect();
-                for w in warps {
-                    self.warp_epochs[w] += 1;
-                }
+                self.exec_syncwarp(label, active);
                 Ok(())
             }
             _ => Err(ExecError::Unsupported(format!(
                 "named barrier with a thread count at label {}",
                 label.0
             ))),
+        }
+    }
+
+    /// A `__syncwarp` orders the lanes of every warp whose live lanes all reach it. The IR
+    /// drops the mask, so a warp only partly here is reported and gets no ordering at all
+    /// (more races, never fewer: the safe side for a reference).
+    fn exec_syncwarp(&mut self, label: Label, active: &Mask) {
+        let warp_of = |t: &Thread| (t.lin / WARP_SIZE) as usize;
+        let mut reached = vec![false; self.warp_epochs.len()];
+        let mut missing = vec![false; self.warp_epochs.len()];
+        for (t, &a) in self.threads.iter().zip(active) {
+            if a {
+                reached[warp_of(t)] = true;
+            } else if !t.status.exited() {
+                missing[warp_of(t)] = true;
+            }
+        }
+        for w in 0..reached.len() {
+            match (reached[w], missing[w]) {
+                (true, false) => self.warp_epochs[w] += 1,
+                (true, true) => {
+                    self.grid.divergent_warp.insert(label);
+                }
+                (false, _) => {}
+            }
         }
     }
 
@@ -405,7 +431,12 @@ impl<'a> BlockRun<'a> {
         if space == Space::Local {
             return Ok((space, addr)); // thread-private: never races
         }
+        self.grid.accesses += 1;
         let th = &self.threads[t];
+        let who = Who {
+            block: self.block_lin,
+            thread: th.lin,
+        };
         let class = AccessClass {
             label,
             kind,
@@ -416,11 +447,11 @@ impl<'a> BlockRun<'a> {
         for i in 0..acc.size as u64 {
             let byte = addr.wrapping_add(i);
             self.epoch
-                .record(acc.array, byte, class, th.lin, &mut self.grid.intra);
+                .record(acc.array, byte, class, who, &mut self.grid.intra);
             if space == Space::Global {
                 let g = &mut *self.grid;
                 g.grid_table
-                    .record(acc.array, byte, label, kind, self.block_lin, &mut g.inter);
+                    .record(acc.array, byte, (label, kind), who, &mut g.inter);
             }
         }
         Ok((space, addr))

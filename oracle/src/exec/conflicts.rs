@@ -5,10 +5,33 @@
 //! enough to find, for any new access, another thread of the class different from its own.
 
 use crate::ir::{AccessKind, ArrayId, Label};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A raw racing pair found: (label, label, array), in discovery order.
 pub type RawRace = (Label, Label, ArrayId);
+
+/// Who made an access: block and thread, by linear index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Who {
+    /// Linear block index in the grid.
+    pub block: u32,
+    /// Linear thread index in the block.
+    pub thread: u32,
+}
+
+/// The first occurrence of a race: who made the earlier and the later access, and the byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawWitness {
+    /// Maker of the access recorded first.
+    pub earlier: Who,
+    /// Maker of the access recorded second.
+    pub later: Who,
+    /// The byte address both touched.
+    pub byte: u64,
+}
+
+/// Races found so far, each with its first witness.
+pub type Found = HashMap<RawRace, RawWitness>;
 
 /// Whether two access kinds conflict: at least one writes and they are not both atomic.
 pub fn kinds_conflict(a: AccessKind, b: AccessKind) -> bool {
@@ -52,25 +75,44 @@ impl AccessClass {
     }
 }
 
-/// Up to two distinct members (threads or blocks) of one class.
+/// Up to two members of one class that differ in `same`'s sense (thread or block).
 #[derive(Debug)]
 struct Slot<C> {
     class: C,
-    members: [Option<u32>; 2],
+    members: [Option<Who>; 2],
 }
 
 impl<C> Slot<C> {
-    fn has_member_other_than(&self, m: u32) -> bool {
-        self.members.iter().flatten().any(|&x| x != m)
+    fn new(class: C, who: Who) -> Slot<C> {
+        Slot {
+            class,
+            members: [Some(who), None],
+        }
     }
-    fn add(&mut self, m: u32) {
-        if self.members.contains(&Some(m)) {
+    /// A member that `same` does not identify with `who`.
+    fn other(&self, who: Who, same: fn(&Who, &Who) -> bool) -> Option<Who> {
+        self.members
+            .iter()
+            .flatten()
+            .copied()
+            .find(|m| !same(m, &who))
+    }
+    fn add(&mut self, who: Who, same: fn(&Who, &Who) -> bool) {
+        if self.members.iter().flatten().any(|m| same(m, &who)) {
             return;
         }
         if let Some(free) = self.members.iter_mut().find(|x| x.is_none()) {
-            *free = Some(m);
+            *free = Some(who);
         }
     }
+}
+
+fn same_thread(a: &Who, b: &Who) -> bool {
+    a.thread == b.thread
+}
+
+fn same_block(a: &Who, b: &Who) -> bool {
+    a.block == b.block
 }
 
 /// The accesses of one block since its last block-wide barrier.
@@ -85,27 +127,33 @@ impl EpochTable {
         self.by_addr.clear();
     }
 
-    /// Records that `thread` accessed byte `addr` of `array`; reports races into `out`.
+    /// Records that `who` accessed byte `byte` of `array`; reports races with other threads
+    /// of the block into `out`.
     pub fn record(
         &mut self,
         array: ArrayId,
-        addr: u64,
+        byte: u64,
         class: AccessClass,
-        thread: u32,
-        out: &mut HashSet<RawRace>,
+        who: Who,
+        out: &mut Found,
     ) {
-        let slots = self.by_addr.entry((array, addr)).or_default();
+        let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
-            if s.class.races_with(&class) && s.has_member_other_than(thread) {
-                out.insert((s.class.label, class.label, array));
+            if !s.class.races_with(&class) {
+                continue;
+            }
+            if let Some(earlier) = s.other(who, same_thread) {
+                let w = RawWitness {
+                    earlier,
+                    later: who,
+                    byte,
+                };
+                out.entry((s.class.label, class.label, array)).or_insert(w);
             }
         }
         match slots.iter_mut().find(|s| s.class == class) {
-            Some(s) => s.add(thread),
-            None => slots.push(Slot {
-                class,
-                members: [Some(thread), None],
-            }),
+            Some(s) => s.add(who, same_thread),
+            None => slots.push(Slot::new(class, who)),
         }
     }
 }
@@ -120,29 +168,33 @@ pub struct GridTable {
 }
 
 impl GridTable {
-    /// Records that block `block` accessed global byte `addr` of `array`; reports races with
-    /// other blocks (no barrier orders different blocks) into `out`.
+    /// Records that `who` accessed global byte `byte` of `array`; reports races with other
+    /// blocks (no barrier orders different blocks) into `out`.
     pub fn record(
         &mut self,
         array: ArrayId,
-        addr: u64,
-        label: Label,
-        kind: AccessKind,
-        block: u32,
-        out: &mut HashSet<RawRace>,
+        byte: u64,
+        class: GridClass,
+        who: Who,
+        out: &mut Found,
     ) {
-        let slots = self.by_addr.entry((array, addr)).or_default();
+        let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
-            if kinds_conflict(s.class.1, kind) && s.has_member_other_than(block) {
-                out.insert((s.class.0, label, array));
+            if !kinds_conflict(s.class.1, class.1) {
+                continue;
+            }
+            if let Some(earlier) = s.other(who, same_block) {
+                let w = RawWitness {
+                    earlier,
+                    later: who,
+                    byte,
+                };
+                out.entry((s.class.0, class.0, array)).or_insert(w);
             }
         }
-        match slots.iter_mut().find(|s| s.class == (label, kind)) {
-            Some(s) => s.add(block),
-            None => slots.push(Slot {
-                class: (label, kind),
-                members: [Some(block), None],
-            }),
+        match slots.iter_mut().find(|s| s.class == class) {
+            Some(s) => s.add(who, same_block),
+            None => slots.push(Slot::new(class, who)),
         }
     }
 }
@@ -151,6 +203,14 @@ impl GridTable {
 mod tests {
     use super::*;
     use AccessKind::*;
+
+    fn th(thread: u32) -> Who {
+        Who { block: 0, thread }
+    }
+
+    fn races(out: &Found) -> Vec<RawRace> {
+        out.keys().copied().collect()
+    }
 
     fn class(label: u32, kind: AccessKind, warp: u32, warp_epoch: u64) -> AccessClass {
         AccessClass {
@@ -165,40 +225,45 @@ mod tests {
     #[test]
     fn exec_table_same_thread_never_races() {
         let mut t = EpochTable::default();
-        let mut out = HashSet::new();
-        t.record(ArrayId(0), 0, class(1, Write, 0, 0), 5, &mut out);
-        t.record(ArrayId(0), 0, class(2, Read, 0, 0), 5, &mut out);
+        let mut out = Found::new();
+        t.record(ArrayId(0), 0, class(1, Write, 0, 0), th(5), &mut out);
+        t.record(ArrayId(0), 0, class(2, Read, 0, 0), th(5), &mut out);
         assert!(out.is_empty());
-        t.record(ArrayId(0), 0, class(2, Read, 0, 0), 6, &mut out);
-        assert_eq!(out, HashSet::from([(Label(1), Label(2), ArrayId(0))]));
+        t.record(ArrayId(0), 0, class(2, Read, 0, 0), th(6), &mut out);
+        assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(0))]);
+        assert_eq!(
+            out.values().next().map(|w| (w.earlier, w.later)),
+            Some((th(5), th(6)))
+        );
     }
 
     #[test]
     fn exec_table_kinds_and_warp_epochs() {
         let mut t = EpochTable::default();
-        let mut out = HashSet::new();
-        t.record(ArrayId(0), 0, class(1, Read, 0, 0), 1, &mut out);
-        t.record(ArrayId(0), 0, class(1, Read, 0, 0), 2, &mut out);
-        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), 1, &mut out);
-        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), 2, &mut out);
+        let mut out = Found::new();
+        t.record(ArrayId(0), 0, class(1, Read, 0, 0), th(1), &mut out);
+        t.record(ArrayId(0), 0, class(1, Read, 0, 0), th(2), &mut out);
+        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), th(1), &mut out);
+        t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), th(2), &mut out);
         assert_eq!(out.len(), 1, "only read vs atomic conflicts: {out:?}");
         let mut t = EpochTable::default();
-        let mut out = HashSet::new();
-        t.record(ArrayId(0), 8, class(1, Write, 0, 0), 1, &mut out);
-        t.record(ArrayId(0), 8, class(2, Read, 0, 1), 2, &mut out);
+        let mut out = Found::new();
+        t.record(ArrayId(0), 8, class(1, Write, 0, 0), th(1), &mut out);
+        t.record(ArrayId(0), 8, class(2, Read, 0, 1), th(2), &mut out);
         assert!(out.is_empty(), "a __syncwarp separates them");
-        t.record(ArrayId(0), 8, class(2, Read, 1, 0), 40, &mut out);
+        t.record(ArrayId(0), 8, class(2, Read, 1, 0), th(40), &mut out);
         assert_eq!(out.len(), 1, "other warps are not ordered by __syncwarp");
     }
 
     #[test]
     fn exec_grid_table_needs_two_blocks() {
         let mut g = GridTable::default();
-        let mut out = HashSet::new();
-        g.record(ArrayId(1), 4, Label(1), Write, 0, &mut out);
-        g.record(ArrayId(1), 4, Label(1), Write, 0, &mut out);
+        let mut out = Found::new();
+        let who = |block, thread| Who { block, thread };
+        g.record(ArrayId(1), 4, (Label(1), Write), who(0, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(1), Write), who(0, 2), &mut out);
         assert!(out.is_empty());
-        g.record(ArrayId(1), 4, Label(2), Read, 1, &mut out);
-        assert_eq!(out, HashSet::from([(Label(1), Label(2), ArrayId(1))]));
+        g.record(ArrayId(1), 4, (Label(2), Read), who(1, 1), &mut out);
+        assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(1))]);
     }
 }

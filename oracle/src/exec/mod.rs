@@ -6,8 +6,11 @@
 //! - Threads that executed `return` (or whose `assume` failed) have *exited*: a block-wide
 //!   barrier does not wait for them, so it is divergent only if a live thread is disabled there,
 //!   and it still ends the epoch of their earlier accesses.
-//! - `__syncwarp` bumps the warp epoch of every warp with an enabled lane; its mask is ignored
-//!   and it is never reported as divergent.
+//! - `__syncwarp` (its mask is not in the IR) orders the lanes of a warp only when all live
+//!   lanes of that warp reach it; a warp only partly there gets no ordering and the barrier is
+//!   listed in [`ExecReport::divergent_warp_barriers`].
+//! - With `launch.warp_sync = Some(n)`, threads of one n-thread group run in lock step: between
+//!   them only two stores of the same statement to the same byte conflict.
 //! - Reads return the stored bytes (initially pseudo-random from the seed); `Opaque` values are
 //!   a hash of their operands; an atomic stores `old + 1` (like `atomicAdd(p, 1)`).
 //! - Never-assigned locals read as 0; float (`Opaque`) parameters without a value get a
@@ -21,6 +24,7 @@ mod memory;
 mod value;
 
 use crate::ir::{ArrayId, Barrier, Kernel, Label, LaunchConfig, StmtKind};
+use crate::report::ThreadId;
 use crate::tree::{for_each_stmt, LabelTree};
 use block::{BlockRun, GridState};
 use std::collections::{BTreeMap, BTreeSet};
@@ -83,13 +87,28 @@ pub struct ExecRace {
     pub inter_block: bool,
 }
 
+/// The first conflicting access pair seen for an [`ExecRace`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecWitness {
+    /// The threads that made the `first` and the `second` label's access.
+    pub threads: [ThreadId; 2],
+    /// The byte offset into the array both touched.
+    pub byte_offset: u64,
+}
+
 /// What one execution of the grid showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExecReport {
     /// Every racing label pair per array.
     pub races: BTreeSet<ExecRace>,
+    /// One witness per race.
+    pub witnesses: BTreeMap<ExecRace, ExecWitness>,
     /// Block-wide barriers reached by only some of the block's live threads.
     pub divergent_barriers: BTreeSet<Label>,
+    /// `__syncwarp`s reached by only some live lanes of a warp (they ordered nothing there).
+    pub divergent_warp_barriers: BTreeSet<Label>,
+    /// Shared and global memory accesses made (one per thread and access).
+    pub accesses: u64,
     /// Statement executions summed over all blocks.
     pub steps: u64,
     /// Whether some `assume` was false for some thread (that thread's path was dropped).
@@ -143,7 +162,7 @@ pub fn execute(k: &Kernel, cfg: &ExecConfig) -> Result<ExecReport, ExecError> {
             }
         }
     }
-    Ok(report(k, grid))
+    Ok(report(k, cfg, grid))
 }
 
 fn check_config(k: &Kernel, cfg: &ExecConfig) -> Result<(), ExecError> {
@@ -186,29 +205,53 @@ fn check_supported(k: &Kernel) -> Result<(), ExecError> {
 }
 
 /// Orders every racing pair by text order and builds the report.
-fn report(k: &Kernel, grid: GridState) -> ExecReport {
+fn report(k: &Kernel, cfg: &ExecConfig, grid: GridState) -> ExecReport {
     let tree = LabelTree::new(k);
     let post = |l: Label| tree.info.get(&l).map_or(u32::MAX, |i| i.post);
-    let race = |(a, b, array): (Label, Label, ArrayId), inter_block| {
+    let mut races = BTreeSet::new();
+    let mut witnesses = BTreeMap::new();
+    let intra = grid.intra.into_iter().map(|f| (f, false));
+    let inter = grid.inter.into_iter().map(|f| (f, true));
+    for (((a, b, array), w), inter_block) in intra.chain(inter) {
+        let mut threads = [thread_id(w.earlier, cfg), thread_id(w.later, cfg)];
         let (first, second) = if (post(a), a) <= (post(b), b) {
             (a, b)
         } else {
+            threads.swap(0, 1);
             (b, a)
         };
-        ExecRace {
+        let race = ExecRace {
             first,
             second,
             array,
             inter_block,
-        }
-    };
-    let mut races: BTreeSet<ExecRace> = grid.intra.into_iter().map(|r| race(r, false)).collect();
-    races.extend(grid.inter.into_iter().map(|r| race(r, true)));
+        };
+        races.insert(race);
+        witnesses.insert(
+            race,
+            ExecWitness {
+                threads,
+                byte_offset: w.byte,
+            },
+        );
+    }
     ExecReport {
         races,
+        witnesses,
         divergent_barriers: grid.divergent,
+        divergent_warp_barriers: grid.divergent_warp,
+        accesses: grid.accesses,
         steps: grid.steps,
         assume_failed: grid.assume_failed,
+    }
+}
+
+/// 3-D coordinates of a linear (block, thread) pair, x fastest as in CUDA.
+fn thread_id(who: block::Who, cfg: &ExecConfig) -> ThreadId {
+    let unflatten = |lin: u32, d: [u32; 3]| [lin % d[0], lin / d[0] % d[1], lin / d[0] / d[1]];
+    ThreadId {
+        thread: unflatten(who.thread, cfg.block_dim),
+        block: unflatten(who.block, cfg.grid_dim),
     }
 }
 

@@ -247,6 +247,7 @@ fn exec_barrier_removes_race() {
         run(&k, 64),
         ExecReport {
             steps: 3,
+            accesses: 128,
             ..ExecReport::default()
         }
     );
@@ -853,4 +854,44 @@ fn exec_fifty_iterations_of_256_threads() {
     assert_eq!(pairs.len(), 2, "{pairs:?}");
     assert!(pairs.iter().any(|(a, b)| a == b) && pairs.iter().any(|(a, b)| a < b));
     assert!(elapsed.as_secs() < 5, "took {elapsed:?}");
+}
+
+#[test]
+fn exec_witness_names_the_threads_in_label_order() {
+    // x = s[(tid + 1) % 64] comes after s[tid] = tid: the witness's first thread wrote.
+    let (k, w, r, s) = neighbour_kernel(false);
+    let rep = run(&k, 64);
+    let wit = rep.witnesses[&race(w, r, s)];
+    let [writer, reader] = wit.threads;
+    assert_eq!(wit.byte_offset % 4, 0);
+    assert_eq!(writer.thread[0] as u64, wit.byte_offset / 4);
+    assert_eq!((reader.thread[0] + 1) % 64, writer.thread[0]);
+    // In a 2-D block the witness has 2-D coordinates.
+    let mut kb = Kb::new();
+    let s = kb.array("s", Space::Shared);
+    let w = kb.basic(vec![write(s, int(0), tid_y())]);
+    let lw = w.label;
+    let k = kb.finish(vec![w]);
+    let rep = execute(&k, &ExecConfig::new([4, 4, 1], [1, 1, 1])).unwrap();
+    let [a, b] = rep.witnesses[&race(lw, lw, s)].threads;
+    assert_ne!(a, b);
+    assert!(a.thread.iter().chain(&b.thread).all(|&c| c < 4));
+}
+
+#[test]
+fn exec_partial_syncwarp_orders_nothing() {
+    // s[tid] = 1; if (tid < 16) __syncwarp(); x = s[tid ^ 1]
+    let mut kb = Kb::new();
+    let s = kb.array("s", Space::Shared);
+    let x = kb.var("x", ScalarTy::I32);
+    let w = kb.basic(vec![write(s, tid(), int(1))]);
+    let sw = kb.syncwarp();
+    let lsw = sw.label;
+    let half = kb.if_(bin(BinOp::Lt, tid(), int(16)), vec![sw], vec![]);
+    let r = kb.basic(vec![read(x, s, bin(BinOp::BitXor, tid(), int(1)))]);
+    let k = kb.finish(vec![w, half, r]);
+    let rep = run(&k, 32);
+    assert_eq!(rep.divergent_warp_barriers, BTreeSet::from([lsw]));
+    assert_eq!(rep.races.len(), 1);
+    assert!(rep.divergent_barriers.is_empty());
 }
