@@ -2,6 +2,7 @@
 //! synchronized (the SDV checker for block-wide barriers, the named-barrier checker).
 
 pub mod ir;
+pub mod named;
 pub mod print;
 pub mod report;
 pub mod tree;
