@@ -60,23 +60,26 @@ impl Hb {
     }
 }
 
-/// The barrier dependence graph: generation `a → b` when some warp registers in `a` and next
-/// registers in `b`.
+/// The barrier dependence graph: generation `a → b` when some warp syncs in `a` and later
+/// registers in `b` (it can register in `b` only after `a` completed). Consecutive arrivals
+/// impose nothing: an arriver does not wait for completion.
 fn dependence_graph(warps: &[WarpTrace], sim: &Sim) -> DiGraph<u32, ()> {
     let mut g = DiGraph::with_capacity(sim.gens.len(), sim.gens.len() * 2);
     for i in 0..sim.gens.len() {
         g.add_node(i as u32);
     }
-    for (w, _) in warps.iter().enumerate() {
-        let mut prev = NO_GEN;
-        for &gi in &sim.ev_gen[w] {
+    for (w, tr) in warps.iter().enumerate() {
+        let mut last_sync = NO_GEN;
+        for (e, &gi) in sim.ev_gen[w].iter().enumerate() {
             if gi == NO_GEN {
                 continue;
             }
-            if prev != NO_GEN && prev != gi {
-                g.update_edge(NodeIndex::new(prev as usize), NodeIndex::new(gi as usize), ());
+            if last_sync != NO_GEN && last_sync != gi {
+                g.update_edge(NodeIndex::new(last_sync as usize), NodeIndex::new(gi as usize), ());
             }
-            prev = gi;
+            if tr.events[e].kind == EvKind::Sync {
+                last_sync = gi;
+            }
         }
     }
     g
