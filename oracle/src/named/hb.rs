@@ -75,7 +75,11 @@ fn dependence_graph(warps: &[WarpTrace], sim: &Sim) -> DiGraph<u32, ()> {
                 continue;
             }
             if last_sync != NO_GEN && last_sync != gi {
-                g.update_edge(NodeIndex::new(last_sync as usize), NodeIndex::new(gi as usize), ());
+                g.update_edge(
+                    NodeIndex::new(last_sync as usize),
+                    NodeIndex::new(gi as usize),
+                    (),
+                );
             }
             if tr.events[e].kind == EvKind::Sync {
                 last_sync = gi;
@@ -91,7 +95,11 @@ pub(crate) fn compute(warps: &[WarpTrace], sim: &Sim) -> Result<Hb, ()> {
     let nw = warps.len();
     let g = dependence_graph(warps, sim);
     let order = toposort(&g, None).map_err(|_| ())?;
-    let mut hb = Hb { nw, vc: vec![vec![0; nw]; nw], epoch: vec![vec![0]; nw] };
+    let mut hb = Hb {
+        nw,
+        vc: vec![vec![0; nw]; nw],
+        epoch: vec![vec![0]; nw],
+    };
     let mut joins: Vec<Vec<u32>> = vec![vec![]; sim.gens.len()];
     for n in order {
         let gi = g[n] as usize;

@@ -33,7 +33,10 @@ pub struct NamedOptions {
 
 impl Default for NamedOptions {
     fn default() -> Self {
-        NamedOptions { warp_sync: false, timeout_ms: 10_000 }
+        NamedOptions {
+            warp_sync: false,
+            timeout_ms: 10_000,
+        }
     }
 }
 
@@ -59,7 +62,11 @@ pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
     for stop in &sk.stops {
         match stop {
             Stop::Diverged(d) => {
-                if !report.divergences.iter().any(|x| x.barrier == d.barrier && x.cond_stmt == d.cond_stmt) {
+                if !report
+                    .divergences
+                    .iter()
+                    .any(|x| x.barrier == d.barrier && x.cond_stmt == d.cond_stmt)
+                {
                     report.divergences.push(d.clone());
                 }
             }
@@ -83,16 +90,21 @@ pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
     let Ok(hb) = hb::compute(warps, &sim) else {
         report.inconclusive.push(Inconclusive {
             span: k.span,
-            message: "internal: the barrier dependence graph of the simulated schedule has a cycle".into(),
+            message: "internal: the barrier dependence graph of the simulated schedule has a cycle"
+                .into(),
         });
         return report;
     };
     if !sim.blocked.is_empty() {
-        report.sync_defects.extend(wellsync::stuck(k, warps, &sim, &hb));
+        report
+            .sync_defects
+            .extend(wellsync::stuck(k, warps, &sim, &hb));
         return report;
     }
     let defects = wellsync::check(k, warps, &sim, &hb);
-    let well_synchronized = defects.iter().all(|d| matches!(d.kind, crate::report::SyncDefectKind::ArriveOnly));
+    let well_synchronized = defects
+        .iter()
+        .all(|d| matches!(d.kind, crate::report::SyncDefectKind::ArriveOnly));
     report.sync_defects.extend(defects);
     if !well_synchronized {
         // Happens-before is only meaningful when generations are the same in every schedule.
@@ -101,7 +113,8 @@ pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
     let buckets = races::bucket(k, warps);
     let mut cx = races::RaceCtx::new(k, warps, &sim);
     races::check_concrete(&mut cx, &hb, &buckets, opts.warp_sync);
-    report.queries += symbolic::check_symbolic(&mut cx, &hb, &buckets, opts.warp_sync, opts.timeout_ms);
+    report.queries +=
+        symbolic::check_symbolic(&mut cx, &hb, &buckets, opts.warp_sync, opts.timeout_ms);
     report.races = cx.races;
     report
 }

@@ -65,6 +65,33 @@ impl Buckets {
     }
 }
 
+/// A fast multiplicative hasher for the bucket index (keys are small integers, not
+/// attacker-controlled; SipHash dominated the bucketing time at 10^7 accesses).
+#[derive(Default, Clone, Copy)]
+struct MulHasher(u64);
+
+impl std::hash::Hasher for MulHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type MulBuild = std::hash::BuildHasherDefault<MulHasher>;
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -76,12 +103,19 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// Units `[lo, hi)` covered by `size` bytes at `offset` with unit `g`.
 pub(crate) fn units(offset: i64, size: u32, g: u64) -> (i64, i64) {
     let g = g as i64;
-    (offset.div_euclid(g), (offset + size.max(1) as i64 + g - 1).div_euclid(g))
+    (
+        offset.div_euclid(g),
+        (offset + size.max(1) as i64 + g - 1).div_euclid(g),
+    )
 }
 
 /// Buckets every concrete access of a shared or global array.
 pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
-    let racy = |a: u32| k.arrays.get(a as usize).is_some_and(|x| x.space != Space::Local);
+    let racy = |a: u32| {
+        k.arrays
+            .get(a as usize)
+            .is_some_and(|x| x.space != Space::Local)
+    };
     let mut unit: HashMap<u32, u64> = HashMap::new();
     for w in warps {
         for a in &w.conc {
@@ -93,7 +127,7 @@ pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
             *g = gcd(*g, a.size.max(1) as u64);
         }
     }
-    let mut index = HashMap::new();
+    let mut index: HashMap<(u32, i64), u32, MulBuild> = HashMap::default();
     let mut keys = vec![];
     let mut locs: Vec<u32> = vec![];
     let mut flat: Vec<Rec> = vec![];
@@ -111,7 +145,13 @@ pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
                     next
                 });
                 locs.push(b);
-                flat.push(Rec { label: a.label, kind: kind_code(a.kind), warp: wi as u32, seg: a.seg, lane: a.lane });
+                flat.push(Rec {
+                    label: a.label,
+                    kind: kind_code(a.kind),
+                    warp: wi as u32,
+                    seg: a.seg,
+                    lane: a.lane,
+                });
             }
         }
     }
@@ -124,7 +164,16 @@ pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
         starts[i + 1] += starts[i];
     }
     let mut fill = starts.clone();
-    let mut recs = vec![Rec { label: 0, kind: 0, warp: 0, seg: 0, lane: 0 }; flat.len()];
+    let mut recs = vec![
+        Rec {
+            label: 0,
+            kind: 0,
+            warp: 0,
+            seg: 0,
+            lane: 0
+        };
+        flat.len()
+    ];
     for (r, &b) in flat.iter().zip(&locs) {
         recs[fill[b as usize]] = *r;
         fill[b as usize] += 1;
@@ -148,7 +197,12 @@ pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
         new_starts[b + 1] = out;
     }
     recs.truncate(out);
-    Buckets { unit, keys, starts: new_starts, recs }
+    Buckets {
+        unit,
+        keys,
+        starts: new_starts,
+        recs,
+    }
 }
 
 /// Splits a sorted record slice into (label, kind) groups.
@@ -233,14 +287,24 @@ impl<'a> RaceCtx<'a> {
             if let crate::ir::StmtKind::Basic(ops) = &s.kind {
                 for op in ops {
                     let a = match op {
-                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a) => a,
+                        crate::ir::Op::Read(_, a)
+                        | crate::ir::Op::Write(a, _)
+                        | crate::ir::Op::Atomic(_, a) => a,
                         crate::ir::Op::Assign(..) => continue,
                     };
                     spans.entry((s.label, a.array, a.kind)).or_insert(a.span);
                 }
             }
         });
-        RaceCtx { k, tree: LabelTree::new(k), spans, warps, sim, seen: HashSet::new(), races: vec![] }
+        RaceCtx {
+            k,
+            tree: LabelTree::new(k),
+            spans,
+            warps,
+            sim,
+            seen: HashSet::new(),
+            races: vec![],
+        }
     }
 
     fn key(&self, a: Label, b: Label, array: ArrayId) -> (Label, Label, ArrayId) {
@@ -267,12 +331,23 @@ impl<'a> RaceCtx<'a> {
         }
         let e = &self.warps[w as usize].events[seg as usize - 1];
         let gi = self.sim.ev_gen[w as usize][seg as usize - 1];
-        let seq = if gi == NO_GEN { 0 } else { self.sim.gens[gi as usize].seq as i64 };
+        let seq = if gi == NO_GEN {
+            0
+        } else {
+            self.sim.gens[gi as usize].seq as i64
+        };
         (e.id as i64, seq)
     }
 
     /// Records a race between two sides touching `byte_offset` of `array`.
-    pub(crate) fn report(&mut self, array: ArrayId, a: Side, b: Side, byte_offset: Option<i64>, assumed: bool) {
+    pub(crate) fn report(
+        &mut self,
+        array: ArrayId,
+        a: Side,
+        b: Side,
+        byte_offset: Option<i64>,
+        assumed: bool,
+    ) {
         let key = self.key(a.label, b.label, array);
         if !self.seen.insert(key) {
             return;
@@ -285,31 +360,64 @@ impl<'a> RaceCtx<'a> {
         let values = vec![
             ("warp".to_string(), a.warp as i64, Some(b.warp as i64)),
             ("lane".to_string(), a.lane as i64, Some(b.lane as i64)),
-            ("barriers_passed".to_string(), a.seg as i64, Some(b.seg as i64)),
+            (
+                "barriers_passed".to_string(),
+                a.seg as i64,
+                Some(b.seg as i64),
+            ),
             ("after_barrier_id".to_string(), ida, Some(idb)),
             ("after_generation".to_string(), gena, Some(genb)),
         ];
         let relations = {
-            let la = self.tree.info.get(&a.label).map(|i| i.loop_owners()).unwrap_or_default();
-            let lb = self.tree.info.get(&b.label).map(|i| i.loop_owners()).unwrap_or_default();
+            let la = self
+                .tree
+                .info
+                .get(&a.label)
+                .map(|i| i.loop_owners())
+                .unwrap_or_default();
+            let lb = self
+                .tree
+                .info
+                .get(&b.label)
+                .map(|i| i.loop_owners())
+                .unwrap_or_default();
             if la.iter().any(|l| lb.contains(l)) {
                 vec![IterRelation::Unknown]
             } else {
                 vec![IterRelation::SameIteration]
             }
         };
-        let span = |s: &Side| self.spans.get(&(s.label, array, s.kind)).copied().unwrap_or(Span::DUMMY);
+        let span = |s: &Side| {
+            self.spans
+                .get(&(s.label, array, s.kind))
+                .copied()
+                .unwrap_or(Span::DUMMY)
+        };
         self.races.push(Race {
             array,
-            first: RaceAccess { label: a.label, span: span(&a), kind: a.kind },
-            second: RaceAccess { label: b.label, span: span(&b), kind: b.kind },
+            first: RaceAccess {
+                label: a.label,
+                span: span(&a),
+                kind: a.kind,
+            },
+            second: RaceAccess {
+                label: b.label,
+                span: span(&b),
+                kind: b.kind,
+            },
             kind: RaceKind::of(a.kind, b.kind),
             relations,
             scope: RaceScope::IntraBlock,
             witness: Witness {
                 threads: vec![
-                    ThreadId { thread: lanes(&a), block: [0; 3] },
-                    ThreadId { thread: lanes(&b), block: [0; 3] },
+                    ThreadId {
+                        thread: lanes(&a),
+                        block: [0; 3],
+                    },
+                    ThreadId {
+                        thread: lanes(&b),
+                        block: [0; 3],
+                    },
                 ],
                 values,
                 index: byte_offset.map(|o| o.div_euclid(elem)),
@@ -337,10 +445,20 @@ pub(crate) fn check_concrete(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
                 if !conflicts(ga[0].kind, gb[0].kind) || cx.reported(la, lb, array) {
                     continue;
                 }
-                let (small, large) = if ga.len() <= gb.len() { (ga, gb) } else { (gb, ga) };
+                let (small, large) = if ga.len() <= gb.len() {
+                    (ga, gb)
+                } else {
+                    (gb, ga)
+                };
                 for x in small {
                     if let Some(y) = concurrent_with(hb, x, large, warp_sync) {
-                        let side = |r: &Rec| Side { label: Label(r.label), kind: kind_of(r.kind), warp: r.warp, seg: r.seg, lane: r.lane };
+                        let side = |r: &Rec| Side {
+                            label: Label(r.label),
+                            kind: kind_of(r.kind),
+                            warp: r.warp,
+                            seg: r.seg,
+                            lane: r.lane,
+                        };
                         let off = unit_ix * b.unit[&array.0] as i64;
                         cx.report(array, side(x), side(&y), Some(off), false);
                         break;

@@ -143,20 +143,49 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
         })
         .collect();
     let bar = barrier_stmts(&k.body);
-    let mut ctx = Ctx { k, bar, geo, loops: HashMap::new(), bad: HashSet::new(), accesses: 0, warps };
+    let mut ctx = Ctx {
+        k,
+        bar,
+        geo,
+        loops: HashMap::new(),
+        bad: HashSet::new(),
+        accesses: 0,
+        warps,
+    };
     for w in 0..warps {
-        let mut em = Emu { ctx: &mut ctx, unk: &mut sk.unknowns, trace: WarpTrace::default(), lanes: vec![], div_src: None, defects: &mut sk.defects };
+        let mut em = Emu {
+            ctx: &mut ctx,
+            unk: &mut sk.unknowns,
+            trace: WarpTrace::default(),
+            lanes: vec![],
+            div_src: None,
+            defects: &mut sk.defects,
+        };
         for i in 0..WARP.min(threads - w * WARP) {
             let l = w * WARP + i;
-            let tid = [l % block_dim[0], (l / block_dim[0]) % block_dim[1], l / (block_dim[0] * block_dim[1])];
+            let tid = [
+                l % block_dim[0],
+                (l / block_dim[0]) % block_dim[1],
+                l / (block_dim[0] * block_dim[1]),
+            ];
             let env = k
                 .vars
                 .iter()
                 .zip(&params)
-                .map(|(v, p)| p.clone().unwrap_or_else(|| em.unk.fresh(Origin::Var(v.name.clone()), v.ty)))
+                .map(|(v, p)| {
+                    p.clone()
+                        .unwrap_or_else(|| em.unk.fresh(Origin::Var(v.name.clone()), v.ty))
+                })
                 .collect();
             em.trace.lanes.push(tid);
-            em.lanes.push(Lane { tid, env, flow: Flow::Normal, preds: vec![], maybe_exit: None, maybe_jump: None });
+            em.lanes.push(Lane {
+                tid,
+                env,
+                flow: Flow::Normal,
+                preds: vec![],
+                maybe_exit: None,
+                maybe_jump: None,
+            });
         }
         let r = em.warp_block(&k.body);
         sk.warps.push(em.trace);
@@ -172,12 +201,16 @@ fn barrier_stmts(b: &Block) -> HashSet<Label> {
     fn walk(s: &Stmt, out: &mut HashSet<Label>) -> bool {
         let mut has = matches!(s.kind, StmtKind::Barrier(..));
         match &s.kind {
-            StmtKind::If { then_blk, else_blk, .. } => {
+            StmtKind::If {
+                then_blk, else_blk, ..
+            } => {
                 for c in then_blk.stmts.iter().chain(&else_blk.stmts) {
                     has |= walk(c, out);
                 }
             }
-            StmtKind::Loop { header, body, step, .. } => {
+            StmtKind::Loop {
+                header, body, step, ..
+            } => {
                 for c in header.iter().chain(&body.stmts).chain(step) {
                     has |= walk(c, out);
                 }
@@ -206,12 +239,19 @@ struct Geo {
 impl Geo {
     fn new(k: &Kernel, block_dim: [u32; 3], unk: &mut Unknowns) -> Geo {
         let names = ["x", "y", "z"];
-        let block_idx = names.map(|d| unk.fresh(Origin::Builtin(format!("blockIdx.{d}")), ScalarTy::U32));
+        let block_idx =
+            names.map(|d| unk.fresh(Origin::Builtin(format!("blockIdx.{d}")), ScalarTy::U32));
         let grid_dim = match k.launch.grid_dim {
             Some(g) => g.map(|x| Val::K(x as i64)),
-            None => names.map(|d| unk.fresh(Origin::Builtin(format!("gridDim.{d}")), ScalarTy::U32)),
+            None => {
+                names.map(|d| unk.fresh(Origin::Builtin(format!("gridDim.{d}")), ScalarTy::U32))
+            }
         };
-        Geo { block_dim, block_idx, grid_dim }
+        Geo {
+            block_dim,
+            block_idx,
+            grid_dim,
+        }
     }
 }
 
@@ -348,7 +388,9 @@ fn assigned_vars(s: &Stmt) -> Vec<VarId> {
         if let StmtKind::Basic(ops) = &c.kind {
             for op in ops {
                 match op {
-                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => out.push(*v),
+                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                        out.push(*v)
+                    }
                     _ => {}
                 }
             }
@@ -366,7 +408,9 @@ impl Emu<'_, '_> {
     }
 
     fn active(&self) -> Vec<usize> {
-        (0..self.lanes.len()).filter(|&i| self.lanes[i].flow == Flow::Normal).collect()
+        (0..self.lanes.len())
+            .filter(|&i| self.lanes[i].flow == Flow::Normal)
+            .collect()
     }
 
     fn mixed(&self) -> bool {
@@ -403,14 +447,23 @@ impl Emu<'_, '_> {
         }
         match &s.kind {
             StmtKind::Barrier(b, _) => self.barrier(s, b),
-            StmtKind::If { cond, then_blk, else_blk } => match self.uniform_cond(s, cond)? {
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => match self.uniform_cond(s, cond)? {
                 Some(true) => self.warp_block(then_blk),
                 Some(false) => self.warp_block(else_blk),
                 None => Ok(()),
             },
-            StmtKind::Loop { kind, header, cond, body, step, .. } => {
-                self.warp_loop(s, *kind, header, cond, body, step)
-            }
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                ..
+            } => self.warp_loop(s, *kind, header, cond, body, step),
             _ => Ok(()),
         }
     }
@@ -427,7 +480,10 @@ impl Emu<'_, '_> {
                 Val::K(v) => v != 0,
                 Val::S(sym) => {
                     let blame = self.unk.blame(&sym);
-                    return Err(self.inconclusive(s.span, blame.message("a condition that controls a barrier")));
+                    return Err(self.inconclusive(
+                        s.span,
+                        blame.message("a condition that controls a barrier"),
+                    ));
                 }
             };
             match seen {
@@ -481,8 +537,15 @@ impl Emu<'_, '_> {
                     l.flow = Flow::Normal;
                 }
             }
-            if let Some(l) = self.lanes.iter().find(|l| l.flow == Flow::Normal && l.maybe_jump.is_some()) {
-                let (span, blame) = l.maybe_jump.clone().unwrap_or((s.span, Blame::Other(String::new())));
+            if let Some(l) = self
+                .lanes
+                .iter()
+                .find(|l| l.flow == Flow::Normal && l.maybe_jump.is_some())
+            {
+                let (span, blame) = l
+                    .maybe_jump
+                    .clone()
+                    .unwrap_or((s.span, Blame::Other(String::new())));
                 return Err(self.inconclusive(span, blame.message("leaving a loop with barriers")));
             }
             if self.lanes.iter().all(|l| l.flow != Flow::Normal) {
@@ -507,7 +570,10 @@ impl Emu<'_, '_> {
             match self.eval(li, e) {
                 Val::K(v) if seen.is_none_or(|p| p == v) => seen = Some(v),
                 Val::K(_) => {
-                    return Err(self.inconclusive(s.span, format!("the {what} differs among the lanes of a warp")));
+                    return Err(self.inconclusive(
+                        s.span,
+                        format!("the {what} differs among the lanes of a warp"),
+                    ));
                 }
                 Val::S(sym) => {
                     let blame = self.unk.blame(&sym);
@@ -533,7 +599,10 @@ impl Emu<'_, '_> {
                 within_warp: true,
             }));
         }
-        if let Some((span, blame)) = active.iter().find_map(|&li| self.lanes[li].maybe_exit.clone()) {
+        if let Some((span, blame)) = active
+            .iter()
+            .find_map(|&li| self.lanes[li].maybe_exit.clone())
+        {
             return Err(self.inconclusive(span, blame.message("a return before a barrier")));
         }
         let all = (self.ctx.warps * WARP) as i64;
@@ -565,15 +634,30 @@ impl Emu<'_, '_> {
             if let Some(kind) = bad {
                 if self.ctx.bad.insert(s.label) {
                     let what = match kind {
-                        SyncDefectKind::BadId { id } => format!("barrier id {id} is outside 0..=15"),
-                        _ => format!("barrier thread count {count} is not a positive multiple of 32"),
+                        SyncDefectKind::BadId { id } => {
+                            format!("barrier id {id} is outside 0..=15")
+                        }
+                        _ => {
+                            format!("barrier thread count {count} is not a positive multiple of 32")
+                        }
                     };
-                    self.defects.push(SyncDefect { kind, labels: vec![s.label], spans: vec![s.span], trace: vec![what] });
+                    self.defects.push(SyncDefect {
+                        kind,
+                        labels: vec![s.label],
+                        spans: vec![s.span],
+                        trace: vec![what],
+                    });
                 }
                 return Ok(());
             }
         }
-        self.trace.events.push(Event { kind, id: id as u32, count: count as u32, label: s.label, span: s.span });
+        self.trace.events.push(Event {
+            kind,
+            id: id as u32,
+            count: count as u32,
+            label: s.label,
+            span: s.span,
+        });
         Ok(())
     }
 
@@ -597,13 +681,22 @@ impl Emu<'_, '_> {
                 }
                 Ok(())
             }
-            StmtKind::If { cond, then_blk, else_blk } => match self.eval(li, cond) {
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => match self.eval(li, cond) {
                 Val::K(v) => self.lane_block(li, if v != 0 { then_blk } else { else_blk }),
                 Val::S(c) => self.symbolic_if(li, s, c, then_blk, else_blk),
             },
-            StmtKind::Loop { kind, header, cond, body, step, .. } => {
-                self.lane_loop(li, s, *kind, header, cond, body, step)
-            }
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                ..
+            } => self.lane_loop(li, s, *kind, header, cond, body, step),
             StmtKind::Break => {
                 self.lanes[li].flow = Flow::Break;
                 Ok(())
@@ -630,8 +723,19 @@ impl Emu<'_, '_> {
     }
 
     /// Both branches under their path predicates; variables merged with `select`.
-    fn symbolic_if(&mut self, li: usize, s: &Stmt, c: Rc<Sym>, then_blk: &Block, else_blk: &Block) -> Result<(), Stop> {
-        let c = if c.ty() == ScalarTy::Bool { c } else { Rc::new(Sym::Cast(ScalarTy::Bool, c)) };
+    fn symbolic_if(
+        &mut self,
+        li: usize,
+        s: &Stmt,
+        c: Rc<Sym>,
+        then_blk: &Block,
+        else_blk: &Block,
+    ) -> Result<(), Stop> {
+        let c = if c.ty() == ScalarTy::Bool {
+            c
+        } else {
+            Rc::new(Sym::Cast(ScalarTy::Bool, c))
+        };
         let saved = self.lanes[li].env.clone();
         self.push_pred(li, c.clone());
         self.lane_block(li, then_blk)?;
@@ -647,7 +751,11 @@ impl Emu<'_, '_> {
         for (i, t) in then_env.into_iter().enumerate() {
             if t != lane.env[i] {
                 let ty = k.vars[i].ty;
-                lane.env[i] = Val::S(Rc::new(Sym::Select(c.clone(), t.term(ty), lane.env[i].term(ty))));
+                lane.env[i] = Val::S(Rc::new(Sym::Select(
+                    c.clone(),
+                    t.term(ty),
+                    lane.env[i].term(ty),
+                )));
             }
         }
         if then_flow != else_flow {
@@ -750,7 +858,11 @@ impl Emu<'_, '_> {
         let c = self.eval(li, cond);
         if c != Val::K(0) {
             let pushed = if let Val::S(c) = c {
-                let c = if c.ty() == ScalarTy::Bool { c } else { Rc::new(Sym::Cast(ScalarTy::Bool, c)) };
+                let c = if c.ty() == ScalarTy::Bool {
+                    c
+                } else {
+                    Rc::new(Sym::Cast(ScalarTy::Bool, c))
+                };
                 self.push_pred(li, c);
                 true
             } else {
@@ -758,7 +870,8 @@ impl Emu<'_, '_> {
             };
             self.lane_block(li, body)?;
             if self.lanes[li].flow == Flow::Return {
-                self.lanes[li].maybe_exit = Some((s.span, Blame::Other("the trip count of a loop".into())));
+                self.lanes[li].maybe_exit =
+                    Some((s.span, Blame::Other("the trip count of a loop".into())));
             }
             self.lanes[li].flow = Flow::Normal;
             for h in step {
@@ -777,7 +890,8 @@ impl Emu<'_, '_> {
     fn havoc(&mut self, li: usize, vars: &[VarId]) {
         for &v in vars {
             let var = self.ctx.k.var(v);
-            self.lanes[li].env[v.0 as usize] = self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
+            self.lanes[li].env[v.0 as usize] =
+                self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
         }
     }
 
@@ -812,7 +926,9 @@ impl Emu<'_, '_> {
         if self.ctx.accesses > MAX_ACCESSES {
             return Err(self.inconclusive(
                 a.span,
-                format!("the emulation exceeds {MAX_ACCESSES} memory accesses; give smaller parameters"),
+                format!(
+                    "the emulation exceeds {MAX_ACCESSES} memory accesses; give smaller parameters"
+                ),
             ));
         }
         let offset = self.eval(li, &a.offset);

@@ -61,7 +61,11 @@ fn enc(s: &Sym) -> Z {
         Sym::Un(UnOp::Not, _, a) => Z::B(to_bool(enc(a)).not()),
         Sym::Un(op, t, a) => {
             let v = to_bv(enc(a), a.ty(), width(*t));
-            Z::V(if *op == UnOp::Neg { v.bvneg() } else { v.bvnot() })
+            Z::V(if *op == UnOp::Neg {
+                v.bvneg()
+            } else {
+                v.bvnot()
+            })
         }
         Sym::Bin(op, t, a, b) => bin(*op, *t, a, b),
         Sym::Cast(t, a) => match t {
@@ -140,16 +144,23 @@ enum Other {
     Units(Vec<(i64, i64)>),
 }
 
+/// A query: the symbolic access (offset, size, predicate) against the other side.
+type QueryKey = (Val, u32, Option<Rc<Sym>>, Other);
+/// An answer: `Some((witness offset, assumed))` when the sides may overlap.
+type Answer = Option<(Option<i64>, bool)>;
+/// Concrete records of one (label, kind) group with their address units.
+type UnitGroup = (Vec<Rec>, Vec<i64>);
+
 /// The solver with its cache.
 struct Queries {
     solver: Solver,
-    cache: HashMap<(Val, u32, Option<Rc<Sym>>, Other), Option<(Option<i64>, bool)>>,
+    cache: HashMap<QueryKey, Answer>,
     issued: u64,
 }
 
 impl Queries {
     /// `Some((offset, assumed))` when the two sides can touch a common byte.
-    fn ask(&mut self, x: &SymAccess, other: Other) -> Option<(Option<i64>, bool)> {
+    fn ask(&mut self, x: &SymAccess, other: Other) -> Answer {
         let key = (x.offset.clone(), x.size, x.pred.clone(), other.clone());
         if let Some(r) = self.cache.get(&key) {
             return *r;
@@ -183,7 +194,11 @@ impl Queries {
         let r = match self.solver.check() {
             SatResult::Unsat => None,
             SatResult::Sat => {
-                let off = self.solver.get_model().and_then(|m| m.eval(&ox, true)).and_then(|v| v.as_i64());
+                let off = self
+                    .solver
+                    .get_model()
+                    .and_then(|m| m.eval(&ox, true))
+                    .and_then(|v| v.as_i64());
                 Some((off, false))
             }
             SatResult::Unknown => Some((None, true)),
@@ -202,21 +217,43 @@ struct Inst<'a> {
 
 impl Inst<'_> {
     fn rec(&self) -> Rec {
-        Rec { label: self.a.label.0, kind: kind_code(self.a.kind), warp: self.warp, seg: self.a.seg, lane: self.a.lane }
+        Rec {
+            label: self.a.label.0,
+            kind: kind_code(self.a.kind),
+            warp: self.warp,
+            seg: self.a.seg,
+            lane: self.a.lane,
+        }
     }
     fn side(&self) -> Side {
-        Side { label: self.a.label, kind: self.a.kind, warp: self.warp, seg: self.a.seg, lane: self.a.lane }
+        Side {
+            label: self.a.label,
+            kind: self.a.kind,
+            warp: self.warp,
+            seg: self.a.seg,
+            lane: self.a.lane,
+        }
     }
 }
 
 /// Checks every symbolic access against concrete and symbolic ones; returns queries issued.
-pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: bool, timeout_ms: u32) -> u64 {
+pub(crate) fn check_symbolic(
+    cx: &mut RaceCtx,
+    hb: &Hb,
+    b: &Buckets,
+    warp_sync: bool,
+    timeout_ms: u32,
+) -> u64 {
     let insts: Vec<Inst> = cx
         .warps
         .iter()
         .enumerate()
         .flat_map(|(w, t)| t.sym.iter().map(move |a| Inst { warp: w as u32, a }))
-        .filter(|i| cx.k.arrays.get(i.a.array.0 as usize).is_some_and(|x| x.space != crate::ir::Space::Local))
+        .filter(|i| {
+            cx.k.arrays
+                .get(i.a.array.0 as usize)
+                .is_some_and(|x| x.space != crate::ir::Space::Local)
+        })
         .collect();
     if insts.is_empty() {
         return 0;
@@ -225,7 +262,11 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms.max(1));
     solver.set_params(&params);
-    let mut q = Queries { solver, cache: HashMap::new(), issued: 0 };
+    let mut q = Queries {
+        solver,
+        cache: HashMap::new(),
+        issued: 0,
+    };
     // Concrete records of each array with a symbolic access, grouped by (label, kind).
     let mut per_array: HashMap<u32, Vec<Rec>> = HashMap::new();
     let mut rec_unit: HashMap<u32, Vec<i64>> = HashMap::new();
@@ -241,7 +282,7 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
             }
         }
     }
-    let mut grouped: HashMap<u32, Vec<(Vec<Rec>, Vec<i64>)>> = HashMap::new();
+    let mut grouped: HashMap<u32, Vec<UnitGroup>> = HashMap::new();
     for (arr, recs) in per_array {
         let us = rec_unit.remove(&arr).unwrap_or_default();
         let mut idx: Vec<usize> = (0..recs.len()).collect();
@@ -292,7 +333,13 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
                 vec![(offs[0] * g, (offs[offs.len() - 1] + 1) * g)]
             };
             if let Some((off, assumed)) = q.ask(x.a, Other::Units(ranges)) {
-                let side = Side { label: l, kind: super::races::kind_of(y.kind), warp: y.warp, seg: y.seg, lane: y.lane };
+                let side = Side {
+                    label: l,
+                    kind: super::races::kind_of(y.kind),
+                    warp: y.warp,
+                    seg: y.seg,
+                    lane: y.lane,
+                };
                 cx.report(arr, x.side(), side, off, assumed);
             }
         }
@@ -306,7 +353,9 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
         for (p, &i) in ix.iter().enumerate() {
             for &j in &ix[p..] {
                 let (x, y) = (&insts[i], &insts[j]);
-                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind)) || cx.reported(x.a.label, y.a.label, arr) {
+                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind))
+                    || cx.reported(x.a.label, y.a.label, arr)
+                {
                     continue;
                 }
                 if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none() {

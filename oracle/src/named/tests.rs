@@ -41,8 +41,19 @@ impl B {
             span,
             vars: vec![],
             arrays: vec![],
-            body: Block { label: Label(0), span, braced: true, emit_start: true, stmts: vec![] },
-            launch: LaunchConfig { block_dim: Some([threads, 1, 1]), grid_dim: None, warp_sync: None, params: BTreeMap::new() },
+            body: Block {
+                label: Label(0),
+                span,
+                braced: true,
+                emit_start: true,
+                stmts: vec![],
+            },
+            launch: LaunchConfig {
+                block_dim: Some([threads, 1, 1]),
+                grid_dim: None,
+                warp_sync: None,
+                params: BTreeMap::new(),
+            },
             next_label: 1,
         };
         B { k, pos: 1 }
@@ -53,24 +64,47 @@ impl B {
     }
     fn var(&mut self, name: &str, kind: VarKind) -> VarId {
         let id = VarId(self.k.vars.len() as u32);
-        self.k.vars.push(Var { id, name: name.into(), ty: U, kind });
+        self.k.vars.push(Var {
+            id,
+            name: name.into(),
+            ty: U,
+            kind,
+        });
         id
     }
     fn array(&mut self, name: &str, space: Space) -> ArrayId {
         let id = ArrayId(self.k.arrays.len() as u32);
         let span = self.span();
-        self.k.arrays.push(Array { id, name: name.into(), space, elem_size: 4, dims: vec![None], span });
+        self.k.arrays.push(Array {
+            id,
+            name: name.into(),
+            space,
+            elem_size: 4,
+            dims: vec![None],
+            span,
+        });
         id
     }
     fn stmt(&mut self, kind: StmtKind) -> Stmt {
         let label = self.k.fresh_label();
         let span = self.span();
-        Stmt { label, span, emit_after: true, kind }
+        Stmt {
+            label,
+            span,
+            emit_after: true,
+            kind,
+        }
     }
     fn block(&mut self, stmts: Vec<Stmt>) -> Block {
         let label = self.k.fresh_label();
         let span = self.span();
-        Block { label, span, braced: true, emit_start: true, stmts }
+        Block {
+            label,
+            span,
+            braced: true,
+            emit_start: true,
+            stmts,
+        }
     }
     fn access(&mut self, array: ArrayId, kind: AccessKind, idx: Expr) -> Access {
         let offset = Expr::Bin(
@@ -80,7 +114,13 @@ impl B {
             Box::new(Expr::Const(4, ScalarTy::U64)),
         );
         let span = self.span();
-        Access { array, kind, offset, size: 4, span }
+        Access {
+            array,
+            kind,
+            offset,
+            size: 4,
+            span,
+        }
     }
     fn read(&mut self, array: ArrayId, idx: Expr, dst: Option<VarId>) -> Stmt {
         let a = self.access(array, AccessKind::Read, idx);
@@ -97,15 +137,25 @@ impl B {
         self.stmt(StmtKind::Barrier(b, BarrierSyntax::Asm))
     }
     fn sync(&mut self, id: Expr, count: i64) -> Stmt {
-        self.bar(Barrier::NamedSync { id, count: Some(c(count)) })
+        self.bar(Barrier::NamedSync {
+            id,
+            count: Some(c(count)),
+        })
     }
     fn arrive(&mut self, id: Expr, count: i64) -> Stmt {
-        self.bar(Barrier::NamedArrive { id, count: c(count) })
+        self.bar(Barrier::NamedArrive {
+            id,
+            count: c(count),
+        })
     }
     fn if_(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         let then_blk = self.block(then);
         let else_blk = self.block(els);
-        self.stmt(StmtKind::If { cond, then_blk, else_blk })
+        self.stmt(StmtKind::If {
+            cond,
+            then_blk,
+            else_blk,
+        })
     }
     /// `for (x = lo; x < hi; x += step) body`
     fn for_(&mut self, x: VarId, lo: Expr, hi: Expr, body: Vec<Stmt>) -> Vec<Stmt> {
@@ -113,7 +163,14 @@ impl B {
         let step = self.assign(x, bin(BinOp::Add, v(x), c(1)));
         let body = self.block(body);
         let cond = bin(BinOp::Lt, v(x), hi);
-        let l = self.stmt(StmtKind::Loop { kind: LoopKind::For, header: vec![], cond, body, step: vec![step], var: Some(x) });
+        let l = self.stmt(StmtKind::Loop {
+            kind: LoopKind::For,
+            header: vec![],
+            cond,
+            body,
+            step: vec![step],
+            var: Some(x),
+        });
         vec![init, l]
     }
     fn finish(mut self, stmts: Vec<Stmt>) -> Kernel {
@@ -123,7 +180,13 @@ impl B {
 }
 
 fn run(k: &Kernel) -> Report {
-    check(k, &NamedOptions { warp_sync: false, timeout_ms: 5000 })
+    check(
+        k,
+        &NamedOptions {
+            warp_sync: false,
+            timeout_ms: 5000,
+        },
+    )
 }
 
 fn has(r: &Report, f: impl Fn(&SyncDefectKind) -> bool) -> bool {
@@ -139,7 +202,13 @@ fn producer_consumer(arrive_first: bool) -> (Kernel, Label, Label) {
     let prod = if arrive_first { vec![a, w] } else { vec![w, a] };
     let s = b.sync(c(1), 64);
     let r = b.read(buf, lane(), None);
-    let (wl, rl) = (prod.iter().find(|s| matches!(s.kind, StmtKind::Basic(_))).unwrap().label, r.label);
+    let (wl, rl) = (
+        prod.iter()
+            .find(|s| matches!(s.kind, StmtKind::Basic(_)))
+            .unwrap()
+            .label,
+        r.label,
+    );
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), prod, vec![s, r]);
     (b.finish(vec![top]), wl, rl)
 }
@@ -160,14 +229,22 @@ fn arrive_before_write_races() {
     assert_eq!((race.first.label, race.second.label), (w, rd));
     assert_eq!(race.witness.threads[0].thread[0] / 32, 0);
     assert_eq!(race.witness.threads[1].thread[0] / 32, 1);
-    assert_eq!(race.witness.threads[0].thread[0] + 32, race.witness.threads[1].thread[0]);
+    assert_eq!(
+        race.witness.threads[0].thread[0] + 32,
+        race.witness.threads[1].thread[0]
+    );
     assert!(!race.assumed);
 }
 
 #[test]
 fn cyclic_wait_deadlocks() {
     let mut b = B::new(64);
-    let (s0, a1, s1, a0) = (b.sync(c(0), 64), b.arrive(c(1), 64), b.sync(c(1), 64), b.arrive(c(0), 64));
+    let (s0, a1, s1, a0) = (
+        b.sync(c(0), 64),
+        b.arrive(c(1), 64),
+        b.sync(c(1), 64),
+        b.arrive(c(0), 64),
+    );
     let (l0, l1) = (s0.label, s1.label);
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), vec![s0, a1], vec![s1, a0]);
     let r = run(&b.finish(vec![top]));
@@ -186,7 +263,11 @@ fn count_mismatch() {
     let (s0, s1) = (b.sync(c(1), 64), b.sync(c(1), 32));
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), vec![s0], vec![s1]);
     let r = run(&b.finish(vec![top]));
-    assert!(has(&r, |k| *k == SyncDefectKind::CountMismatch { counts: (64, 32) }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k
+            == SyncDefectKind::CountMismatch { counts: (64, 32) }),
+        "{r:#?}"
+    );
 }
 
 #[test]
@@ -194,7 +275,14 @@ fn too_many_participants() {
     let mut b = B::new(96);
     let s = b.sync(c(1), 64);
     let r = run(&b.finish(vec![s]));
-    assert!(has(&r, |k| *k == SyncDefectKind::TooManyParticipants { count: 64, registered: 96 }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k
+            == SyncDefectKind::TooManyParticipants {
+                count: 64,
+                registered: 96
+            }),
+        "{r:#?}"
+    );
 }
 
 #[test]
@@ -221,7 +309,10 @@ fn unsafe_recycling_in_a_loop() {
     let prod = b.for_(i, c(0), c(2), vec![w, a]);
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), cons, prod);
     let r = run(&b.finish(vec![top]));
-    assert!(has(&r, |k| *k == SyncDefectKind::UnsafeRecycling { id: 1 }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k == SyncDefectKind::UnsafeRecycling { id: 1 }),
+        "{r:#?}"
+    );
 }
 
 #[test]
@@ -229,11 +320,17 @@ fn bad_id_and_bad_count() {
     let mut b = B::new(64);
     let s = b.sync(c(16), 64);
     let r = run(&b.finish(vec![s]));
-    assert!(has(&r, |k| *k == SyncDefectKind::BadId { id: 16 }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k == SyncDefectKind::BadId { id: 16 }),
+        "{r:#?}"
+    );
     let mut b = B::new(64);
     let s = b.arrive(c(2), 33);
     let r = run(&b.finish(vec![s]));
-    assert!(has(&r, |k| *k == SyncDefectKind::BadCount { count: 33 }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k == SyncDefectKind::BadCount { count: 33 }),
+        "{r:#?}"
+    );
 }
 
 /// `s[tid] = ..; for (st = 32; st > 0; st >>= 1) { [__syncthreads();] if (tid < st) s[tid] += s[tid+st]; }`
@@ -255,7 +352,14 @@ fn reduction(with_barrier: bool) -> Kernel {
     let step = b.assign(st, bin(BinOp::Shr, v(st), c(1)));
     let body = b.block(body);
     let cond = bin(BinOp::Gt, v(st), c(0));
-    let l = b.stmt(StmtKind::Loop { kind: LoopKind::For, header: vec![], cond, body, step: vec![step], var: Some(st) });
+    let l = b.stmt(StmtKind::Loop {
+        kind: LoopKind::For,
+        header: vec![],
+        cond,
+        body,
+        step: vec![step],
+        var: Some(st),
+    });
     b.finish(vec![init, init_st, l])
 }
 
@@ -291,7 +395,12 @@ fn loop_with_barrier_needs_param() {
     let k = b.finish(l);
     let r = run(&k);
     assert_eq!(r.inconclusive.len(), 1, "{r:#?}");
-    assert!(r.inconclusive[0].message.contains("needs a concrete value for n (use --param n=V)"), "{r:#?}");
+    assert!(
+        r.inconclusive[0]
+            .message
+            .contains("needs a concrete value for n (use --param n=V)"),
+        "{r:#?}"
+    );
     let mut k2 = k.clone();
     k2.launch.params.insert("n".into(), 3);
     assert!(run(&k2).is_clean());
@@ -306,7 +415,13 @@ fn pipeline(threads: u32, iters: i64, elems: i64, release_early: bool) -> Kernel
     let j = b.var("j", VarKind::Local);
     let buf = b.array("buf", Space::Shared);
     let stage = bin(BinOp::Rem, v(i), c(2));
-    let slot = |t: Expr| bin(BinOp::Add, bin(BinOp::Mul, stage.clone(), c(producers as i64 * elems)), bin(BinOp::Add, bin(BinOp::Mul, t, c(elems)), v(j)));
+    let slot = |t: Expr| {
+        bin(
+            BinOp::Add,
+            bin(BinOp::Mul, stage.clone(), c(producers as i64 * elems)),
+            bin(BinOp::Add, bin(BinOp::Mul, t, c(elems)), v(j)),
+        )
+    };
     let wait_empty = b.sync(bin(BinOp::Add, c(3), stage.clone()), count);
     let guard = b.if_(bin(BinOp::Ge, v(i), c(2)), vec![wait_empty], vec![]);
     let w = b.write(buf, slot(tid()));
@@ -320,7 +435,11 @@ fn pipeline(threads: u32, iters: i64, elems: i64, release_early: bool) -> Kernel
     let r = b.read(buf, slot(bin(BinOp::Sub, tid(), c(producers as i64))), None);
     let inner_r = b.for_(j, c(0), c(elems), vec![r]);
     let empty = b.arrive(bin(BinOp::Add, c(3), stage.clone()), count);
-    let release = b.if_(bin(BinOp::Lt, bin(BinOp::Add, v(i), c(2)), c(iters)), vec![empty], vec![]);
+    let release = b.if_(
+        bin(BinOp::Lt, bin(BinOp::Add, v(i), c(2)), c(iters)),
+        vec![empty],
+        vec![],
+    );
     let mut cbody = vec![wait_full];
     if release_early {
         cbody.push(release);
@@ -345,14 +464,22 @@ fn pipeline_without_empty_wait_overfills_full() {
     // Dropping the producer's wait on EMPTY lets it arrive on FULL[0] twice (iterations 0
     // and 2) before the consumer syncs: its own arrivals complete the generation.
     let mut k = pipeline(64, 4, 1, false);
-    let guard = |s: &Stmt| matches!(&s.kind, StmtKind::If { else_blk, .. } if else_blk.stmts.is_empty());
+    let guard =
+        |s: &Stmt| matches!(&s.kind, StmtKind::If { else_blk, .. } if else_blk.stmts.is_empty());
     if let StmtKind::If { then_blk, .. } = &mut k.body.stmts[0].kind {
         if let StmtKind::Loop { body, .. } = &mut then_blk.stmts[1].kind {
             body.stmts.retain(|s| !guard(s));
         }
     }
     let r = run(&k);
-    assert!(has(&r, |k| *k == SyncDefectKind::TooManyParticipants { count: 64, registered: 96 }), "{r:#?}");
+    assert!(
+        has(&r, |k| *k
+            == SyncDefectKind::TooManyParticipants {
+                count: 64,
+                registered: 96
+            }),
+        "{r:#?}"
+    );
     assert!(r.races.is_empty());
 }
 
@@ -363,7 +490,12 @@ fn pipeline_releasing_before_the_read_races() {
     let r = run(&pipeline(64, 4, 1, true));
     assert!(r.sync_defects.is_empty(), "{r:#?}");
     // Reported in text order: the producer's write comes first in the source.
-    assert!(r.races.iter().any(|x| x.first.kind == AccessKind::Write && x.second.kind == AccessKind::Read), "{r:#?}");
+    assert!(
+        r.races
+            .iter()
+            .any(|x| x.first.kind == AccessKind::Write && x.second.kind == AccessKind::Read),
+        "{r:#?}"
+    );
 }
 
 #[test]
@@ -411,7 +543,12 @@ fn barrier_free_loop_with_unknown_bound_stays_symbolic() {
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), lp, vec![w1]);
     let r = run(&b.finish(vec![top]));
     assert!(r.inconclusive.is_empty(), "{r:#?}");
-    assert!(r.races.iter().any(|x| x.witness.threads.iter().any(|t| t.thread[0] >= 32)), "{r:#?}");
+    assert!(
+        r.races
+            .iter()
+            .any(|x| x.witness.threads.iter().any(|t| t.thread[0] >= 32)),
+        "{r:#?}"
+    );
 }
 
 #[test]
@@ -420,10 +557,20 @@ fn warp_sync_mode_hides_intra_warp_races() {
     let mut b = B::new(32);
     let s = b.array("s", Space::Shared);
     let w = b.write(s, lane());
-    let r = b.read(s, bin(BinOp::Rem, bin(BinOp::Add, lane(), c(1)), c(32)), None);
+    let r = b.read(
+        s,
+        bin(BinOp::Rem, bin(BinOp::Add, lane(), c(1)), c(32)),
+        None,
+    );
     let k = b.finish(vec![w, r]);
     assert_eq!(run(&k).races.len(), 1);
-    let r = check(&k, &NamedOptions { warp_sync: true, timeout_ms: 1000 });
+    let r = check(
+        &k,
+        &NamedOptions {
+            warp_sync: true,
+            timeout_ms: 1000,
+        },
+    );
     assert!(r.races.is_empty());
     // And __syncwarp orders them.
     let mut k2 = k.clone();
@@ -439,7 +586,9 @@ fn missing_block_dim_is_inconclusive() {
     let mut k = B::new(32).finish(vec![]);
     k.launch.block_dim = None;
     let r = run(&k);
-    assert!(r.inconclusive[0].message.contains("needs a concrete blockDim"));
+    assert!(r.inconclusive[0]
+        .message
+        .contains("needs a concrete blockDim"));
 }
 
 /// 1,024 threads, 10^4 dynamic barriers, ~10^7 accesses.

@@ -191,7 +191,9 @@ impl Unknowns {
                 Origin::Var(v) => Blame::Other(format!("the value of `{v}`")),
                 Origin::Opaque => Blame::Other("an uninterpreted computation".into()),
             };
-            if found.is_none() || matches!(b, Blame::Param(_)) && !matches!(found, Some(Blame::Param(_))) {
+            if found.is_none()
+                || matches!(b, Blame::Param(_)) && !matches!(found, Some(Blame::Param(_)))
+            {
                 found = Some(b);
             }
         });
@@ -213,7 +215,9 @@ impl Blame {
     pub(crate) fn message(&self, what: &str) -> String {
         match self {
             Blame::Param(p) => format!("{what} needs a concrete value for {p} (use --param {p}=V)"),
-            Blame::Other(d) => format!("{what} depends on {d}, which the emulation cannot evaluate"),
+            Blame::Other(d) => {
+                format!("{what} depends on {d}, which the emulation cannot evaluate")
+            }
         }
     }
 }
@@ -226,7 +230,10 @@ mod t {
     fn wraps_per_type() {
         assert_eq!(norm(0x1_0000_0001, ScalarTy::U32), 1);
         assert_eq!(norm(0xffff_ffff, ScalarTy::I32), -1);
-        assert_eq!(fold_bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1), Some(i32::MIN as i64));
+        assert_eq!(
+            fold_bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1),
+            Some(i32::MIN as i64)
+        );
         assert_eq!(fold_bin(BinOp::Lt, ScalarTy::U32, -1, 1), Some(0));
         assert_eq!(fold_bin(BinOp::Lt, ScalarTy::I32, -1, 1), Some(1));
         assert_eq!(fold_bin(BinOp::Div, ScalarTy::I32, 1, 0), None);

@@ -78,7 +78,11 @@ pub(crate) fn simulate(k: &Kernel, warps: &[WarpTrace]) -> Sim {
                     sim.done_events[w] += 1;
                     continue;
                 }
-                let p = open[e.id as usize].get_or_insert(Pending { id: e.id, count: e.count, regs: vec![] });
+                let p = open[e.id as usize].get_or_insert(Pending {
+                    id: e.id,
+                    count: e.count,
+                    regs: vec![],
+                });
                 if p.count != e.count {
                     let (fw, fe) = p.regs[0];
                     let first = &warps[fw as usize].events[fe as usize];
@@ -104,7 +108,11 @@ pub(crate) fn simulate(k: &Kernel, warps: &[WarpTrace]) -> Sim {
                     sim.done_events[w] += 1;
                 }
                 if p.regs.len() as u64 * WARP as u64 >= p.count as u64 {
-                    let p = open[e.id as usize].take().unwrap_or(Pending { id: e.id, count: e.count, regs: vec![] });
+                    let p = open[e.id as usize].take().unwrap_or(Pending {
+                        id: e.id,
+                        count: e.count,
+                        regs: vec![],
+                    });
                     seqs[e.id as usize] += 1;
                     let gi = sim.gens.len() as u32;
                     let mut synced = vec![];
@@ -117,7 +125,12 @@ pub(crate) fn simulate(k: &Kernel, warps: &[WarpTrace]) -> Sim {
                         }
                         synced.push(s);
                     }
-                    sim.gens.push(Gen { id: p.id, seq: seqs[p.id as usize], regs: p.regs, synced });
+                    sim.gens.push(Gen {
+                        id: p.id,
+                        seq: seqs[p.id as usize],
+                        regs: p.regs,
+                        synced,
+                    });
                 }
             }
         }
@@ -125,7 +138,10 @@ pub(crate) fn simulate(k: &Kernel, warps: &[WarpTrace]) -> Sim {
             break;
         }
     }
-    sim.blocked = (0..nw).filter(|&w| blocked[w]).map(|w| (w as u32, sim.done_events[w])).collect();
+    sim.blocked = (0..nw)
+        .filter(|&w| blocked[w])
+        .map(|w| (w as u32, sim.done_events[w]))
+        .collect();
     sim.pending = open.into_iter().flatten().collect();
     sim
 }
@@ -137,7 +153,9 @@ fn after_completion(hb: &Hb, g: &Gen, w: u32, s: u32) -> bool {
     let vc = hb.at(w, s);
     let pairs = g.regs.iter().zip(&g.synced);
     if g.synced.iter().any(|&x| x) {
-        pairs.filter(|(_, &sy)| sy).any(|(&(u, e), _)| vc[u as usize] > e)
+        pairs
+            .filter(|(_, &sy)| sy)
+            .any(|(&(u, e), _)| vc[u as usize] > e)
     } else {
         pairs.map(|(r, _)| r).all(|&(u, e)| vc[u as usize] > e)
     }
@@ -156,8 +174,13 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
     // previous generation of, because nothing orders it after that generation's completion.
     let mut explained = HashSet::new();
     for p in &sim.pending {
-        let Some(prev) = sim.gens.iter().rev().find(|g| g.id == p.id) else { continue };
-        if p.regs.iter().any(|&(w, e)| !after_completion(hb, prev, w, e)) {
+        let Some(prev) = sim.gens.iter().rev().find(|g| g.id == p.id) else {
+            continue;
+        };
+        if p.regs
+            .iter()
+            .any(|&(w, e)| !after_completion(hb, prev, w, e))
+        {
             let mut labels = vec![];
             let mut spans = vec![];
             for &r in prev.regs.iter().chain(&p.regs) {
@@ -168,7 +191,12 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                 }
             }
             let registered = (prev.regs.len() + p.regs.len()) as u32 * WARP;
-            let who: Vec<String> = prev.regs.iter().chain(&p.regs).map(|r| format!("warp {}", r.0)).collect();
+            let who: Vec<String> = prev
+                .regs
+                .iter()
+                .chain(&p.regs)
+                .map(|r| format!("warp {}", r.0))
+                .collect();
             out.push(SyncDefect {
                 kind: SyncDefectKind::TooManyParticipants { count: p.count, registered },
                 labels,
@@ -184,8 +212,12 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
             explained.extend(p.regs.iter().map(|r| r.0));
         }
     }
-    let waits: Vec<(u32, Label)> =
-        sim.blocked.iter().filter(|(w, _)| !explained.contains(w)).map(|&r| (r.0, ev(warps, r).0)).collect();
+    let waits: Vec<(u32, Label)> = sim
+        .blocked
+        .iter()
+        .filter(|(w, _)| !explained.contains(w))
+        .map(|&r| (r.0, ev(warps, r).0))
+        .collect();
     if waits.is_empty() {
         return out;
     }
@@ -197,7 +229,12 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
         let id = warps[w as usize].events[e as usize].id;
         for (u, tr) in warps.iter().enumerate() {
             let from = sim.done_events[u] as usize + usize::from(u as u32 == w);
-            if tr.events.iter().skip(from).any(|x| x.kind != EvKind::Warp && x.id == id) {
+            if tr
+                .events
+                .iter()
+                .skip(from)
+                .any(|x| x.kind != EvKind::Warp && x.id == id)
+            {
                 g.add_edge(nodes[w as usize], nodes[u], ());
             }
         }
@@ -205,7 +242,12 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
     let mut trace = vec![];
     for &(w, e) in &sim.blocked {
         let x = &warps[w as usize].events[e as usize];
-        trace.push(format!("warp {w} waits at bar.sync {}, {} ({})", x.id, x.count, k.loc(x.span)));
+        trace.push(format!(
+            "warp {w} waits at bar.sync {}, {} ({})",
+            x.id,
+            x.count,
+            k.loc(x.span)
+        ));
     }
     for scc in tarjan_scc(&g) {
         if scc.len() > 1 {
@@ -222,7 +264,14 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
         ));
     }
     let spans = sim.blocked.iter().map(|&r| ev(warps, r).1).collect();
-    out.push(SyncDefect { kind: SyncDefectKind::Deadlock { waits: waits.clone() }, labels: waits.iter().map(|w| w.1).collect(), spans, trace });
+    out.push(SyncDefect {
+        kind: SyncDefectKind::Deadlock {
+            waits: waits.clone(),
+        },
+        labels: waits.iter().map(|w| w.1).collect(),
+        spans,
+        trace,
+    });
     out
 }
 
@@ -262,7 +311,10 @@ pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                     continue;
                 }
                 let (l2, s2) = ev(warps, (w, e));
-                let (l1, s1) = ev(warps, prev.regs[prev.synced.iter().position(|&s| s).unwrap_or(0)]);
+                let (l1, s1) = ev(
+                    warps,
+                    prev.regs[prev.synced.iter().position(|&s| s).unwrap_or(0)],
+                );
                 if !seen_recycle.insert((g.id, l1, l2)) {
                     continue;
                 }
