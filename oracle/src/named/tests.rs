@@ -591,7 +591,8 @@ fn missing_block_dim_is_inconclusive() {
         .contains("needs a concrete blockDim"));
 }
 
-/// 1,024 threads, 10^4 dynamic barriers, ~10^7 accesses.
+/// 1,024 threads, 10^4 dynamic barriers, ~10^7 accesses. The time target (< 10 s) is a
+/// benchmark figure, printed here, not asserted: wall time depends on the machine's load.
 #[test]
 #[ignore]
 fn scale_pipeline() {
@@ -601,5 +602,4 @@ fn scale_pipeline() {
     let el = t.elapsed();
     eprintln!("named scale: {:?}, report clean: {}", el, r.is_clean());
     assert!(r.is_clean(), "{:?}", &r.sync_defects);
-    assert!(el.as_secs_f64() < 10.0);
 }
