@@ -3,6 +3,7 @@
 
 pub mod exec;
 pub mod ir;
+pub mod named;
 pub mod print;
 pub mod report;
 pub mod tree;
