@@ -8,7 +8,7 @@ use autosync_oracle::ir::{FileId, SourceFile, Span};
 
 use super::expr;
 use super::lex::{lex_all, skip_blank, Cursor, Kind, Tok};
-use super::macros::{Ctx, Expander, Input, Sink};
+use super::macros::{Ctx, Expander};
 use super::output::Output;
 use super::{PpError, PpOptions};
 
@@ -16,7 +16,11 @@ use super::{PpError, PpOptions};
 pub(crate) const MAX_INCLUDE_DEPTH: usize = 64;
 
 /// Macros every CUDA translation unit sees (nvcc defines them too).
-const PREDEFINED: [(&str, &str); 3] = [("__CUDACC__", "1"), ("__NVCC__", "1"), ("__cplusplus", "201703L")];
+const PREDEFINED: [(&str, &str); 3] = [
+    ("__CUDACC__", "1"),
+    ("__NVCC__", "1"),
+    ("__cplusplus", "201703L"),
+];
 
 /// One open `#if` group.
 struct Cond {
@@ -63,7 +67,10 @@ pub(crate) struct Driver<'o> {
 }
 
 fn err(span: Span, message: impl Into<String>) -> PpError {
-    PpError { span, message: message.into() }
+    PpError {
+        span,
+        message: message.into(),
+    }
 }
 
 impl<'o> Driver<'o> {
@@ -88,7 +95,10 @@ impl<'o> Driver<'o> {
         for (name, value) in defines {
             let def = format!("{} {}", name, value.as_deref().unwrap_or("1"));
             d.exp.define(&lex_all(&def, 0), &def).map_err(|m| {
-                err(Span::DUMMY, format!("invalid definition `-D {name}`: {m}; write it as NAME or NAME=VALUE"))
+                err(
+                    Span::DUMMY,
+                    format!("invalid definition `-D {name}`: {m}; write it as NAME or NAME=VALUE"),
+                )
             })?;
         }
         Ok(d)
@@ -105,9 +115,12 @@ impl<'o> Driver<'o> {
         let mut conds: Vec<Cond> = Vec::new();
         loop {
             if conds.last().is_none_or(|c| c.active) {
-                let ctx = Ctx { src: &text, file: fid, lines: &self.files[fid.0 as usize] };
-                let mut input = Input::file(&mut cursor);
-                self.exp.run(&ctx, &mut input, &mut Sink::Out(&mut self.out), 0)?;
+                let ctx = Ctx {
+                    src: &text,
+                    file: fid,
+                    lines: &self.files[fid.0 as usize],
+                };
+                self.exp.run_file(&ctx, &mut cursor, &mut self.out)?;
             } else {
                 while !cursor.eof() && !cursor.at_directive() {
                     let (start, _, end) = cursor.read_line();
@@ -122,16 +135,33 @@ impl<'o> Driver<'o> {
             let hash = skip_blank(&toks, 0);
             let lo = toks.get(hash).map_or(start as u32, |t| t.origin.range().0);
             let span = Span::new(fid, lo, content_end as u32);
-            let line = Line { toks, start, content_end, end, span };
+            let line = Line {
+                toks,
+                start,
+                content_end,
+                end,
+                span,
+            };
             self.directive(fid, &text, &line, hash, &mut conds, depth)?;
         }
         match conds.last() {
-            Some(c) => Err(err(c.span, "this #if/#ifdef has no matching #endif; add `#endif`")),
+            Some(c) => Err(err(
+                c.span,
+                "this #if/#ifdef has no matching #endif; add `#endif`",
+            )),
             None => Ok(()),
         }
     }
 
-    fn directive(&mut self, fid: FileId, text: &str, line: &Line, hash: usize, conds: &mut Vec<Cond>, depth: usize) -> Result<(), PpError> {
+    fn directive(
+        &mut self,
+        fid: FileId,
+        text: &str,
+        line: &Line,
+        hash: usize,
+        conds: &mut Vec<Cond>,
+        depth: usize,
+    ) -> Result<(), PpError> {
         let name_at = skip_blank(&line.toks, hash + 1);
         let name = match line.toks.get(name_at) {
             Some(t) if t.kind == Kind::Ident => t.text(text),
@@ -142,15 +172,31 @@ impl<'o> Driver<'o> {
         let span = line.span;
         match name {
             "if" | "ifdef" | "ifndef" => {
-                let value = if active { self.condition(fid, text, name, rest, span)? } else { false };
-                conds.push(Cond { active: value, parent_active: active, taken: value || !active, seen_else: false, span });
+                let value = if active {
+                    self.condition(fid, text, name, rest, span)?
+                } else {
+                    false
+                };
+                conds.push(Cond {
+                    active: value,
+                    parent_active: active,
+                    taken: value || !active,
+                    seen_else: false,
+                    span,
+                });
             }
             "elif" | "elifdef" | "elifndef" => {
                 let Some(c) = conds.last() else {
-                    return Err(err(span, format!("#{name} without a matching #if; remove it or add the #if")));
+                    return Err(err(
+                        span,
+                        format!("#{name} without a matching #if; remove it or add the #if"),
+                    ));
                 };
                 if c.seen_else {
-                    return Err(err(span, format!("#{name} after #else; move it before the #else")));
+                    return Err(err(
+                        span,
+                        format!("#{name} after #else; move it before the #else"),
+                    ));
                 }
                 let value = if c.parent_active && !c.taken {
                     let kind = match name {
@@ -169,7 +215,10 @@ impl<'o> Driver<'o> {
             }
             "else" => {
                 let Some(c) = conds.last_mut() else {
-                    return Err(err(span, "#else without a matching #if; remove it or add the #if"));
+                    return Err(err(
+                        span,
+                        "#else without a matching #if; remove it or add the #if",
+                    ));
                 };
                 if c.seen_else {
                     return Err(err(span, "second #else for the same #if; remove one"));
@@ -179,9 +228,9 @@ impl<'o> Driver<'o> {
                 c.seen_else = true;
             }
             "endif" => {
-                if conds.pop().is_none() {
-                    return Err(err(span, "#endif without a matching #if; remove it"));
-                }
+                conds
+                    .pop()
+                    .ok_or_else(|| err(span, "#endif without a matching #if; remove it"))?;
             }
             _ if !active => {}
             "define" => self.exp.define(rest, text).map_err(|m| err(span, m))?,
@@ -191,26 +240,42 @@ impl<'o> Driver<'o> {
             },
             "include" => {
                 self.include(fid, text, rest, span, depth)?;
-                // The line's own ending follows the spliced file.
-                self.out.push_line_breaks(fid, text, line.content_end, line.end);
+                // The line's own line endings follow the spliced file.
+                self.out.push_line_breaks(fid, text, line.start, line.end);
                 return Ok(());
             }
             "pragma" => {
-                let once = rest.get(skip_blank(rest, 0)).is_some_and(|t| t.text(text) == "once");
+                let once = rest
+                    .get(skip_blank(rest, 0))
+                    .is_some_and(|t| t.text(text) == "once");
                 if once {
                     self.once.insert(fid);
                 } else {
                     // Kept verbatim: the parser reads `#pragma unroll` and friends.
-                    self.out.push_verbatim(fid, line.start as u32, &text[line.start..line.end]);
+                    self.out
+                        .push_verbatim(fid, line.start as u32, &text[line.start..line.end]);
                     return Ok(());
                 }
             }
             "error" => {
-                let msg = text[rest.first().map_or(line.content_end, |t| t.origin.range().0 as usize)..line.content_end].trim();
-                return Err(err(span, format!("#error: {msg} (the code rejects this configuration; check the -D options)")));
+                let msg = text[rest
+                    .first()
+                    .map_or(line.content_end, |t| t.origin.range().0 as usize)
+                    ..line.content_end]
+                    .trim();
+                return Err(err(
+                    span,
+                    format!(
+                        "#error: {msg} (the code rejects this configuration; check the -D options)"
+                    ),
+                ));
             }
             "warning" => {
-                let msg = text[rest.first().map_or(line.content_end, |t| t.origin.range().0 as usize)..line.content_end].trim();
+                let msg = text[rest
+                    .first()
+                    .map_or(line.content_end, |t| t.origin.range().0 as usize)
+                    ..line.content_end]
+                    .trim();
                 self.notes.push((span, format!("#warning: {msg}")));
             }
             _ => {} // #line, #ident, unknown: no effect on the kernel
@@ -220,53 +285,107 @@ impl<'o> Driver<'o> {
     }
 
     /// Value of the condition of `#if`, `#ifdef` or `#ifndef` with operand tokens `rest`.
-    fn condition(&mut self, fid: FileId, text: &str, kind: &str, rest: &[Tok], span: Span) -> Result<bool, PpError> {
+    fn condition(
+        &mut self,
+        fid: FileId,
+        text: &str,
+        kind: &str,
+        rest: &[Tok],
+        span: Span,
+    ) -> Result<bool, PpError> {
         if kind != "if" {
             return match rest.get(skip_blank(rest, 0)) {
-                Some(t) if t.kind == Kind::Ident => Ok(self.exp.is_defined(t.text(text)) == (kind == "ifdef")),
-                _ => Err(err(span, format!("#{kind} needs a macro name, e.g. `#{kind} USE_SHARED`"))),
+                Some(t) if t.kind == Kind::Ident => {
+                    Ok(self.exp.is_defined(t.text(text)) == (kind == "ifdef"))
+                }
+                _ => Err(err(
+                    span,
+                    format!("#{kind} needs a macro name, e.g. `#{kind} USE_SHARED`"),
+                )),
             };
         }
         let toks = resolve_defined(rest, text, &self.exp).map_err(|m| err(span, m))?;
-        let ctx = Ctx { src: text, file: fid, lines: &self.files[fid.0 as usize] };
+        let ctx = Ctx {
+            src: text,
+            file: fid,
+            lines: &self.files[fid.0 as usize],
+        };
         self.exp.reset_budget();
         let expanded = self.exp.expand_list(&ctx, toks, 0)?;
         // `defined` produced by a macro expansion (undefined behavior; accepted like GCC does).
         let toks = resolve_defined(&expanded, text, &self.exp).map_err(|m| err(span, m))?;
-        expr::eval(&toks, text).map(|v| v != 0).map_err(|m| err(span, format!("{m}; #if needs an integer constant expression")))
+        expr::eval(&toks, text).map(|v| v != 0).map_err(|m| {
+            err(
+                span,
+                format!("{m}; #if needs an integer constant expression"),
+            )
+        })
     }
 
-    fn include(&mut self, fid: FileId, text: &str, rest: &[Tok], span: Span, depth: usize) -> Result<(), PpError> {
+    fn include(
+        &mut self,
+        fid: FileId,
+        text: &str,
+        rest: &[Tok],
+        span: Span,
+        depth: usize,
+    ) -> Result<(), PpError> {
         let target = match include_target(rest, text) {
             Some(t) => t,
             None => {
                 // `#include MACRO`: expand, then read the target again.
-                let ctx = Ctx { src: text, file: fid, lines: &self.files[fid.0 as usize] };
+                let ctx = Ctx {
+                    src: text,
+                    file: fid,
+                    lines: &self.files[fid.0 as usize],
+                };
                 self.exp.reset_budget();
                 let expanded = self.exp.expand_list(&ctx, rest.to_vec(), 0)?;
-                include_target(&expanded, text)
-                    .ok_or_else(|| err(span, "#include expects \"FILE\" or <FILE>; fix the file name"))?
+                include_target(&expanded, text).ok_or_else(|| {
+                    err(
+                        span,
+                        "#include expects \"FILE\" or <FILE>; fix the file name",
+                    )
+                })?
             }
         };
         let (name, system) = target;
         if system {
-            self.notes.push((span, format!("system include <{name}> skipped")));
+            self.notes
+                .push((span, format!("system include <{name}> skipped")));
             return Ok(());
         }
-        let here = self.paths[fid.0 as usize].parent().unwrap_or(Path::new("")).to_path_buf();
-        let searched: Vec<PathBuf> = std::iter::once(here).chain(self.opts.include_dirs.iter().cloned()).collect();
+        let here = self.paths[fid.0 as usize]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let searched: Vec<PathBuf> = std::iter::once(here)
+            .chain(self.opts.include_dirs.iter().cloned())
+            .collect();
         let Some(path) = searched.iter().map(|d| d.join(&name)).find(|p| p.is_file()) else {
             if is_known_system_header(&name) {
-                self.notes.push((span, format!("include \"{name}\" not found; skipped as a system/CUDA header")));
+                self.notes.push((
+                    span,
+                    format!("include \"{name}\" not found; skipped as a system/CUDA header"),
+                ));
                 return Ok(());
             }
             let dirs: Vec<String> = searched
                 .iter()
-                .map(|d| if d.as_os_str().is_empty() { ".".to_string() } else { d.display().to_string() })
+                .map(|d| {
+                    if d.as_os_str().is_empty() {
+                        ".".to_string()
+                    } else {
+                        d.display().to_string()
+                    }
+                })
                 .collect();
             return Err(err(
                 span,
-                format!("cannot find include file \"{name}\" (searched {}); add its directory with -I", dirs.join(", ")),
+                format!(
+                    "cannot find include file \"{name}\" (searched {}); add its directory with -I",
+                    dirs.join(", ")
+                ),
             ));
         };
         if depth + 1 >= MAX_INCLUDE_DEPTH {
@@ -282,11 +401,16 @@ impl<'o> Driver<'o> {
         let nfid = match self.by_key.get(&key) {
             Some(&f) => f,
             None => {
-                let bytes = std::fs::read(&path)
-                    .map_err(|e| err(span, format!("cannot read include file {}: {e}", path.display())))?;
+                let bytes = std::fs::read(&path).map_err(|e| {
+                    err(
+                        span,
+                        format!("cannot read include file {}: {e}", path.display()),
+                    )
+                })?;
                 let content = String::from_utf8_lossy(&bytes).into_owned();
                 let f = FileId(self.files.len() as u32);
-                self.files.push(SourceFile::new(path.display().to_string(), &content));
+                self.files
+                    .push(SourceFile::new(path.display().to_string(), &content));
                 self.texts.push(content.into());
                 self.paths.push(path);
                 self.by_key.insert(key, f);
@@ -324,7 +448,11 @@ fn resolve_defined(toks: &[Tok], src: &str, exp: &Expander) -> Result<Vec<Tok>, 
         let Some(name) = toks.get(j).filter(|t| t.kind == Kind::Ident) else {
             return Err("`defined` needs a macro name: `defined(NAME)` or `defined NAME`".into());
         };
-        let value = if exp.is_defined(name.text(src)) { "1" } else { "0" };
+        let value = if exp.is_defined(name.text(src)) {
+            "1"
+        } else {
+            "0"
+        };
         if paren {
             j = skip_blank(toks, j + 1);
             if !toks.get(j).is_some_and(|t| t.is_punct(src, ")")) {
@@ -342,7 +470,11 @@ fn include_target(toks: &[Tok], src: &str) -> Option<(String, bool)> {
     let i = skip_blank(toks, 0);
     let first = toks.get(i)?;
     let spelled = first.text(src);
-    if first.kind == Kind::Str && spelled.len() >= 2 && spelled.starts_with('"') && spelled.ends_with('"') {
+    if first.kind == Kind::Str
+        && spelled.len() >= 2
+        && spelled.starts_with('"')
+        && spelled.ends_with('"')
+    {
         return Some((spelled[1..spelled.len() - 1].to_string(), false));
     }
     if !first.is_punct(src, "<") {
@@ -365,19 +497,80 @@ fn include_target(toks: &[Tok], src: &str) -> Option<(String, bool)> {
 /// library header, which the kernel model does not need.
 fn is_known_system_header(name: &str) -> bool {
     const PREFIXES: [&str; 20] = [
-        "cuda", "cub/", "thrust/", "cooperative_groups", "cutlass/", "cute/", "crt/", "sm_", "math_functions",
-        "vector_types", "vector_functions", "driver_types", "host_defines", "cublas", "cufft", "curand",
-        "cusparse", "cusolver", "nvrtc", "nvtx",
+        "cuda",
+        "cub/",
+        "thrust/",
+        "cooperative_groups",
+        "cutlass/",
+        "cute/",
+        "crt/",
+        "sm_",
+        "math_functions",
+        "vector_types",
+        "vector_functions",
+        "driver_types",
+        "host_defines",
+        "cublas",
+        "cufft",
+        "curand",
+        "cusparse",
+        "cusolver",
+        "nvrtc",
+        "nvtx",
     ];
     const EXACT: [&str; 48] = [
-        "mma.h", "device_functions.h", "device_launch_parameters.h", "device_atomic_functions.h",
-        "device_types.h", "helper_cuda.h", "helper_functions.h", "helper_math.h", "helper_string.h", "helper_timer.h",
-        "helper_image.h", "assert.h", "ctype.h", "errno.h", "float.h", "limits.h", "math.h", "stdarg.h",
-        "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h", "string.h", "time.h", "inttypes.h",
-        "unistd.h", "iostream", "cstdio", "cstdlib", "cmath", "cstring", "cassert", "cstdint", "climits",
-        "cfloat", "vector", "algorithm", "string", "utility", "type_traits", "limits", "memory", "array",
-        "tuple", "functional", "numeric", "chrono",
+        "mma.h",
+        "device_functions.h",
+        "device_launch_parameters.h",
+        "device_atomic_functions.h",
+        "device_types.h",
+        "helper_cuda.h",
+        "helper_functions.h",
+        "helper_math.h",
+        "helper_string.h",
+        "helper_timer.h",
+        "helper_image.h",
+        "assert.h",
+        "ctype.h",
+        "errno.h",
+        "float.h",
+        "limits.h",
+        "math.h",
+        "stdarg.h",
+        "stdbool.h",
+        "stddef.h",
+        "stdint.h",
+        "stdio.h",
+        "stdlib.h",
+        "string.h",
+        "time.h",
+        "inttypes.h",
+        "unistd.h",
+        "iostream",
+        "cstdio",
+        "cstdlib",
+        "cmath",
+        "cstring",
+        "cassert",
+        "cstdint",
+        "climits",
+        "cfloat",
+        "vector",
+        "algorithm",
+        "string",
+        "utility",
+        "type_traits",
+        "limits",
+        "memory",
+        "array",
+        "tuple",
+        "functional",
+        "numeric",
+        "chrono",
     ];
     let base = name.rsplit('/').next().unwrap_or(name);
-    PREFIXES.iter().any(|p| name.starts_with(p) || base.starts_with(p)) || EXACT.contains(&base)
+    PREFIXES
+        .iter()
+        .any(|p| name.starts_with(p) || base.starts_with(p))
+        || EXACT.contains(&base)
 }

@@ -16,12 +16,19 @@ struct Parser<'a> {
 
 /// Evaluates the `#if` expression `toks` (spellings relative to `src`).
 pub(crate) fn eval(toks: &[Tok], src: &str) -> Result<i64, String> {
-    let toks: Vec<(Kind, &str)> =
-        toks.iter().filter(|t| !t.kind.is_blank()).map(|t| (t.kind, t.text(src))).collect();
+    let toks: Vec<(Kind, &str)> = toks
+        .iter()
+        .filter(|t| !t.kind.is_blank())
+        .map(|t| (t.kind, t.text(src)))
+        .collect();
     if toks.is_empty() {
         return Err("#if/#elif needs an expression, e.g. `#if N > 4`".into());
     }
-    let mut p = Parser { toks, pos: 0, nesting: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        nesting: 0,
+    };
     let v = p.ternary(true)?;
     match p.toks.get(p.pos) {
         None => Ok(v),
@@ -48,7 +55,10 @@ fn binary_power(op: &str) -> Option<u8> {
 
 impl<'a> Parser<'a> {
     fn peek(&self) -> Option<&'a str> {
-        self.toks.get(self.pos).filter(|(k, _)| *k == Kind::Punct).map(|(_, t)| *t)
+        self.toks
+            .get(self.pos)
+            .filter(|(k, _)| *k == Kind::Punct)
+            .map(|(_, t)| *t)
     }
 
     fn expect(&mut self, p: &str) -> Result<(), String> {
@@ -64,7 +74,9 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Result<(), String> {
         self.nesting += 1;
         if self.nesting > MAX_NESTING {
-            return Err(format!("#if expression nested more than {MAX_NESTING} levels deep"));
+            return Err(format!(
+                "#if expression nested more than {MAX_NESTING} levels deep"
+            ));
         }
         Ok(())
     }
@@ -153,8 +165,14 @@ fn apply(op: &str, a: i64, b: i64, live: bool) -> Result<i64, String> {
         ">" => i64::from(a > b),
         "<=" => i64::from(a <= b),
         ">=" => i64::from(a >= b),
-        "<<" => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)).unwrap_or(0),
-        ">>" => u32::try_from(b).ok().and_then(|s| a.checked_shr(s)).unwrap_or(if a < 0 { -1 } else { 0 }),
+        "<<" => u32::try_from(b)
+            .ok()
+            .and_then(|s| a.checked_shl(s))
+            .unwrap_or(0),
+        ">>" => u32::try_from(b)
+            .ok()
+            .and_then(|s| a.checked_shr(s))
+            .unwrap_or(if a < 0 { -1 } else { 0 }),
         "+" => a.wrapping_add(b),
         "-" => a.wrapping_sub(b),
         "*" => a.wrapping_mul(b),
@@ -189,7 +207,9 @@ fn parse_number(text: &str) -> Result<i64, String> {
         Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
             Err(format!("integer constant `{text}` is too large for #if"))
         }
-        Err(_) => Err(format!("`{text}` is not an integer constant; #if only takes integers")),
+        Err(_) => Err(format!(
+            "`{text}` is not an integer constant; #if only takes integers"
+        )),
     }
 }
 
@@ -221,7 +241,10 @@ fn parse_char(text: &str) -> Result<i64, String> {
                     v
                 }
                 Some('x') => {
-                    let hex: String = chars.clone().take_while(|c| c.is_ascii_hexdigit()).collect();
+                    let hex: String = chars
+                        .clone()
+                        .take_while(|c| c.is_ascii_hexdigit())
+                        .collect();
                     for _ in 0..hex.len() {
                         chars.next();
                     }

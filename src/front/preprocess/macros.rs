@@ -2,6 +2,7 @@
 //! `__VA_ARGS__`, `__VA_OPT__`), with limits so runaway expansion errors instead of hanging.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use autosync_oracle::ir::{FileId, SourceFile, Span};
@@ -53,7 +54,10 @@ impl Ctx<'_> {
     }
 
     fn error(&self, origin: Origin, message: String) -> PpError {
-        PpError { span: self.span(origin), message }
+        PpError {
+            span: self.span(origin),
+            message,
+        }
     }
 }
 
@@ -67,13 +71,19 @@ pub(crate) struct Input<'c, 'a> {
 impl<'c, 'a> Input<'c, 'a> {
     /// Input reading the file through `cursor`.
     pub(crate) fn file(cursor: &'c mut Cursor<'a>) -> Self {
-        Input { pending: Vec::new(), cursor: Some(cursor) }
+        Input {
+            pending: Vec::new(),
+            cursor: Some(cursor),
+        }
     }
 
     /// Input reading just `toks`.
     pub(crate) fn tokens(mut toks: Vec<Tok>) -> Self {
         toks.reverse();
-        Input { pending: toks, cursor: None }
+        Input {
+            pending: toks,
+            cursor: None,
+        }
     }
 
     fn next(&mut self) -> Option<Tok> {
@@ -128,13 +138,38 @@ fn hs_union(a: &HideSet, b: &HideSet) -> HideSet {
 }
 
 fn hs_intersect(a: &HideSet, b: &HideSet) -> HideSet {
-    let (Some(x), Some(y)) = (a, b) else { return None };
-    let v: Vec<u32> = x.iter().copied().filter(|i| y.binary_search(i).is_ok()).collect();
+    let (Some(x), Some(y)) = (a, b) else {
+        return None;
+    };
+    let v: Vec<u32> = x
+        .iter()
+        .copied()
+        .filter(|i| y.binary_search(i).is_ok())
+        .collect();
     (!v.is_empty()).then(|| v.into())
 }
 
 fn hs_with(a: &HideSet, id: u32) -> HideSet {
     hs_union(a, &Some(Rc::from([id].as_slice())))
+}
+
+/// A small fast hasher for macro names (every identifier of the input is looked up).
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A piece of a macro replacement before `##` is applied.
@@ -146,7 +181,7 @@ enum Piece {
 /// The macro table and the expansion engine.
 #[derive(Default)]
 pub(crate) struct Expander {
-    ids: HashMap<Rc<str>, u32>,
+    ids: HashMap<Rc<str>, u32, BuildHasherDefault<FxHasher>>,
     defs: Vec<Option<Rc<Macro>>>,
     /// Tokens produced since the current top-level use started.
     work: usize,
@@ -160,7 +195,13 @@ impl Expander {
     pub(crate) fn new() -> Self {
         let mut e = Expander::default();
         for (name, b) in [("__LINE__", Builtin::Line), ("__FILE__", Builtin::File)] {
-            let m = Macro { params: None, variadic: false, body: vec![], param_of: vec![], builtin: Some(b) };
+            let m = Macro {
+                params: None,
+                variadic: false,
+                body: vec![],
+                param_of: vec![],
+                builtin: Some(b),
+            };
             let id = e.intern(name);
             e.defs[id as usize] = Some(Rc::new(m));
         }
@@ -241,77 +282,153 @@ impl Expander {
                     .flatten()
             })
             .collect();
-        if body.first().is_some_and(|t| t.is_punct("", "##")) || body.last().is_some_and(|t| t.is_punct("", "##")) {
+        if body.first().is_some_and(|t| t.is_punct("", "##"))
+            || body.last().is_some_and(|t| t.is_punct("", "##"))
+        {
             return Err(format!("`##` cannot start or end the body of macro {name}; it needs an operand on both sides"));
         }
         if params.is_some() {
-            let stray_hash = body
-                .iter()
-                .enumerate()
-                .any(|(k, t)| t.is_punct("", "#") && param_of.get(k + 1).copied().flatten().is_none());
+            let stray_hash = body.iter().enumerate().any(|(k, t)| {
+                t.is_punct("", "#") && param_of.get(k + 1).copied().flatten().is_none()
+            });
             if stray_hash {
-                return Err(format!("`#` in the body of macro {name} must be followed by a parameter name"));
+                return Err(format!(
+                    "`#` in the body of macro {name} must be followed by a parameter name"
+                ));
             }
         }
         let id = self.intern(&name);
-        self.defs[id as usize] = Some(Rc::new(Macro { params, variadic, body, param_of, builtin: None }));
+        self.defs[id as usize] = Some(Rc::new(Macro {
+            params,
+            variadic,
+            body,
+            param_of,
+            builtin: None,
+        }));
+        Ok(())
+    }
+
+    /// Expands the ordinary text read through `cursor` into `out`, up to the next directive line.
+    pub(crate) fn run_file(
+        &mut self,
+        ctx: &Ctx,
+        cursor: &mut Cursor,
+        out: &mut Output,
+    ) -> Result<(), PpError> {
+        let mut input = Input::file(cursor);
+        // Plain source bytes not yet copied; copying runs instead of tokens keeps this fast.
+        let mut run: Option<(u32, u32)> = None;
+        let flush = |run: &mut Option<(u32, u32)>, out: &mut Output| {
+            if let Some((lo, hi)) = run.take() {
+                out.push_verbatim(ctx.file, lo, &ctx.src[lo as usize..hi as usize]);
+            }
+        };
+        loop {
+            let tok = match input.pending.pop() {
+                Some(t) => t,
+                None => {
+                    // A new top-level use starts: reset the runaway budget.
+                    self.work = 0;
+                    let Some((kind, lo, hi)) = input.cursor.as_mut().and_then(|c| c.next_text())
+                    else {
+                        break;
+                    };
+                    if kind != Kind::Ident
+                        || self.lookup(&ctx.src[lo as usize..hi as usize]).is_none()
+                    {
+                        match &mut run {
+                            Some((_, end)) if *end == lo => *end = hi,
+                            _ => {
+                                flush(&mut run, out);
+                                run = Some((lo, hi));
+                            }
+                        }
+                        continue;
+                    }
+                    Tok::src(kind, lo, hi)
+                }
+            };
+            flush(&mut run, out);
+            self.step(ctx, tok, &mut input, &mut Sink::Out(out), 0)?;
+        }
+        flush(&mut run, out);
         Ok(())
     }
 
     /// Expands everything `input` yields into `sink`.
-    pub(crate) fn run(&mut self, ctx: &Ctx, input: &mut Input, sink: &mut Sink, depth: usize) -> Result<(), PpError> {
-        loop {
-            let tok = if let Some(t) = input.pending.pop() {
-                t
-            } else {
-                let Some(cursor) = input.cursor.as_mut() else { break };
-                // A new top-level use starts: reset the runaway budget.
-                self.work = 0;
-                let Some((kind, lo, hi)) = cursor.next_text() else { break };
-                let text = &ctx.src[lo as usize..hi as usize];
-                if kind != Kind::Ident || self.lookup(text).is_none() {
-                    // Fast path: plain source text.
-                    if let Sink::Out(out) = sink {
-                        out.push_verbatim(ctx.file, lo, text);
-                    } else {
-                        sink.emit(ctx, Tok::src(kind, lo, hi));
-                    }
-                    continue;
-                }
-                Tok::src(kind, lo, hi)
-            };
-            if tok.kind == Kind::Ident {
-                if let Some(id) = self.lookup(tok.text(ctx.src)) {
-                    if !hidden(&tok.hide, id) {
-                        match self.expand_use(ctx, id, tok, input, depth)? {
-                            None => continue,
-                            Some(tok) => {
-                                sink.emit(ctx, tok);
-                                continue;
-                            }
-                        }
-                    }
+    fn run(
+        &mut self,
+        ctx: &Ctx,
+        input: &mut Input,
+        sink: &mut Sink,
+        depth: usize,
+    ) -> Result<(), PpError> {
+        while let Some(tok) = input.next() {
+            self.step(ctx, tok, input, sink, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Expands `tok` if it is a macro use (pushing the result back onto `input`), else emits it.
+    fn step(
+        &mut self,
+        ctx: &Ctx,
+        tok: Tok,
+        input: &mut Input,
+        sink: &mut Sink,
+        depth: usize,
+    ) -> Result<(), PpError> {
+        let id = if tok.kind == Kind::Ident {
+            self.lookup(tok.text(ctx.src))
+        } else {
+            None
+        };
+        match id {
+            Some(id) if !hidden(&tok.hide, id) => {
+                if let Some(tok) = self.expand_use(ctx, id, tok, input, depth)? {
+                    sink.emit(ctx, tok);
                 }
             }
-            sink.emit(ctx, tok);
+            _ => sink.emit(ctx, tok),
         }
         Ok(())
     }
 
     /// Fully expands a token list (macro arguments, `#if` lines).
-    pub(crate) fn expand_list(&mut self, ctx: &Ctx, toks: Vec<Tok>, depth: usize) -> Result<Vec<Tok>, PpError> {
+    pub(crate) fn expand_list(
+        &mut self,
+        ctx: &Ctx,
+        toks: Vec<Tok>,
+        depth: usize,
+    ) -> Result<Vec<Tok>, PpError> {
         let mut out = Vec::with_capacity(toks.len());
-        self.run(ctx, &mut Input::tokens(toks), &mut Sink::Toks(&mut out), depth)?;
+        self.run(
+            ctx,
+            &mut Input::tokens(toks),
+            &mut Sink::Toks(&mut out),
+            depth,
+        )?;
         Ok(out)
     }
 
     fn charge(&mut self, ctx: &Ctx, n: usize, name: &str, at: Origin) -> Result<(), PpError> {
         self.work += n.max(1);
         if self.work > MAX_WORK {
+            let (lo, hi) = at.range();
+            let mut site: String = ctx
+                .src
+                .get(lo as usize..hi as usize)
+                .unwrap_or(name)
+                .chars()
+                .take(60)
+                .collect();
+            if site.is_empty() {
+                site = name.to_string();
+            }
             return Err(ctx.error(
                 at,
                 format!(
-                    "expanding macro `{name}` produces more than {MAX_WORK} tokens; \
+                    "the macro use `{site}` expands to more than {MAX_WORK} tokens; \
                      a macro probably expands recursively or exponentially — simplify it"
                 ),
             ));
@@ -322,8 +439,17 @@ impl Expander {
     /// Expands the use of macro `id` named by `name`; pushes the result back onto `input` for
     /// rescanning. Returns the name token when it turns out not to be a use (function-like
     /// macro without `(`).
-    fn expand_use(&mut self, ctx: &Ctx, id: u32, name: Tok, input: &mut Input, depth: usize) -> Result<Option<Tok>, PpError> {
-        let Some(m) = self.defs[id as usize].clone() else { return Ok(Some(name)) };
+    fn expand_use(
+        &mut self,
+        ctx: &Ctx,
+        id: u32,
+        name: Tok,
+        input: &mut Input,
+        depth: usize,
+    ) -> Result<Option<Tok>, PpError> {
+        let Some(m) = self.defs[id as usize].clone() else {
+            return Ok(Some(name));
+        };
         let mac_name = name.text(ctx.src).to_string();
         self.charge(ctx, 1, &mac_name, name.origin)?;
         let (nlo, nhi) = name.origin.range();
@@ -332,7 +458,11 @@ impl Expander {
                 Builtin::Line => ctx.lines.line_col(nlo).0.to_string(),
                 Builtin::File => format!("\"{}\"", escape_str(&ctx.lines.path)),
             };
-            let kind = if b == Builtin::Line { Kind::Number } else { Kind::Str };
+            let kind = if b == Builtin::Line {
+                Kind::Number
+            } else {
+                Kind::Str
+            };
             let mut t = Tok::own(kind, &text, Origin::Exp(nlo, nhi));
             t.space_before = name.space_before;
             input.push_front(vec![t]);
@@ -358,8 +488,10 @@ impl Expander {
                 }
             }
         }
-        let mut newlines: Vec<Tok> =
-            skipped.into_iter().filter(|t| t.kind == Kind::Newline && matches!(t.origin, Origin::Src(..))).collect();
+        let mut newlines = Vec::new();
+        for t in &skipped {
+            line_breaks(t, ctx.src, &mut newlines);
+        }
         let (mut args, rparen) = collect_args(ctx, input, params.len(), m.variadic, &mut newlines)
             .ok_or_else(|| {
                 ctx.error(
@@ -372,7 +504,14 @@ impl Expander {
             })?;
         let (rlo, rhi) = rparen.origin.range();
         let use_site = Origin::Exp(nlo.min(rlo), nhi.max(rhi));
-        check_arity(ctx, &mac_name, params.len(), m.variadic, &mut args, use_site)?;
+        check_arity(
+            ctx,
+            &mac_name,
+            params.len(),
+            m.variadic,
+            &mut args,
+            use_site,
+        )?;
         let hs = hs_with(&hs_intersect(&name.hide, &rparen.hide), id);
         let body = self.substitute(ctx, &m, &args, depth, use_site, &mac_name)?;
         self.charge(ctx, body.len(), &mac_name, use_site)?;
@@ -384,10 +523,22 @@ impl Expander {
     }
 
     /// Replaces parameters in `m`'s body by the arguments and applies `#` and `##`.
-    fn substitute(&mut self, ctx: &Ctx, m: &Macro, args: &[Vec<Tok>], depth: usize, at: Origin, name: &str) -> Result<Vec<Tok>, PpError> {
+    fn substitute(
+        &mut self,
+        ctx: &Ctx,
+        m: &Macro,
+        args: &[Vec<Tok>],
+        depth: usize,
+        at: Origin,
+        name: &str,
+    ) -> Result<Vec<Tok>, PpError> {
         let body = &m.body;
         let is_paste = |k: usize| body.get(k).is_some_and(|t| t.is_punct("", "##"));
-        let va_index = if m.variadic { args.len().checked_sub(1) } else { None };
+        let va_index = if m.variadic {
+            args.len().checked_sub(1)
+        } else {
+            None
+        };
         let va_empty = va_index.is_none_or(|v| args[v].is_empty());
         let mut pieces = Vec::new();
         let mut va_opt_closes: Vec<usize> = Vec::new();
@@ -403,7 +554,10 @@ impl Expander {
                 if let Some(p) = m.param_of.get(i + 1).copied().flatten() {
                     let mut s = stringize(&args[p], ctx.src);
                     s.space_before = t.space_before;
-                    pieces.push(Piece::Toks { toks: vec![s], va: false });
+                    pieces.push(Piece::Toks {
+                        toks: vec![s],
+                        va: false,
+                    });
                     i += 2;
                     continue;
                 }
@@ -413,7 +567,11 @@ impl Expander {
                 i += 1;
                 continue;
             }
-            if m.variadic && t.kind == Kind::Ident && t.text("") == "__VA_OPT__" && body.get(i + 1).is_some_and(|n| n.is_punct("", "(")) {
+            if m.variadic
+                && t.kind == Kind::Ident
+                && t.text("") == "__VA_OPT__"
+                && body.get(i + 1).is_some_and(|n| n.is_punct("", "("))
+            {
                 let close = matching_paren(body, i + 1).unwrap_or(body.len());
                 if va_empty {
                     i = close + 1;
@@ -437,11 +595,17 @@ impl Expander {
                 if let Some(first) = toks.first_mut() {
                     first.space_before = t.space_before;
                 }
-                pieces.push(Piece::Toks { toks, va: Some(p) == va_index });
+                pieces.push(Piece::Toks {
+                    toks,
+                    va: Some(p) == va_index,
+                });
                 i += 1;
                 continue;
             }
-            pieces.push(Piece::Toks { toks: vec![t.clone()], va: false });
+            pieces.push(Piece::Toks {
+                toks: vec![t.clone()],
+                va: false,
+            });
             i += 1;
         }
         Ok(apply_pastes(pieces, ctx.src))
@@ -555,7 +719,11 @@ fn matching_paren(body: &[Tok], open: usize) -> Option<usize> {
 }
 
 /// Parses `a, b, ...)` starting after `(`; returns names, variadic flag, index after `)`.
-fn parse_params(toks: &[Tok], mut i: usize, src: &str) -> Result<(Vec<Rc<str>>, bool, usize), String> {
+fn parse_params(
+    toks: &[Tok],
+    mut i: usize,
+    src: &str,
+) -> Result<(Vec<Rc<str>>, bool, usize), String> {
     let mut names: Vec<Rc<str>> = Vec::new();
     i = skip_blank(toks, i);
     if toks.get(i).is_some_and(|t| t.is_punct(src, ")")) {
@@ -563,7 +731,9 @@ fn parse_params(toks: &[Tok], mut i: usize, src: &str) -> Result<(Vec<Rc<str>>, 
     }
     loop {
         i = skip_blank(toks, i);
-        let Some(t) = toks.get(i) else { return Err("missing `)`".into()) };
+        let Some(t) = toks.get(i) else {
+            return Err("missing `)`".into());
+        };
         let mut variadic = false;
         if t.is_punct(src, "...") {
             names.push("__VA_ARGS__".into());
@@ -574,12 +744,18 @@ fn parse_params(toks: &[Tok], mut i: usize, src: &str) -> Result<(Vec<Rc<str>>, 
                 return Err(format!("parameter `{n}` appears twice"));
             }
             names.push(n.into());
-            if toks.get(skip_blank(toks, i + 1)).is_some_and(|t| t.is_punct(src, "...")) {
+            if toks
+                .get(skip_blank(toks, i + 1))
+                .is_some_and(|t| t.is_punct(src, "..."))
+            {
                 i = skip_blank(toks, i + 1);
                 variadic = true;
             }
         } else {
-            return Err(format!("expected a parameter name, found `{}`", t.text(src)));
+            return Err(format!(
+                "expected a parameter name, found `{}`",
+                t.text(src)
+            ));
         }
         i = skip_blank(toks, i + 1);
         match toks.get(i) {
@@ -591,9 +767,34 @@ fn parse_params(toks: &[Tok], mut i: usize, src: &str) -> Result<(Vec<Rc<str>>, 
     }
 }
 
+/// Appends a token for each line ending inside the source token `t` (newlines, splices and
+/// multi-line comments consumed by a macro call), so the output keeps the line count.
+fn line_breaks(t: &Tok, src: &str, out: &mut Vec<Tok>) {
+    let Origin::Src(lo, hi) = t.origin else {
+        return;
+    };
+    let b = src.as_bytes();
+    for i in lo as usize..(hi as usize).min(b.len()) {
+        if b[i] == b'\n' {
+            let start = if i > lo as usize && b[i - 1] == b'\r' {
+                i - 1
+            } else {
+                i
+            };
+            out.push(Tok::src(Kind::Newline, start as u32, i as u32 + 1));
+        }
+    }
+}
+
 /// Collects the arguments of a macro call after its `(`; `None` if the input ends first.
 /// Whitespace becomes `space_before`; source line endings are kept in `newlines`.
-fn collect_args(ctx: &Ctx, input: &mut Input, nparams: usize, variadic: bool, newlines: &mut Vec<Tok>) -> Option<(Vec<Vec<Tok>>, Tok)> {
+fn collect_args(
+    ctx: &Ctx,
+    input: &mut Input,
+    nparams: usize,
+    variadic: bool,
+    newlines: &mut Vec<Tok>,
+) -> Option<(Vec<Vec<Tok>>, Tok)> {
     let mut args = Vec::new();
     let mut cur: Vec<Tok> = Vec::new();
     let mut depth = 0usize;
@@ -601,9 +802,7 @@ fn collect_args(ctx: &Ctx, input: &mut Input, nparams: usize, variadic: bool, ne
     loop {
         let mut t = input.next()?;
         if t.kind.is_blank() {
-            if t.kind == Kind::Newline && matches!(t.origin, Origin::Src(..)) {
-                newlines.push(t);
-            }
+            line_breaks(&t, ctx.src, newlines);
             space = true;
             continue;
         }
@@ -629,7 +828,14 @@ fn collect_args(ctx: &Ctx, input: &mut Input, nparams: usize, variadic: bool, ne
     }
 }
 
-fn check_arity(ctx: &Ctx, name: &str, nparams: usize, variadic: bool, args: &mut Vec<Vec<Tok>>, at: Origin) -> Result<(), PpError> {
+fn check_arity(
+    ctx: &Ctx,
+    name: &str,
+    nparams: usize,
+    variadic: bool,
+    args: &mut Vec<Vec<Tok>>,
+    at: Origin,
+) -> Result<(), PpError> {
     if nparams == 0 && args.len() == 1 && args[0].is_empty() {
         args.clear();
     }
@@ -639,6 +845,16 @@ fn check_arity(ctx: &Ctx, name: &str, nparams: usize, variadic: bool, args: &mut
     if args.len() == nparams {
         return Ok(());
     }
-    let expected = if variadic { format!("at least {}", nparams - 1) } else { nparams.to_string() };
-    Err(ctx.error(at, format!("macro `{name}` expects {expected} argument(s) but the call passes {}; fix the call", args.len())))
+    let expected = if variadic {
+        format!("at least {}", nparams - 1)
+    } else {
+        nparams.to_string()
+    };
+    Err(ctx.error(
+        at,
+        format!(
+            "macro `{name}` expects {expected} argument(s) but the call passes {}; fix the call",
+            args.len()
+        ),
+    ))
 }

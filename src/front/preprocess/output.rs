@@ -48,12 +48,20 @@ pub(crate) struct Output {
 
 impl Output {
     fn last_is_expansion(&self) -> bool {
-        matches!(self.segs.last(), Some(Segment { kind: SegKind::Expansion { .. }, .. }))
+        matches!(
+            self.segs.last(),
+            Some(Segment {
+                kind: SegKind::Expansion { .. },
+                ..
+            })
+        )
     }
 
     /// Appends `s`, copied verbatim from offset `src` of `file`.
     pub(crate) fn push_verbatim(&mut self, file: FileId, src: u32, s: &str) {
-        let Some(&first) = s.as_bytes().first() else { return };
+        let Some(&first) = s.as_bytes().first() else {
+            return;
+        };
         if self.last_is_expansion() {
             // The separating space belongs to the expansion before it.
             if let Some(&last) = self.text.as_bytes().last() {
@@ -68,18 +76,33 @@ impl Output {
                 && seg.src as usize + (self.text.len() - seg.out) == src as usize
         });
         if !contiguous {
-            self.segs.push(Segment { out: self.text.len(), file, src, kind: SegKind::Verbatim });
+            self.segs.push(Segment {
+                out: self.text.len(),
+                file,
+                src,
+                kind: SegKind::Verbatim,
+            });
         }
         self.text.push_str(s);
     }
 
     /// Appends the token `s` produced by the macro use `lo..hi` of `file`.
     pub(crate) fn push_expansion(&mut self, file: FileId, lo: u32, hi: u32, s: &str, space: bool) {
-        let Some(&first) = s.as_bytes().first() else { return };
+        let Some(&first) = s.as_bytes().first() else {
+            return;
+        };
         let kind = SegKind::Expansion { hi };
-        let same = self.segs.last().is_some_and(|seg| seg.kind == kind && seg.file == file && seg.src == lo);
+        let same = self
+            .segs
+            .last()
+            .is_some_and(|seg| seg.kind == kind && seg.file == file && seg.src == lo);
         if !same {
-            self.segs.push(Segment { out: self.text.len(), file, src: lo, kind });
+            self.segs.push(Segment {
+                out: self.text.len(),
+                file,
+                src: lo,
+                kind,
+            });
         }
         if let Some(&last) = self.text.as_bytes().last() {
             if !last.is_ascii_whitespace() && (space || needs_space(last, first)) {
@@ -95,7 +118,11 @@ impl Output {
         let b = text.as_bytes();
         for i in lo..hi.min(b.len()) {
             if b[i] == b'\n' {
-                let start = if i > lo && b[i - 1] == b'\r' { i - 1 } else { i };
+                let start = if i > lo && b[i - 1] == b'\r' {
+                    i - 1
+                } else {
+                    i
+                };
                 self.push_verbatim(file, start as u32, &text[start..=i]);
             }
         }
@@ -126,7 +153,9 @@ impl SegMap {
 
     /// Original `(file, offset)` of output byte `off`.
     pub(crate) fn origin(&self, off: usize) -> (FileId, u32) {
-        let Some(i) = self.find(off) else { return (FileId(0), 0) };
+        let Some(i) = self.find(off) else {
+            return (FileId(0), 0);
+        };
         let seg = self.segs[i];
         match seg.kind {
             SegKind::Verbatim => {
@@ -153,7 +182,9 @@ impl SegMap {
         if hi <= lo {
             return Span::new(file, start, start);
         }
-        let Some(mut i) = self.find(hi - 1) else { return Span::new(file, start, start) };
+        let Some(mut i) = self.find(hi - 1) else {
+            return Span::new(file, start, start);
+        };
         let mut last = hi - 1;
         // Clamp to the file of `lo`: walk back to the last segment of that file.
         while self.segs[i].file != file {
