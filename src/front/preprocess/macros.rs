@@ -822,7 +822,7 @@ fn collect_args(
                 _ => {}
             }
         }
-        t.space_before = space && !cur.is_empty();
+        t.space_before = (space || t.space_before) && !cur.is_empty();
         space = false;
         cur.push(t);
     }

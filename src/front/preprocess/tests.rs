@@ -108,6 +108,75 @@ fn painted_blue_macros_are_not_reexpanded() {
     assert_eq!(squash(&p.text), "2*9*g");
 }
 
+/// Output with all whitespace removed, for comparing against hand-derived expansions.
+fn dense(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[test]
+fn c_standard_example_3_expands_as_specified() {
+    let src = r#"#define x 3
+#define f(a) f(x * (a))
+#undef x
+#define x 2
+#define g f
+#define z z[0]
+#define h g(~
+#define m(a) a(w)
+#define w 0,1
+#define t(a) a
+#define p() int
+#define q(x) x
+#define r(x,y) x ## y
+#define str(x) # x
+f(y+1) + f(f(z)) % t(t(g)(0) + t)(1);
+g(x+(3,4)-w) | h 5) & m
+(f)^m(m);
+p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };
+char c[2][6] = { str(hello), str() };
+"#;
+    let want = r#"f(2 * (y+1)) + f(2 * (f(2 * (z[0])))) % f(2 * (0)) + t(1);
+f(2 * (2+(3,4)-0,1)) | f(2 * (~ 5)) & f(2 * (0,1))^m(0,1);
+int i[] = { 1, 23, 4, 5, };
+char c[2][6] = { "hello", "" };"#;
+    assert_eq!(dense(&pp(src).text), dense(want));
+}
+
+#[test]
+fn c_standard_example_4_stringizing_and_pasting() {
+    let src = r#"#define str(s) # s
+#define xstr(s) str(s)
+#define debug(s, t) printf("x" # s "= %d, x" # t "= %s", \
+ x ## s, x ## t)
+#define INCFILE(n) vers ## n
+#define glue(a, b) a ## b
+#define xglue(a, b) glue(a, b)
+#define HIGHLOW "hello"
+#define LOW LOW ", world"
+debug(1, 2);
+fputs(str(strncmp("abc\0d", "abc", '\4') // this goes away
+ == 0) str(: @\n), s);
+xstr(INCFILE(2).h)
+glue(HIGH, LOW);
+xglue(HIGH, LOW)
+"#;
+    let p = pp(src);
+    // The multi-line call keeps its line ending (after its expansion), so compare squashed text.
+    let text = squash(&p.text);
+    assert!(
+        text.contains(r#"printf("x" "1" "= %d, x" "2" "= %s", x1, x2);"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"fputs("strncmp(\"abc\\0d\", \"abc\", '\\4') == 0" ": @\n", s);"#),
+        "{text}"
+    );
+    assert!(text.contains(r#""vers2.h""#), "{text}");
+    assert!(text.contains(r#""hello";"#), "{text}");
+    assert!(text.contains(r#""hello" ", world""#), "{text}");
+    assert_eq!(p.text.matches('\n').count(), src.matches('\n').count());
+}
+
 #[test]
 fn runaway_exponential_expansion_is_an_error_not_a_hang() {
     let mut src = String::from("#define A0 x x\n");
@@ -504,7 +573,7 @@ fn ten_megabytes_preprocess_quickly() {
     assert!(elapsed.as_secs_f64() < 1.0, "took {elapsed:?}");
 }
 
-/// C-like text without `#`, backslashes at line ends, or identifiers that are predefined macros.
+/// C-like text (with line splices) without `#` or identifiers that are predefined macros.
 fn c_like_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         "[a-z_][a-z0-9_]{0,6}",
@@ -513,6 +582,8 @@ fn c_like_text() -> impl Strategy<Value = String> {
         Just("\t".to_string()),
         Just("\n".to_string()),
         Just("\r\n".to_string()),
+        Just("\\\n".to_string()),
+        Just("\\".to_string()),
         "[-+*/%<>=!&|^~?:;,.(){}\\[\\]]",
         "\"[a-z #\\\\]{0,5}\"",
         "'[a-z]'",
