@@ -8,6 +8,7 @@
 //! `#include` line.
 
 mod driver;
+mod expand;
 mod expr;
 mod lex;
 mod macros;

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use autosync_oracle::ir::{FileId, SourceFile, Span};
 
+use super::expand::{Ctx, Expander};
 use super::expr;
 use super::lex::{lex_all, skip_blank, Cursor, Kind, Tok};
-use super::macros::{Ctx, Expander};
 use super::output::Output;
 use super::{PpError, PpOptions};
 
@@ -94,7 +94,7 @@ impl<'o> Driver<'o> {
             .chain(opts.defines.iter().cloned());
         for (name, value) in defines {
             let def = format!("{} {}", name, value.as_deref().unwrap_or("1"));
-            d.exp.define(&lex_all(&def, 0), &def).map_err(|m| {
+            d.exp.table.define(&lex_all(&def, 0), &def).map_err(|m| {
                 err(
                     Span::DUMMY,
                     format!("invalid definition `-D {name}`: {m}; write it as NAME or NAME=VALUE"),
@@ -233,9 +233,13 @@ impl<'o> Driver<'o> {
                     .ok_or_else(|| err(span, "#endif without a matching #if; remove it"))?;
             }
             _ if !active => {}
-            "define" => self.exp.define(rest, text).map_err(|m| err(span, m))?,
+            "define" => self
+                .exp
+                .table
+                .define(rest, text)
+                .map_err(|m| err(span, m))?,
             "undef" => match rest.get(skip_blank(rest, 0)) {
-                Some(t) if t.kind == Kind::Ident => self.exp.undef(t.text(text)),
+                Some(t) if t.kind == Kind::Ident => self.exp.table.undef(t.text(text)),
                 _ => return Err(err(span, "#undef needs a macro name, e.g. `#undef N`")),
             },
             "include" => {
@@ -296,7 +300,7 @@ impl<'o> Driver<'o> {
         if kind != "if" {
             return match rest.get(skip_blank(rest, 0)) {
                 Some(t) if t.kind == Kind::Ident => {
-                    Ok(self.exp.is_defined(t.text(text)) == (kind == "ifdef"))
+                    Ok(self.exp.table.is_defined(t.text(text)) == (kind == "ifdef"))
                 }
                 _ => Err(err(
                     span,
@@ -448,7 +452,7 @@ fn resolve_defined(toks: &[Tok], src: &str, exp: &Expander) -> Result<Vec<Tok>, 
         let Some(name) = toks.get(j).filter(|t| t.kind == Kind::Ident) else {
             return Err("`defined` needs a macro name: `defined(NAME)` or `defined NAME`".into());
         };
-        let value = if exp.is_defined(name.text(src)) {
+        let value = if exp.table.is_defined(name.text(src)) {
             "1"
         } else {
             "0"
