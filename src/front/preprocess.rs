@@ -48,6 +48,12 @@ impl Preprocessed {
         self.map.origin(offset)
     }
 
+    /// Whether byte `offset` of `text` was produced by a macro expansion rather than copied from
+    /// a file (edits must not be placed inside expansions).
+    pub fn is_expanded(&self, offset: usize) -> bool {
+        self.map.is_expanded(offset)
+    }
+
     /// Maps the output range `lo..hi` to an original span: `lo` maps through [`Self::origin`],
     /// the end to the end of the source byte or macro use that produced byte `hi - 1` (so a range
     /// covering a whole macro use maps to the whole use). If the ends lie in different files, the

@@ -634,6 +634,10 @@ proptest! {
                 prop_assert!(o as usize <= p.texts[f.0 as usize].len());
                 let s = p.origin_span(i, (i + 3).min(p.text.len()));
                 prop_assert!(s.lo <= s.hi);
+                // Copied bytes map to the very same byte of the original file.
+                if i < p.text.len() && !p.is_expanded(i) {
+                    prop_assert_eq!(p.texts[f.0 as usize].as_bytes()[o as usize], p.text.as_bytes()[i]);
+                }
             }
         }
     }
