@@ -8,6 +8,7 @@
 //! `#include` line.
 
 mod driver;
+mod expand;
 mod expr;
 mod lex;
 mod macros;
@@ -45,6 +46,12 @@ impl Preprocessed {
     /// Maps a byte offset of `text` to the original file position it came from.
     pub fn origin(&self, offset: usize) -> (FileId, u32) {
         self.map.origin(offset)
+    }
+
+    /// Whether byte `offset` of `text` was produced by a macro expansion rather than copied from
+    /// a file (edits must not be placed inside expansions).
+    pub fn is_expanded(&self, offset: usize) -> bool {
+        self.map.is_expanded(offset)
     }
 
     /// Maps the output range `lo..hi` to an original span: `lo` maps through [`Self::origin`],

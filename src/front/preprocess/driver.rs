@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use autosync_oracle::ir::{FileId, SourceFile, Span};
 
+use super::expand::{Ctx, Expander};
 use super::expr;
 use super::lex::{lex_all, skip_blank, Cursor, Kind, Tok};
-use super::macros::{Ctx, Expander, Input, Sink};
 use super::output::Output;
 use super::{PpError, PpOptions};
 
@@ -94,7 +94,7 @@ impl<'o> Driver<'o> {
             .chain(opts.defines.iter().cloned());
         for (name, value) in defines {
             let def = format!("{} {}", name, value.as_deref().unwrap_or("1"));
-            d.exp.define(&lex_all(&def, 0), &def).map_err(|m| {
+            d.exp.table.define(&lex_all(&def, 0), &def).map_err(|m| {
                 err(
                     Span::DUMMY,
                     format!("invalid definition `-D {name}`: {m}; write it as NAME or NAME=VALUE"),
@@ -120,9 +120,7 @@ impl<'o> Driver<'o> {
                     file: fid,
                     lines: &self.files[fid.0 as usize],
                 };
-                let mut input = Input::file(&mut cursor);
-                self.exp
-                    .run(&ctx, &mut input, &mut Sink::Out(&mut self.out), 0)?;
+                self.exp.run_file(&ctx, &mut cursor, &mut self.out)?;
             } else {
                 while !cursor.eof() && !cursor.at_directive() {
                     let (start, _, end) = cursor.read_line();
@@ -230,21 +228,24 @@ impl<'o> Driver<'o> {
                 c.seen_else = true;
             }
             "endif" => {
-                if conds.pop().is_none() {
-                    return Err(err(span, "#endif without a matching #if; remove it"));
-                }
+                conds
+                    .pop()
+                    .ok_or_else(|| err(span, "#endif without a matching #if; remove it"))?;
             }
             _ if !active => {}
-            "define" => self.exp.define(rest, text).map_err(|m| err(span, m))?,
+            "define" => self
+                .exp
+                .table
+                .define(rest, text)
+                .map_err(|m| err(span, m))?,
             "undef" => match rest.get(skip_blank(rest, 0)) {
-                Some(t) if t.kind == Kind::Ident => self.exp.undef(t.text(text)),
+                Some(t) if t.kind == Kind::Ident => self.exp.table.undef(t.text(text)),
                 _ => return Err(err(span, "#undef needs a macro name, e.g. `#undef N`")),
             },
             "include" => {
                 self.include(fid, text, rest, span, depth)?;
-                // The line's own ending follows the spliced file.
-                self.out
-                    .push_line_breaks(fid, text, line.content_end, line.end);
+                // The line's own line endings follow the spliced file.
+                self.out.push_line_breaks(fid, text, line.start, line.end);
                 return Ok(());
             }
             "pragma" => {
@@ -299,7 +300,7 @@ impl<'o> Driver<'o> {
         if kind != "if" {
             return match rest.get(skip_blank(rest, 0)) {
                 Some(t) if t.kind == Kind::Ident => {
-                    Ok(self.exp.is_defined(t.text(text)) == (kind == "ifdef"))
+                    Ok(self.exp.table.is_defined(t.text(text)) == (kind == "ifdef"))
                 }
                 _ => Err(err(
                     span,
@@ -451,7 +452,7 @@ fn resolve_defined(toks: &[Tok], src: &str, exp: &Expander) -> Result<Vec<Tok>, 
         let Some(name) = toks.get(j).filter(|t| t.kind == Kind::Ident) else {
             return Err("`defined` needs a macro name: `defined(NAME)` or `defined NAME`".into());
         };
-        let value = if exp.is_defined(name.text(src)) {
+        let value = if exp.table.is_defined(name.text(src)) {
             "1"
         } else {
             "0"

@@ -166,6 +166,12 @@ impl SegMap {
         }
     }
 
+    /// Whether output byte `off` was produced by a macro expansion (not copied from a file).
+    pub(crate) fn is_expanded(&self, off: usize) -> bool {
+        self.find(off)
+            .is_some_and(|i| matches!(self.segs[i].kind, SegKind::Expansion { .. }))
+    }
+
     /// Original end offset of the byte at `off`: one past it when verbatim, the end of the use
     /// site when produced by a macro.
     fn origin_end(&self, i: usize, off: usize) -> u32 {
