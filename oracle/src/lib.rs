@@ -4,6 +4,7 @@
 pub mod ir;
 pub mod print;
 pub mod report;
+pub mod sdv;
 pub mod tree;
 
 #[cfg(test)]
