@@ -27,28 +27,42 @@ pub(crate) fn geometry(k: &Kernel) -> Geometry {
 /// Range constraints of the geometry and of the given threads' coordinates.
 pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadVars]) -> Vec<Bool> {
     let mut out = Vec::new();
+    let used = used_dims(k);
     let one = BV::from_u64(1, 32);
+    // CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535.
+    let block_max = [1024u64, 1024, 64];
+    let grid_max = [u32::MAX as u64 >> 1, 65535, 65535];
     if k.launch.block_dim.is_none() {
         let wide: Vec<BV> = g.bdim.iter().map(|d| d.zero_ext(32)).collect();
         let total = wide[0].bvmul(&wide[1]).bvmul(&wide[2]);
-        for d in &g.bdim {
-            out.push(d.bvuge(&one));
-            out.push(d.bvule(BV::from_u64(1024, 32)));
+        for (i, d) in g.bdim.iter().enumerate() {
+            if used.thread[i] {
+                out.push(d.bvuge(&one));
+                out.push(d.bvule(BV::from_u64(block_max[i], 32)));
+            } else {
+                // A dimension the kernel never looks at is assumed to be 1.
+                out.push(d.eq(&one));
+            }
         }
         out.push(total.bvule(BV::from_u64(1024, 64)));
     }
     if k.launch.grid_dim.is_none() {
-        for d in &g.gdim {
-            out.push(d.bvuge(&one));
+        for (i, d) in g.gdim.iter().enumerate() {
+            if used.block[i] {
+                out.push(d.bvuge(&one));
+                out.push(d.bvule(BV::from_u64(grid_max[i], 32)));
+            } else {
+                out.push(d.eq(&one));
+            }
         }
     }
-    // Assumed launch limit: fewer than 2^32 threads per grid dimension, so the usual 32-bit
-    // global index `blockIdx * blockDim + threadIdx` does not wrap around.
+    // Assumed launch limit: fewer than 2^31 threads per grid dimension, so the usual global
+    // index `blockIdx * blockDim + threadIdx` fits in an `int`.
     for (gd, bd) in g.gdim.iter().zip(&g.bdim) {
         out.push(
             gd.zero_ext(32)
                 .bvmul(bd.zero_ext(32))
-                .bvule(BV::from_u64(u32::MAX as u64, 64)),
+                .bvule(BV::from_u64(i32::MAX as u64, 64)),
         );
     }
     for t in threads {
@@ -58,6 +72,61 @@ pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadV
         }
     }
     out
+}
+
+/// Which thread and block dimensions a kernel mentions.
+struct UsedDims {
+    thread: [bool; 3],
+    block: [bool; 3],
+}
+
+fn used_dims(k: &Kernel) -> UsedDims {
+    let mut u = UsedDims {
+        thread: [false; 3],
+        block: [false; 3],
+    };
+    let mut see = |e: &Expr| {
+        e.for_each_builtin(&mut |b| match b {
+            Builtin::ThreadIdx(d) | Builtin::BlockDim(d) => u.thread[d.index()] = true,
+            Builtin::BlockIdx(d) | Builtin::GridDim(d) => u.block[d.index()] = true,
+            Builtin::WarpSize => {}
+        })
+    };
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| for_each_expr(s, &mut see));
+    // x always exists; an unused x dimension still may have many threads.
+    u.thread[0] = true;
+    u.block[0] = true;
+    u
+}
+
+/// Calls `f` on every expression directly inside statement `s` (not nested statements).
+pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    match &s.kind {
+        StmtKind::Basic(ops) => {
+            for op in ops {
+                match op {
+                    Op::Assign(_, e) => f(e),
+                    Op::Read(_, a) | Op::Atomic(_, a) => f(&a.offset),
+                    Op::Write(a, e) => {
+                        f(&a.offset);
+                        f(e)
+                    }
+                }
+            }
+        }
+        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } | StmtKind::Assume(cond) => f(cond),
+        StmtKind::Barrier(Barrier::NamedSync { id, count }, _) => {
+            f(id);
+            if let Some(c) = count {
+                f(c)
+            }
+        }
+        StmtKind::Barrier(Barrier::NamedArrive { id, count }, _) => {
+            f(id);
+            f(count)
+        }
+        _ => {}
+    }
 }
 
 /// Linear thread index within the block (64 bits).
@@ -224,7 +293,8 @@ impl<'k> Engine<'k> {
         self.queries += 1;
         self.solver.push();
         self.solver.assert(&formula);
-        let outcome = match self.solver.check() {
+        let res = self.solver.check();
+        let outcome = match res {
             SatResult::Unsat => Outcome::Unsat,
             SatResult::Unknown => Outcome::Unknown,
             SatResult::Sat => match self.solver.get_model() {

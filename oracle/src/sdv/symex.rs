@@ -85,6 +85,9 @@ pub(crate) struct Walk {
     pub after: HashMap<Label, PointTerms>,
     /// The iteration counter of every loop (32 bits).
     pub iters: HashMap<Label, BV>,
+    /// The value of every `if` and loop condition, with the point where it is evaluated (for a
+    /// loop: at the head of the summarised iteration).
+    pub conds: HashMap<Label, (PointTerms, Bool)>,
 }
 
 struct Frame {
@@ -112,6 +115,8 @@ pub(crate) fn walk(
         facts: Bool::from_bool(true),
         frames: Vec::new(),
         counter: 0,
+        ub: Vec::new(),
+        cond_depth: 0,
         out: Walk::default(),
     };
     w.block(&k.body);
@@ -129,6 +134,10 @@ struct Walker<'a> {
     facts: Bool,
     frames: Vec<Frame>,
     counter: u32,
+    /// No-signed-overflow conditions of the expressions evaluated since the last flush.
+    ub: Vec<Bool>,
+    /// Inside an operand that C may not evaluate (`?:` branches, right of `&&`/`||`).
+    cond_depth: u32,
     out: Walk,
 }
 
@@ -280,8 +289,10 @@ impl<'a> Walker<'a> {
             Expr::Select(c, a, b) => {
                 let c = self.eval_bool(c);
                 let ta = type_of(self.k, a);
+                self.cond_depth += 1;
                 let x = self.eval(a);
                 let y = self.eval_as(b, ta);
+                self.cond_depth -= 1;
                 match (x, y) {
                     (Val::Bv(x), Val::Bv(y)) if x.get_size() == y.get_size() => {
                         Val::Bv(c.ite(&x, &y))
@@ -304,7 +315,10 @@ impl<'a> Walker<'a> {
         use BinOp::*;
         let sh = self.uniform_expr(e);
         if matches!(op, And | Or) {
-            let (x, y) = (self.eval_bool(a), self.eval_bool(b));
+            let x = self.eval_bool(a);
+            self.cond_depth += 1;
+            let y = self.eval_bool(b);
+            self.cond_depth -= 1;
             return Val::B(if op == And {
                 Bool::and(&[x, y])
             } else {
@@ -336,9 +350,11 @@ impl<'a> Walker<'a> {
                 let bv = |r: BV| Val::Bv(r);
                 let pb = |r: Bool| Val::B(r);
                 match op {
-                    Add => bv(x.bvadd(&y)),
-                    Sub => bv(x.bvsub(&y)),
-                    Mul => bv(x.bvmul(&y)),
+                    Add | Sub | Mul if s && self.cond_depth == 0 => {
+                        self.no_signed_overflow(op, &x, &y);
+                        self.eval_bin_bits(op, &x, &y)
+                    }
+                    Add | Sub | Mul => self.eval_bin_bits(op, &x, &y),
                     Div if s => bv(x.bvsdiv(&y)),
                     Div => bv(x.bvudiv(&y)),
                     Rem if s => bv(x.bvsrem(&y)),
@@ -365,6 +381,32 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Signed overflow is undefined behaviour in C: executions that reach a race do not have it.
+    fn no_signed_overflow(&mut self, op: BinOp, x: &BV, y: &BV) {
+        let conds = match op {
+            BinOp::Add => [x.bvadd_no_overflow(y, true), x.bvadd_no_underflow(y)],
+            BinOp::Sub => [x.bvsub_no_overflow(y), x.bvsub_no_underflow(y, true)],
+            _ => [x.bvmul_no_overflow(y, true), x.bvmul_no_underflow(y)],
+        };
+        self.ub.extend(conds);
+    }
+
+    fn eval_bin_bits(&self, op: BinOp, x: &BV, y: &BV) -> Val {
+        Val::Bv(match op {
+            BinOp::Add => x.bvadd(y),
+            BinOp::Sub => x.bvsub(y),
+            _ => x.bvmul(y),
+        })
+    }
+
+    /// Records the pending no-overflow conditions as facts of the current point.
+    fn flush_ub(&mut self) {
+        if !self.ub.is_empty() {
+            let all = Bool::and(&std::mem::take(&mut self.ub));
+            self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&all)]);
+        }
+    }
+
     fn assign(&mut self, v: VarId, e: &Expr) {
         let ty = self
             .k
@@ -373,6 +415,7 @@ impl<'a> Walker<'a> {
             .map(|x| x.ty)
             .unwrap_or(ScalarTy::Opaque);
         let val = self.eval_as(e, ty);
+        self.flush_ub();
         self.env.insert(v, val);
     }
 
@@ -391,6 +434,12 @@ impl<'a> Walker<'a> {
         let Val::Bv(offset) = self.eval_as(&acc.offset, ScalarTy::I64) else {
             unreachable!("int conversion yields bit-vectors")
         };
+        // The offset's no-overflow conditions concern this access only: keeping them out of
+        // the facts of later points keeps later queries small.
+        let facts0 = self.facts.clone();
+        self.flush_ub();
+        let at = self.point();
+        self.facts = facts0;
         let mut loop_vals = Vec::new();
         let vars: Vec<VarId> = self.frames.iter().filter_map(|f| f.var).collect();
         for v in vars {
@@ -401,7 +450,7 @@ impl<'a> Walker<'a> {
         self.out.sites.insert(
             (label, op),
             SiteTerms {
-                at: self.point(),
+                at,
                 offset,
                 loop_vals,
             },
@@ -434,6 +483,7 @@ impl<'a> Walker<'a> {
             }
             StmtKind::Assume(e) => {
                 let c = self.eval_bool(e);
+                self.flush_ub();
                 self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&c)]);
             }
             StmtKind::Barrier(..) => {}
@@ -444,7 +494,7 @@ impl<'a> Walker<'a> {
                 cond,
                 then_blk,
                 else_blk,
-            } => self.if_(cond, then_blk, else_blk),
+            } => self.if_(s.label, cond, then_blk, else_blk),
             StmtKind::Loop {
                 kind,
                 header,
@@ -457,8 +507,10 @@ impl<'a> Walker<'a> {
         self.out.after.insert(s.label, self.point());
     }
 
-    fn if_(&mut self, cond: &Expr, then_blk: &Block, else_blk: &Block) {
+    fn if_(&mut self, label: Label, cond: &Expr, then_blk: &Block, else_blk: &Block) {
         let c = self.eval_bool(cond);
+        self.flush_ub();
+        self.out.conds.insert(label, (self.point(), c.clone()));
         let env0 = self.env.clone();
         let ctrl0 = self.ctrl.clone();
         let then_ctrl = Bool::and(&[ctrl0.clone(), c.clone()]);
@@ -563,6 +615,7 @@ impl<'a> Walker<'a> {
         var: Option<VarId>,
     ) {
         let entry_ctrl = self.ctrl.clone();
+        let entry_facts = self.facts.clone();
         let mods = modified_vars(header, body, step);
         let shared = self.shared.contains(&label) && self.context_shared();
         // Lock step: both threads are in the same iteration r of a shared loop.
@@ -599,6 +652,8 @@ impl<'a> Walker<'a> {
                 self.stmt(h);
             }
             let c = self.eval_bool(cond);
+            self.flush_ub();
+            self.out.conds.insert(label, (self.point(), c.clone()));
             self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
         }
         let body_ctrl = self.ctrl.clone();
@@ -620,7 +675,9 @@ impl<'a> Walker<'a> {
             for h in header {
                 self.stmt(h);
             }
-            let _ = self.eval_bool(cond);
+            let c = self.eval_bool(cond);
+            self.ub.clear();
+            self.out.conds.insert(label, (self.point(), c));
         }
         self.frames.pop();
         // After the loop: fresh values, shared when both threads are in the same iteration of
@@ -628,8 +685,12 @@ impl<'a> Walker<'a> {
         let outer_shared = self.context_shared();
         self.havoc(label, &mods, "x", outer_shared);
         self.ctrl = entry_ctrl;
+        // Facts of the summarised iteration speak about its own fresh values, which nothing
+        // after the loop refers to: dropping them keeps later queries small.
+        self.facts = entry_facts;
         if !has_jump(body, &|k| matches!(k, StmtKind::Break)) {
             let c = self.eval_bool(cond);
+            self.flush_ub();
             self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(c.not())]);
         }
     }
@@ -652,6 +713,7 @@ impl Walker<'_> {
                 let Val::Bv(e) = self.eval_as(step, ty) else {
                     return None;
                 };
+                self.ub.clear();
                 let delta = resize(r, w, false).bvmul(&e);
                 let val = if *sub {
                     init.bvsub(&delta)

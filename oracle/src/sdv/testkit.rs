@@ -37,6 +37,21 @@ pub(crate) fn ub(op: BinOp, a: Expr, b: Expr) -> Expr {
     bin(op, ScalarTy::U32, a, b)
 }
 
+/// Signed 32-bit `op`.
+pub(crate) fn ib(op: BinOp, a: Expr, b: Expr) -> Expr {
+    bin(op, ScalarTy::I32, a, b)
+}
+
+/// `(int)e`.
+pub(crate) fn to_int(e: Expr) -> Expr {
+    Expr::Cast(ScalarTy::I32, Box::new(e))
+}
+
+/// A signed 32-bit constant.
+pub(crate) fn i(v: i64) -> Expr {
+    Expr::int(v)
+}
+
 impl Kb {
     /// An empty kernel with the given block size (`None`: symbolic).
     pub fn new(block_dim: Option<[u32; 3]>) -> Kb {

@@ -7,11 +7,10 @@
 //! non-uniform). A label whose predicate is syntactically thread-dependent is then checked with
 //! Z3: if no two threads of one warp can disagree on it, it is warp-uniform.
 
-use super::symex::{self, PointTerms, ThreadVars};
+use super::symex::{self, ThreadVars};
 use crate::ir::*;
 use crate::tree::Position;
 use std::collections::{HashMap, HashSet};
-use z3::ast::Bool;
 use z3::{SatResult, Solver};
 
 /// How uniform the predicate of a label is.
@@ -80,35 +79,41 @@ pub fn uniformity(k: &Kernel) -> Uniformity {
         }
         nu = next;
     };
-    let warp = WarpCheck::new(k, &nu);
-    let mut memo: HashMap<(Bool, Bool, Bool, Bool), Level> = HashMap::new();
-    let mut classify = |cause: Option<Label>, pt: Option<(&PointTerms, &PointTerms)>| {
-        let level = match (cause, pt) {
-            (None, _) => Level::Block,
-            (Some(_), None) => Level::Thread,
-            (Some(_), Some((p1, p2))) => {
-                let key = (
-                    p1.ctrl.clone(),
-                    p1.facts.clone(),
-                    p2.ctrl.clone(),
-                    p2.facts.clone(),
-                );
-                *memo.entry(key).or_insert_with(|| warp.level(p1, p2))
-            }
-        };
-        (level, cause)
+    // A predicate built from conditions that each agree across the lanes of a warp agrees
+    // across the lanes of a warp: one solver query per non-uniform condition suffices.
+    let mut sources: Vec<Label> = taint
+        .before
+        .values()
+        .chain(taint.after.values())
+        .flatten()
+        .copied()
+        .collect();
+    sources.sort();
+    sources.dedup();
+    let mut cond_level: HashMap<Label, Level> = HashMap::new();
+    if !sources.is_empty() {
+        let warp = WarpCheck::new(k, &nu);
+        for src in sources {
+            cond_level.insert(src, warp.level(src));
+        }
+    }
+    let classify = |srcs: &Srcs| {
+        let level = srcs
+            .iter()
+            .map(|s| cond_level.get(s).copied().unwrap_or(Level::Thread))
+            .max()
+            .unwrap_or(Level::Block);
+        (level, srcs.last().copied())
     };
     let mut u = Uniformity {
         nu_vars: nu.clone(),
         ..Default::default()
     };
-    for (&l, &cause) in &taint.before {
-        let pt = warp.w1.before.get(&l).zip(warp.w2.before.get(&l));
-        u.before.insert(l, classify(cause, pt));
+    for (&l, srcs) in &taint.before {
+        u.before.insert(l, classify(srcs));
     }
-    for (&l, &cause) in &taint.after {
-        let pt = warp.w1.after.get(&l).zip(warp.w2.after.get(&l));
-        u.after.insert(l, classify(cause, pt));
+    for (&l, srcs) in &taint.after {
+        u.after.insert(l, classify(srcs));
     }
     u
 }
@@ -121,10 +126,10 @@ pub(crate) fn nu_expr(e: &Expr, nu: &HashSet<VarId>) -> bool {
     r
 }
 
-fn update_vars(b: &Block, before: &HashMap<Label, Option<Label>>, nu: &mut HashSet<VarId>) {
+fn update_vars(b: &Block, before: &HashMap<Label, Srcs>, nu: &mut HashSet<VarId>) {
     crate::tree::for_each_stmt(b, &mut |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
-            let divergent = before.get(&s.label).copied().flatten().is_some();
+            let divergent = before.get(&s.label).is_some_and(|x| !x.is_empty());
             for op in ops {
                 match op {
                     Op::Assign(v, e) if divergent || nu_expr(e, nu) => {
@@ -140,16 +145,33 @@ fn update_vars(b: &Block, before: &HashMap<Label, Option<Label>>, nu: &mut HashS
     });
 }
 
-/// The syntactic pass: for each label, the innermost non-uniform condition (if any) that its
-/// predicate depends on.
+/// The non-uniform conditions a predicate depends on (innermost last; empty: uniform).
+type Srcs = Vec<Label>;
+
+fn join(a: &Srcs, b: &Srcs) -> Srcs {
+    let mut out = a.clone();
+    for l in b {
+        if !out.contains(l) {
+            out.push(*l);
+        }
+    }
+    out
+}
+
+fn with(a: &Srcs, l: Label) -> Srcs {
+    join(a, &vec![l])
+}
+
+/// The syntactic pass: for each label, the non-uniform conditions its predicate depends on.
 struct Taint<'a> {
     nu: &'a HashSet<VarId>,
-    before: HashMap<Label, Option<Label>>,
-    after: HashMap<Label, Option<Label>>,
-    /// A `return` under a non-uniform predicate was passed: everything later is non-uniform.
-    ret: Option<Label>,
-    /// A `break` under a non-uniform predicate in the current loop.
-    brk: Option<Label>,
+    before: HashMap<Label, Srcs>,
+    after: HashMap<Label, Srcs>,
+    /// Conditions of `return`s under non-uniform predicates passed so far: everything later
+    /// depends on them.
+    ret: Srcs,
+    /// Conditions of `break`s under non-uniform predicates in the current loop.
+    brk: Srcs,
 }
 
 impl<'a> Taint<'a> {
@@ -158,45 +180,44 @@ impl<'a> Taint<'a> {
             nu,
             before: HashMap::new(),
             after: HashMap::new(),
-            ret: None,
-            brk: None,
+            ret: Vec::new(),
+            brk: Vec::new(),
         };
-        t.block(&k.body, None);
+        t.block(&k.body, &Vec::new());
         t
     }
 
-    fn eff(&self, cur: Option<Label>) -> Option<Label> {
-        cur.or(self.ret)
+    fn eff(&self, cur: &Srcs) -> Srcs {
+        join(&self.ret, cur)
     }
 
-    /// Walks a block; returns the cause of a non-uniform jump that leaves it (the code after it
-    /// in the same iteration runs under a non-uniform predicate).
-    fn block(&mut self, b: &Block, cur: Option<Label>) -> Option<Label> {
+    /// Walks a block; returns the conditions of non-uniform jumps that leave it (the code after
+    /// it in the same iteration runs under a predicate depending on them).
+    fn block(&mut self, b: &Block, cur: &Srcs) -> Srcs {
         self.before.insert(b.label, self.eff(cur));
-        let mut c = cur;
-        let mut esc = None;
+        let mut c = cur.clone();
+        let mut esc = Vec::new();
         for s in &b.stmts {
-            if let Some(j) = self.stmt(s, c) {
-                c = c.or(Some(j));
-                esc = esc.or(Some(j));
-            }
+            let j = self.stmt(s, &c);
+            c = join(&c, &j);
+            esc = join(&esc, &j);
         }
         esc
     }
 
-    fn stmt(&mut self, s: &Stmt, cur: Option<Label>) -> Option<Label> {
+    fn stmt(&mut self, s: &Stmt, cur: &Srcs) -> Srcs {
         let cur = self.eff(cur);
-        self.before.insert(s.label, cur);
+        self.before.insert(s.label, cur.clone());
         let esc = match &s.kind {
-            StmtKind::Basic(_) | StmtKind::Barrier(..) | StmtKind::Assume(_) => None,
+            StmtKind::Basic(_) | StmtKind::Barrier(..) | StmtKind::Assume(_) => Vec::new(),
             StmtKind::Break => {
-                self.brk = self.brk.or(cur);
-                cur
+                self.brk = join(&self.brk, &cur);
+                cur.clone()
             }
-            StmtKind::Continue => cur,
+            StmtKind::Continue => cur.clone(),
             StmtKind::Return => {
-                self.ret = self.ret.or(cur);
-                cur
+                self.ret = join(&self.ret, &cur);
+                cur.clone()
             }
             StmtKind::If {
                 cond,
@@ -204,13 +225,13 @@ impl<'a> Taint<'a> {
                 else_blk,
             } => {
                 let inner = if nu_expr(cond, self.nu) {
-                    Some(s.label)
+                    with(&cur, s.label)
                 } else {
-                    cur
+                    cur.clone()
                 };
-                let e1 = self.block(then_blk, inner);
-                let e2 = self.block(else_blk, inner);
-                e1.or(e2)
+                let e1 = self.block(then_blk, &inner);
+                let e2 = self.block(else_blk, &inner);
+                join(&e1, &e2)
             }
             StmtKind::Loop {
                 header,
@@ -220,30 +241,28 @@ impl<'a> Taint<'a> {
                 ..
             } => {
                 let inner = if nu_expr(cond, self.nu) {
-                    Some(s.label)
+                    with(&cur, s.label)
                 } else {
-                    cur
+                    cur.clone()
                 };
-                let saved = self.brk.take();
-                let ret0 = self.ret;
-                self.loop_pass(header, body, step, inner);
+                let saved = std::mem::take(&mut self.brk);
+                let ret0 = self.ret.clone();
+                self.loop_pass(header, body, step, &inner);
                 // A non-uniform break or return disables threads for all later iterations:
-                // the whole loop runs under a non-uniform predicate.
-                // The jump is reported as the cause even when it also made the guard non-uniform
-                // (a loop counter stepped only by the threads that did not break).
-                let cause = self.brk.or(if ret0.is_none() { self.ret } else { None });
-                if let Some(c) = cause {
-                    self.loop_pass(header, body, step, Some(c));
+                // the whole loop runs under a predicate depending on it.
+                let cause = join(&self.brk, &self.ret[ret0.len()..].to_vec());
+                if !cause.is_empty() {
+                    self.loop_pass(header, body, step, &join(&inner, &cause));
                 }
                 self.brk = saved;
-                None
+                Vec::new()
             }
         };
-        self.after.insert(s.label, self.eff(cur.or(esc)));
+        self.after.insert(s.label, self.eff(&join(&cur, &esc)));
         esc
     }
 
-    fn loop_pass(&mut self, header: &[Stmt], body: &Block, step: &[Stmt], inner: Option<Label>) {
+    fn loop_pass(&mut self, header: &[Stmt], body: &Block, step: &[Stmt], inner: &Srcs) {
         for h in header {
             self.stmt(h, inner);
         }
@@ -288,12 +307,18 @@ impl WarpCheck {
         WarpCheck { solver, w1, w2 }
     }
 
-    /// [`Level::Warp`] when no two threads of one warp can disagree on the predicate.
-    fn level(&self, p1: &PointTerms, p2: &PointTerms) -> Level {
+    /// [`Level::Warp`] when no two threads of one warp that reach condition `src` can evaluate
+    /// it differently.
+    fn level(&self, src: Label) -> Level {
+        let (Some(c1), Some(c2)) = (self.w1.conds.get(&src), self.w2.conds.get(&src)) else {
+            return Level::Thread;
+        };
         self.solver.push();
-        self.solver.assert(&p1.facts);
-        self.solver.assert(&p2.facts);
-        self.solver.assert(p1.ctrl.xor(&p2.ctrl));
+        for p in [&c1.0, &c2.0] {
+            self.solver.assert(&p.ctrl);
+            self.solver.assert(&p.facts);
+        }
+        self.solver.assert(c1.1.xor(&c2.1));
         let r = self.solver.check();
         self.solver.pop(1);
         match r {
