@@ -8,6 +8,14 @@
 //!
 //! Pipeline: [`uniformity`] → barrier intervals over a lock-step CFG (`intervals`) → one Z3
 //! conflict query per (access pair, relation) on two symbolic threads (`symex`, `query`).
+//!
+//! Assumptions (each excludes only executions that real launches do not have):
+//! - CUDA's launch limits (blockDim ≤ 1024×1024×64 with ≤ 1024 threads, gridDim.y/z ≤ 65535),
+//!   fewer than 2^31 threads per grid dimension, and a block or grid dimension the kernel never
+//!   mentions (`threadIdx.y`, `blockIdx.z`, ...) has size 1 when the launch leaves it unknown;
+//! - signed integer arithmetic does not overflow (undefined behaviour in C); unsigned arithmetic
+//!   wraps around and that is modelled exactly;
+//! - a loop's additive induction variable does not wrap around before the iteration in question.
 
 mod fold;
 mod induction;

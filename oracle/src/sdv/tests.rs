@@ -445,9 +445,15 @@ fn sdv_divergent_break_and_return() {
         let iff = b.if_(cond, vec![ret], vec![]);
         let s = b.sync();
         let sl = s.label;
+        let il = iff.label;
         let k = b.finish(vec![iff, s]);
         assert_eq!(run(&k).divergences.len(), divergent as usize);
-        assert_eq!(uniformity(&k).level(sl) != Level::Block, divergent);
+        let u_ = uniformity(&k);
+        assert_eq!(u_.level(sl) != Level::Block, divergent);
+        // The `if` itself runs under a uniform predicate; right after it, not necessarily.
+        assert_eq!(u_.level(il), Level::Block);
+        let after = u_.position_level(crate::tree::Position::After(il));
+        assert_eq!(after != Level::Block, divergent);
     }
 }
 
