@@ -6,6 +6,7 @@ pub mod ir;
 pub mod named;
 pub mod print;
 pub mod report;
+pub mod sdv;
 pub mod tree;
 
 #[cfg(test)]
