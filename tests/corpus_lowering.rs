@@ -13,14 +13,10 @@ fn corpus() -> &'static Path {
 #[test]
 fn every_manifest_kernel_lowers() {
     let m = manifest::load(&corpus().join("manifest.yaml")).expect("manifest parses");
-    assert!(
-        m.kernels.len() >= 40,
-        "corpus has {} kernels",
-        m.kernels.len()
-    );
+    assert!(m.kernels.len() >= 40, "corpus has {} kernels", m.kernels.len());
     for e in &m.kernels {
-        let unit = front::load(&e.file(corpus()), &e.front_options())
-            .unwrap_or_else(|err| panic!("{}: {:?}", e.path, err));
+        let unit =
+            front::load(&e.file(corpus()), &e.front_options()).unwrap_or_else(|err| panic!("{}: {:?}", e.path, err));
         assert_eq!(unit.kernels.len(), 1, "{}: kernel {}", e.path, e.kernel);
         assert_eq!(unit.kernels[0].name, e.kernel);
     }
@@ -29,8 +25,7 @@ fn every_manifest_kernel_lowers() {
 #[test]
 fn every_corpus_file_is_in_the_manifest() {
     let m = manifest::load(&corpus().join("manifest.yaml")).expect("manifest parses");
-    let listed: std::collections::BTreeSet<String> =
-        m.kernels.iter().map(|e| e.path.clone()).collect();
+    let listed: std::collections::BTreeSet<String> = m.kernels.iter().map(|e| e.path.clone()).collect();
     let mut stack = vec![corpus().to_path_buf()];
     while let Some(d) = stack.pop() {
         for ent in std::fs::read_dir(&d).unwrap() {
@@ -38,15 +33,8 @@ fn every_corpus_file_is_in_the_manifest() {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "cu") {
-                let rel = p
-                    .strip_prefix(corpus())
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                assert!(
-                    listed.contains(&rel),
-                    "{rel} is not in corpus/manifest.yaml"
-                );
+                let rel = p.strip_prefix(corpus()).unwrap().to_string_lossy().replace('\\', "/");
+                assert!(listed.contains(&rel), "{rel} is not in corpus/manifest.yaml");
             }
         }
     }
@@ -83,8 +71,7 @@ fn access_and_barrier_spans_cover_their_source() {
                     let text = span_text(&unit, acc.span);
                     let name = &k.array(acc.array).name;
                     assert!(
-                        text.contains(name.as_str())
-                            || pointer_names.iter().any(|p| text.contains(p)),
+                        text.contains(name.as_str()) || pointer_names.iter().any(|p| text.contains(p)),
                         "{}: access span `{text}` does not name array `{name}`",
                         k.loc(acc.span)
                     );

@@ -14,10 +14,7 @@ fn corpus_files() -> Vec<(String, String)> {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "cu") {
-                out.push((
-                    p.display().to_string(),
-                    std::fs::read_to_string(&p).unwrap(),
-                ));
+                out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
             }
         }
     }

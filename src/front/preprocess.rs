@@ -81,11 +81,7 @@ impl std::fmt::Display for PpError {
 impl std::error::Error for PpError {}
 
 /// Preprocesses the file at `path` whose contents are `text`; included files are read from disk.
-pub fn preprocess(
-    path: &std::path::Path,
-    text: &str,
-    opts: &PpOptions,
-) -> Result<Preprocessed, PpError> {
+pub fn preprocess(path: &std::path::Path, text: &str, opts: &PpOptions) -> Result<Preprocessed, PpError> {
     let mut d = driver::Driver::new(path, text, opts)?;
     d.run()?;
     Ok(Preprocessed {

@@ -121,9 +121,7 @@ impl<'a> BlockRun<'a> {
             .map(|v| match (v.kind, cfg.params.get(&v.name)) {
                 (VarKind::Param, Some(&x)) => Some(cast(ScalarTy::I64, v.ty, x as u64)),
                 // A float parameter's bits are never interpreted: any uniform value will do.
-                (VarKind::Param, None) if v.ty == ScalarTy::Opaque => {
-                    Some(mix(&[cfg.seed, 0x9A9A, v.id.0 as u64]))
-                }
+                (VarKind::Param, None) if v.ty == ScalarTy::Opaque => Some(mix(&[cfg.seed, 0x9A9A, v.id.0 as u64])),
                 _ => None,
             })
             .collect();
@@ -232,11 +230,7 @@ impl<'a> BlockRun<'a> {
                 for &t in &ids {
                     then_mask[t] = self.env(t, s.label).eval(cond)?.truth();
                 }
-                let else_mask: Mask = active
-                    .iter()
-                    .zip(&then_mask)
-                    .map(|(&a, &th)| a && !th)
-                    .collect();
+                let else_mask: Mask = active.iter().zip(&then_mask).map(|(&a, &th)| a && !th).collect();
                 self.exec_block(then_blk, &then_mask)?;
                 self.exec_block(else_blk, &else_mask)?;
             }
@@ -322,11 +316,7 @@ impl<'a> BlockRun<'a> {
 
     fn exec_barrier(&mut self, label: Label, b: &Barrier, active: &Mask) -> Result<(), ExecError> {
         if b.is_block_wide() {
-            let missing = self
-                .threads
-                .iter()
-                .zip(active)
-                .any(|(t, &a)| !a && !t.status.exited());
+            let missing = self.threads.iter().zip(active).any(|(t, &a)| !a && !t.status.exited());
             if missing {
                 self.grid.divergent.insert(label);
             }
@@ -408,13 +398,7 @@ impl<'a> BlockRun<'a> {
     }
 
     /// Evaluates the address of `acc` for thread `t` and records the access on every byte.
-    fn access(
-        &mut self,
-        t: usize,
-        label: Label,
-        acc: &Access,
-        kind: AccessKind,
-    ) -> Result<(Space, u64), ExecError> {
+    fn access(&mut self, t: usize, label: Label, acc: &Access, kind: AccessKind) -> Result<(Space, u64), ExecError> {
         let space = self
             .k
             .arrays
@@ -446,12 +430,10 @@ impl<'a> BlockRun<'a> {
         };
         for i in 0..acc.size as u64 {
             let byte = addr.wrapping_add(i);
-            self.epoch
-                .record(acc.array, byte, class, who, &mut self.grid.intra);
+            self.epoch.record(acc.array, byte, class, who, &mut self.grid.intra);
             if space == Space::Global {
                 let g = &mut *self.grid;
-                g.grid_table
-                    .record(acc.array, byte, (label, kind), who, &mut g.inter);
+                g.grid_table.record(acc.array, byte, (label, kind), who, &mut g.inter);
             }
         }
         Ok((space, addr))
@@ -461,22 +443,15 @@ impl<'a> BlockRun<'a> {
         let seed = self.cfg.seed;
         match space {
             Space::Global => self.grid.global.load(seed, acc.array, 0, addr, acc.size),
-            Space::Shared => {
-                self.shared
-                    .load(seed, acc.array, self.block_lin as u64, addr, acc.size)
-            }
-            Space::Local => self
-                .local
-                .load(seed, acc.array, self.local_owner(t), addr, acc.size),
+            Space::Shared => self.shared.load(seed, acc.array, self.block_lin as u64, addr, acc.size),
+            Space::Local => self.local.load(seed, acc.array, self.local_owner(t), addr, acc.size),
         }
     }
 
     fn store(&mut self, space: Space, t: usize, acc: &Access, addr: u64, x: u64) {
         match space {
             Space::Global => self.grid.global.store(acc.array, 0, addr, acc.size, x),
-            Space::Shared => self
-                .shared
-                .store(acc.array, self.block_lin as u64, addr, acc.size, x),
+            Space::Shared => self.shared.store(acc.array, self.block_lin as u64, addr, acc.size, x),
             Space::Local => {
                 let owner = self.local_owner(t);
                 self.local.store(acc.array, owner, addr, acc.size, x)

@@ -67,9 +67,7 @@ impl AccessClass {
         if self.group.is_some() && self.group == other.group {
             // Lock step orders different statements; only one store instruction writing the
             // same byte from several lanes stays a conflict.
-            return self.label == other.label
-                && self.kind != AccessKind::Read
-                && other.kind != AccessKind::Read;
+            return self.label == other.label && self.kind != AccessKind::Read && other.kind != AccessKind::Read;
         }
         true
     }
@@ -91,11 +89,7 @@ impl<C> Slot<C> {
     }
     /// A member that `same` does not identify with `who`.
     fn other(&self, who: Who, same: fn(&Who, &Who) -> bool) -> Option<Who> {
-        self.members
-            .iter()
-            .flatten()
-            .copied()
-            .find(|m| !same(m, &who))
+        self.members.iter().flatten().copied().find(|m| !same(m, &who))
     }
     fn add(&mut self, who: Who, same: fn(&Who, &Who) -> bool) {
         if self.members.iter().flatten().any(|m| same(m, &who)) {
@@ -129,14 +123,7 @@ impl EpochTable {
 
     /// Records that `who` accessed byte `byte` of `array`; reports races with other threads
     /// of the block into `out`.
-    pub fn record(
-        &mut self,
-        array: ArrayId,
-        byte: u64,
-        class: AccessClass,
-        who: Who,
-        out: &mut Found,
-    ) {
+    pub fn record(&mut self, array: ArrayId, byte: u64, class: AccessClass, who: Who, out: &mut Found) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
             if !s.class.races_with(&class) {
@@ -170,14 +157,7 @@ pub struct GridTable {
 impl GridTable {
     /// Records that `who` accessed global byte `byte` of `array`; reports races with other
     /// blocks (no barrier orders different blocks) into `out`.
-    pub fn record(
-        &mut self,
-        array: ArrayId,
-        byte: u64,
-        class: GridClass,
-        who: Who,
-        out: &mut Found,
-    ) {
+    pub fn record(&mut self, array: ArrayId, byte: u64, class: GridClass, who: Who, out: &mut Found) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
             if !kinds_conflict(s.class.1, class.1) {
@@ -231,10 +211,7 @@ mod tests {
         assert!(out.is_empty());
         t.record(ArrayId(0), 0, class(2, Read, 0, 0), th(6), &mut out);
         assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(0))]);
-        assert_eq!(
-            out.values().next().map(|w| (w.earlier, w.later)),
-            Some((th(5), th(6)))
-        );
+        assert_eq!(out.values().next().map(|w| (w.earlier, w.later)), Some((th(5), th(6))));
     }
 
     #[test]

@@ -85,20 +85,14 @@ impl Env<'_> {
                 let var = var_of(self.k, *v)?;
                 match (self.vars.get(v.0 as usize).copied().flatten(), var.kind) {
                     (Some(bits), _) => val(var.ty, bits),
-                    (None, VarKind::Param) => {
-                        return Err(ExecError::MissingParam(var.name.clone()))
-                    }
+                    (None, VarKind::Param) => return Err(ExecError::MissingParam(var.name.clone())),
                     // Reading a never-assigned local: C leaves it indeterminate; 0 is one choice.
                     (None, _) => val(var.ty, 0),
                 }
             }
             Expr::Un(op, ty, a) => {
                 let a = self.eval(a)?.to(*ty);
-                let ty = if *op == UnOp::Not {
-                    ScalarTy::Bool
-                } else {
-                    *ty
-                };
+                let ty = if *op == UnOp::Not { ScalarTy::Bool } else { *ty };
                 val(ty, unary(*op, ty, a))
             }
             Expr::Bin(op @ (BinOp::And | BinOp::Or), ty, a, b) => {
@@ -112,11 +106,7 @@ impl Env<'_> {
             }
             Expr::Bin(op, ty, a, b) => {
                 let (a, b) = (self.eval(a)?.to(*ty), self.eval(b)?.to(*ty));
-                let rty = if op.is_predicate() {
-                    ScalarTy::Bool
-                } else {
-                    *ty
-                };
+                let rty = if op.is_predicate() { ScalarTy::Bool } else { *ty };
                 val(rty, binary(*op, *ty, a, b, self.label)?)
             }
             Expr::Cast(ty, a) => val(*ty, self.eval(a)?.to(*ty)),

@@ -55,11 +55,7 @@ mod tests {
         let mut m = Memory::new(1);
         let a = ArrayId(0);
         let before = m.load(5, a, 0, 100, 4);
-        assert_eq!(
-            before,
-            m.load(5, a, 0, 100, 4),
-            "initial contents are deterministic"
-        );
+        assert_eq!(before, m.load(5, a, 0, 100, 4), "initial contents are deterministic");
         m.store(a, 0, 100, 4, 0xDEAD_BEEF_1234);
         assert_eq!(m.load(5, a, 0, 100, 4), 0xBEEF_1234);
         assert_eq!(m.load(5, a, 0, 101, 1), 0x12);

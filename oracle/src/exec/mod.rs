@@ -168,10 +168,7 @@ pub fn execute(k: &Kernel, cfg: &ExecConfig) -> Result<ExecReport, ExecError> {
 fn check_config(k: &Kernel, cfg: &ExecConfig) -> Result<(), ExecError> {
     let count = |d: [u32; 3]| d.iter().map(|&x| x as u64).product::<u64>();
     if cfg.block_dim.contains(&0) || count(cfg.block_dim) > MAX_THREADS_PER_BLOCK {
-        return Err(ExecError::BadConfig(format!(
-            "blockDim {:?}",
-            cfg.block_dim
-        )));
+        return Err(ExecError::BadConfig(format!("blockDim {:?}", cfg.block_dim)));
     }
     if cfg.grid_dim.contains(&0) || count(cfg.grid_dim) > MAX_BLOCKS {
         return Err(ExecError::BadConfig(format!(

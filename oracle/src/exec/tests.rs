@@ -86,22 +86,12 @@ impl Kb {
         })
     }
     fn sync(&mut self) -> Stmt {
-        self.stmt(StmtKind::Barrier(
-            Barrier::Block,
-            BarrierSyntax::SyncThreads,
-        ))
+        self.stmt(StmtKind::Barrier(Barrier::Block, BarrierSyntax::SyncThreads))
     }
     fn syncwarp(&mut self) -> Stmt {
         self.stmt(StmtKind::Barrier(Barrier::Warp, BarrierSyntax::SyncWarp))
     }
-    fn loop_(
-        &mut self,
-        kind: LoopKind,
-        header: Vec<Stmt>,
-        cond: Expr,
-        body: Vec<Stmt>,
-        step: Vec<Stmt>,
-    ) -> Stmt {
+    fn loop_(&mut self, kind: LoopKind, header: Vec<Stmt>, cond: Expr, body: Vec<Stmt>, step: Vec<Stmt>) -> Stmt {
         let body = self.block(body);
         self.stmt(StmtKind::Loop {
             kind,
@@ -116,10 +106,7 @@ impl Kb {
     fn for_(&mut self, v: VarId, from: i64, cond: Expr, body: Vec<Stmt>) -> Vec<Stmt> {
         let init = self.assign(v, int(from));
         let step = self.assign(v, add(var(v), int(1)));
-        vec![
-            init,
-            self.loop_(LoopKind::For, vec![], cond, body, vec![step]),
-        ]
+        vec![init, self.loop_(LoopKind::For, vec![], cond, body, vec![step])]
     }
     fn finish(self, stmts: Vec<Stmt>) -> Kernel {
         let mut me = self;
@@ -138,22 +125,13 @@ impl Kb {
 }
 
 fn tid() -> Expr {
-    Expr::Cast(
-        ScalarTy::I32,
-        Box::new(Expr::Builtin(Builtin::ThreadIdx(Dim::X))),
-    )
+    Expr::Cast(ScalarTy::I32, Box::new(Expr::Builtin(Builtin::ThreadIdx(Dim::X))))
 }
 fn tid_y() -> Expr {
-    Expr::Cast(
-        ScalarTy::I32,
-        Box::new(Expr::Builtin(Builtin::ThreadIdx(Dim::Y))),
-    )
+    Expr::Cast(ScalarTy::I32, Box::new(Expr::Builtin(Builtin::ThreadIdx(Dim::Y))))
 }
 fn bid() -> Expr {
-    Expr::Cast(
-        ScalarTy::I32,
-        Box::new(Expr::Builtin(Builtin::BlockIdx(Dim::X))),
-    )
+    Expr::Cast(ScalarTy::I32, Box::new(Expr::Builtin(Builtin::BlockIdx(Dim::X))))
 }
 fn int(v: i64) -> Expr {
     Expr::int(v)
@@ -222,11 +200,7 @@ fn neighbour_kernel(with_sync: bool) -> (Kernel, Label, Label, ArrayId) {
     if with_sync {
         body.push(kb.sync());
     }
-    let r = kb.basic(vec![read(
-        x,
-        s,
-        bin(BinOp::Rem, add(tid(), int(1)), int(64)),
-    )]);
+    let r = kb.basic(vec![read(x, s, bin(BinOp::Rem, add(tid(), int(1)), int(64)))]);
     body.push(r.clone());
     (kb.finish(body), w.label, r.label, s)
 }
@@ -271,11 +245,7 @@ fn reduction(with_loop_sync: bool) -> (Kernel, Label, Label, ArrayId) {
     let rd = kb.basic(vec![read(a, s, tid()), read(b, s, add(tid(), var(stride)))]);
     let sum = Expr::Opaque(ScalarTy::Opaque, vec![var(a), var(b)]);
     let wr = kb.basic(vec![write(s, tid(), sum)]);
-    let guarded = kb.if_(
-        bin(BinOp::Lt, tid(), var(stride)),
-        vec![rd.clone(), wr.clone()],
-        vec![],
-    );
+    let guarded = kb.if_(bin(BinOp::Lt, tid(), var(stride)), vec![rd.clone(), wr.clone()], vec![]);
     let mut body = vec![guarded];
     if with_loop_sync {
         body.push(kb.sync());
@@ -290,12 +260,7 @@ fn reduction(with_loop_sync: bool) -> (Kernel, Label, Label, ArrayId) {
     );
     let out = kb.basic(vec![read(t, s, int(0)), write(g, bid(), var(t))]);
     let fin = kb.if_(bin(BinOp::Eq, tid(), int(0)), vec![out], vec![]);
-    (
-        kb.finish(vec![load, sync, init, lp, fin]),
-        rd.label,
-        wr.label,
-        s,
-    )
+    (kb.finish(vec![load, sync, init, lp, fin]), rd.label, wr.label, s)
 }
 
 #[test]
@@ -343,10 +308,7 @@ fn exec_divergent_barrier_under_thread_condition() {
     let cond = kb.if_(bin(BinOp::Lt, tid(), int(16)), vec![b], vec![]);
     let k = kb.finish(vec![cond]);
     assert_eq!(run(&k, 32).divergent_barriers, BTreeSet::from([lb]));
-    assert!(
-        run(&k, 16).divergent_barriers.is_empty(),
-        "all threads take the branch"
-    );
+    assert!(run(&k, 16).divergent_barriers.is_empty(), "all threads take the branch");
 }
 
 #[test]
@@ -361,10 +323,7 @@ fn exec_early_return_then_barrier() {
     let r = kb.basic(vec![read(x, s, bin(BinOp::BitXor, tid(), int(1)))]);
     let k = kb.finish(vec![exit, w, b, r]);
     let rep = run(&k, 64);
-    assert!(
-        rep.divergent_barriers.is_empty(),
-        "exited threads are not waited for"
-    );
+    assert!(rep.divergent_barriers.is_empty(), "exited threads are not waited for");
     assert!(rep.races.is_empty());
     let vars = final_vars(&k, &cfg(64));
     assert!(vars[3][x.0 as usize].is_some() && vars[40][x.0 as usize].is_none());
@@ -403,12 +362,7 @@ fn exec_uniform_break_and_continue() {
     let count = kb.assign(n, add(var(n), int(1)));
     let b = kb.sync();
     let mut stmts = vec![init_n];
-    stmts.extend(kb.for_(
-        i,
-        0,
-        bin(BinOp::Lt, var(i), int(100)),
-        vec![stop, skip_even, count, b],
-    ));
+    stmts.extend(kb.for_(i, 0, bin(BinOp::Lt, var(i), int(100)), vec![stop, skip_even, count, b]));
     stmts.push(kb.assign(after, add(var(i), tid())));
     let k = kb.finish(stmts);
     assert!(run(&k, 8).divergent_barriers.is_empty());
@@ -416,11 +370,7 @@ fn exec_uniform_break_and_continue() {
     for (t, v) in vars.iter().enumerate() {
         assert_eq!(v[i.0 as usize], Some(7), "break leaves i at 7");
         assert_eq!(v[n.0 as usize], Some(3), "odd i below 7: 1, 3, 5");
-        assert_eq!(
-            v[after.0 as usize],
-            Some(7 + t as u64),
-            "code after the loop runs"
-        );
+        assert_eq!(v[after.0 as usize], Some(7 + t as u64), "code after the loop runs");
     }
 }
 
@@ -444,27 +394,12 @@ fn exec_do_while_runs_body_first() {
     let (n, m) = (kb.var("n", ScalarTy::I32), kb.var("m", ScalarTy::I32));
     let (i1, i2) = (kb.assign(n, int(0)), kb.assign(m, int(0)));
     let inc_n = kb.assign(n, add(var(n), int(1)));
-    let dw = kb.loop_(
-        LoopKind::DoWhile,
-        vec![],
-        Expr::bool(false),
-        vec![inc_n],
-        vec![],
-    );
+    let dw = kb.loop_(LoopKind::DoWhile, vec![], Expr::bool(false), vec![inc_n], vec![]);
     let inc_m = kb.assign(m, add(var(m), int(1)));
-    let wh = kb.loop_(
-        LoopKind::While,
-        vec![],
-        Expr::bool(false),
-        vec![inc_m],
-        vec![],
-    );
+    let wh = kb.loop_(LoopKind::While, vec![], Expr::bool(false), vec![inc_m], vec![]);
     let k = kb.finish(vec![i1, i2, dw, wh]);
     let vars = final_vars(&k, &cfg(1));
-    assert_eq!(
-        (vars[0][n.0 as usize], vars[0][m.0 as usize]),
-        (Some(1), Some(0))
-    );
+    assert_eq!((vars[0][n.0 as usize], vars[0][m.0 as usize]), (Some(1), Some(0)));
 }
 
 #[test]
@@ -508,10 +443,7 @@ fn exec_atomics_do_not_race_with_each_other() {
         let mut kb = Kb::new();
         let s = kb.array("s", Space::Shared);
         let (old, x) = (kb.var("old", ScalarTy::I32), kb.var("x", ScalarTy::I32));
-        let a = kb.basic(vec![Op::Atomic(
-            Some(old),
-            at(s, int(0), AccessKind::Atomic),
-        )]);
+        let a = kb.basic(vec![Op::Atomic(Some(old), at(s, int(0), AccessKind::Atomic))]);
         let mut stmts = vec![a.clone()];
         if sync_between {
             stmts.push(kb.sync());
@@ -540,11 +472,7 @@ fn warp_kernel(with_syncwarp: bool, shift: i64, threads: i64, warp_sync: Option<
     if with_syncwarp {
         stmts.push(kb.syncwarp());
     }
-    stmts.push(kb.basic(vec![read(
-        x,
-        s,
-        bin(BinOp::Rem, add(tid(), int(shift)), int(threads)),
-    )]));
+    stmts.push(kb.basic(vec![read(x, s, bin(BinOp::Rem, add(tid(), int(shift)), int(threads)))]));
     kb.finish(stmts)
 }
 
@@ -552,23 +480,15 @@ fn warp_kernel(with_syncwarp: bool, shift: i64, threads: i64, warp_sync: Option<
 fn exec_syncwarp_orders_only_its_warp() {
     assert!(run(&warp_kernel(true, 1, 32, None), 32).races.is_empty());
     assert_eq!(run(&warp_kernel(false, 1, 32, None), 32).races.len(), 1);
-    assert_eq!(
-        run(&warp_kernel(true, 32, 64, None), 64).races.len(),
-        1,
-        "other warp"
-    );
+    assert_eq!(run(&warp_kernel(true, 32, 64, None), 64).races.len(), 1, "other warp");
     // Lanes 31 and 63 read the next warp's element: only those pairs race.
     assert_eq!(run(&warp_kernel(true, 1, 64, None), 64).races.len(), 1);
-    assert!(run(&warp_kernel(true, 1, 64, None), 64)
-        .divergent_barriers
-        .is_empty());
+    assert!(run(&warp_kernel(true, 1, 64, None), 64).divergent_barriers.is_empty());
 }
 
 #[test]
 fn exec_warp_sync_mode() {
-    assert!(run(&warp_kernel(false, 1, 32, Some(32)), 32)
-        .races
-        .is_empty());
+    assert!(run(&warp_kernel(false, 1, 32, Some(32)), 32).races.is_empty());
     assert_eq!(
         run(&warp_kernel(false, 32, 64, Some(32)), 64).races.len(),
         1,
@@ -637,26 +557,14 @@ fn exec_two_dimensional_transpose() {
 
 #[test]
 fn exec_wrap_around_arithmetic() {
-    let u8t = ScalarTy::Int {
-        bits: 8,
-        signed: false,
-    };
+    let u8t = ScalarTy::Int { bits: 8, signed: false };
     let mut kb = Kb::new();
-    let (a, b, c) = (
-        kb.var("a", u8t),
-        kb.var("b", ScalarTy::I32),
-        kb.var("c", ScalarTy::U32),
-    );
+    let (a, b, c) = (kb.var("a", u8t), kb.var("b", ScalarTy::I32), kb.var("c", ScalarTy::U32));
     let stmts = vec![
         kb.assign(a, Expr::Const(255, u8t)),
         kb.assign(
             a,
-            Expr::Bin(
-                BinOp::Add,
-                u8t,
-                Box::new(var(a)),
-                Box::new(Expr::Const(1, u8t)),
-            ),
+            Expr::Bin(BinOp::Add, u8t, Box::new(var(a)), Box::new(Expr::Const(1, u8t))),
         ),
         kb.assign(b, int(i32::MAX as i64)),
         kb.assign(b, add(var(b), int(1))),
@@ -664,13 +572,7 @@ fn exec_wrap_around_arithmetic() {
             c,
             Expr::Cast(
                 ScalarTy::U32,
-                Box::new(Expr::Const(
-                    -1,
-                    ScalarTy::Int {
-                        bits: 8,
-                        signed: true,
-                    },
-                )),
+                Box::new(Expr::Const(-1, ScalarTy::Int { bits: 8, signed: true })),
             ),
         ),
     ];
@@ -755,10 +657,7 @@ fn exec_parameters() {
     let g = kb.array("g", Space::Global);
     let w = kb.basic(vec![write(g, tid(), var(f))]);
     let k = kb.finish(vec![w, s]);
-    assert_eq!(
-        execute(&k, &cfg(2)),
-        Err(ExecError::MissingParam("n".into()))
-    );
+    assert_eq!(execute(&k, &cfg(2)), Err(ExecError::MissingParam("n".into())));
     let mut c = cfg(2);
     c.params.insert("n".into(), 41);
     assert_eq!(final_vars(&k, &c)[1][x.0 as usize], Some(42));
@@ -774,10 +673,7 @@ fn exec_named_barriers_with_counts_are_unsupported() {
     let b = kb.stmt(StmtKind::Barrier(nb, BarrierSyntax::Asm));
     let never = kb.if_(Expr::bool(false), vec![b], vec![]);
     let k = kb.finish(vec![never]);
-    assert!(matches!(
-        execute(&k, &cfg(64)),
-        Err(ExecError::Unsupported(_))
-    ));
+    assert!(matches!(execute(&k, &cfg(64)), Err(ExecError::Unsupported(_))));
     // `bar.sync 0` without a count is an ordinary block-wide barrier.
     let mut kb = Kb::new();
     let s = kb.array("s", Space::Shared);
@@ -813,10 +709,7 @@ fn exec_assume_drops_threads() {
 fn exec_bad_configs_are_errors() {
     let k = Kb::new().finish(vec![]);
     assert!(matches!(execute(&k, &cfg(0)), Err(ExecError::BadConfig(_))));
-    assert!(matches!(
-        execute(&k, &cfg(2048)),
-        Err(ExecError::BadConfig(_))
-    ));
+    assert!(matches!(execute(&k, &cfg(2048)), Err(ExecError::BadConfig(_))));
     assert!(matches!(
         execute(&k, &ExecConfig::new([1, 1, 1], [1000, 1, 1])),
         Err(ExecError::BadConfig(_))

@@ -148,14 +148,8 @@ pub fn binary(op: BinOp, ty: ScalarTy, a: u64, b: u64, label: Label) -> Result<u
 mod tests {
     use super::*;
 
-    const I8: ScalarTy = ScalarTy::Int {
-        bits: 8,
-        signed: true,
-    };
-    const U8: ScalarTy = ScalarTy::Int {
-        bits: 8,
-        signed: false,
-    };
+    const I8: ScalarTy = ScalarTy::Int { bits: 8, signed: true };
+    const U8: ScalarTy = ScalarTy::Int { bits: 8, signed: false };
     const L: Label = Label(7);
 
     fn bin(op: BinOp, ty: ScalarTy, a: i64, b: i64) -> i64 {
@@ -174,10 +168,7 @@ mod tests {
     #[test]
     fn exec_wrap_around() {
         assert_eq!(bin(BinOp::Add, U8, 255, 1), 0);
-        assert_eq!(
-            bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1),
-            i32::MIN as i64
-        );
+        assert_eq!(bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1), i32::MIN as i64);
         assert_eq!(bin(BinOp::Sub, ScalarTy::U32, 0, 1), u32::MAX as i64);
         assert_eq!(bin(BinOp::Mul, ScalarTy::I32, 1 << 16, 1 << 16), 0);
         assert_eq!(bin(BinOp::Add, ScalarTy::I64, i64::MAX, 1), i64::MIN);
@@ -187,32 +178,17 @@ mod tests {
     fn exec_division_and_remainder() {
         assert_eq!(bin(BinOp::Div, ScalarTy::I32, -7, 2), -3);
         assert_eq!(bin(BinOp::Rem, ScalarTy::I32, -7, 2), -1);
-        assert_eq!(
-            bin(BinOp::Div, ScalarTy::U32, -7, 2),
-            ((u32::MAX - 6) / 2) as i64
-        );
-        assert_eq!(
-            bin(BinOp::Div, ScalarTy::I32, i32::MIN as i64, -1),
-            i32::MIN as i64
-        );
+        assert_eq!(bin(BinOp::Div, ScalarTy::U32, -7, 2), ((u32::MAX - 6) / 2) as i64);
+        assert_eq!(bin(BinOp::Div, ScalarTy::I32, i32::MIN as i64, -1), i32::MIN as i64);
         assert_eq!(bin(BinOp::Rem, ScalarTy::I32, i32::MIN as i64, -1), 0);
-        assert_eq!(
-            binary(BinOp::Div, ScalarTy::I32, 5, 0, L),
-            Err(ExecError::DivByZero(L))
-        );
-        assert_eq!(
-            binary(BinOp::Rem, ScalarTy::U64, 5, 0, L),
-            Err(ExecError::DivByZero(L))
-        );
+        assert_eq!(binary(BinOp::Div, ScalarTy::I32, 5, 0, L), Err(ExecError::DivByZero(L)));
+        assert_eq!(binary(BinOp::Rem, ScalarTy::U64, 5, 0, L), Err(ExecError::DivByZero(L)));
     }
 
     #[test]
     fn exec_shifts() {
         assert_eq!(bin(BinOp::Shr, ScalarTy::I32, -8, 1), -4);
-        assert_eq!(
-            bin(BinOp::Shr, ScalarTy::U32, -8, 1),
-            (u32::MAX as i64 - 7) >> 1
-        );
+        assert_eq!(bin(BinOp::Shr, ScalarTy::U32, -8, 1), (u32::MAX as i64 - 7) >> 1);
         assert_eq!(bin(BinOp::Shr, ScalarTy::I32, -8, 40), -1);
         assert_eq!(bin(BinOp::Shr, ScalarTy::U32, 8, 32), 0);
         assert_eq!(bin(BinOp::Shl, ScalarTy::I32, 1, 31), i32::MIN as i64);
@@ -231,10 +207,7 @@ mod tests {
 
     #[test]
     fn exec_casts() {
-        assert_eq!(
-            cast(I8, ScalarTy::U32, canon(I8, (-1i64) as u64)),
-            0xFFFF_FFFF
-        );
+        assert_eq!(cast(I8, ScalarTy::U32, canon(I8, (-1i64) as u64)), 0xFFFF_FFFF);
         assert_eq!(cast(U8, ScalarTy::I32, 0xFF), 0xFF);
         assert_eq!(cast(ScalarTy::I64, ScalarTy::I32, 0x1_0000_0005), 5);
         assert_eq!(cast(ScalarTy::I32, ScalarTy::Bool, 4), 1);
@@ -244,14 +217,8 @@ mod tests {
     #[test]
     fn exec_opaque_is_a_function_of_operands() {
         let o = ScalarTy::Opaque;
-        assert_eq!(
-            binary(BinOp::Add, o, 1, 2, L),
-            binary(BinOp::Add, o, 1, 2, L)
-        );
-        assert_ne!(
-            binary(BinOp::Add, o, 1, 2, L),
-            binary(BinOp::Add, o, 1, 3, L)
-        );
+        assert_eq!(binary(BinOp::Add, o, 1, 2, L), binary(BinOp::Add, o, 1, 2, L));
+        assert_ne!(binary(BinOp::Add, o, 1, 2, L), binary(BinOp::Add, o, 1, 3, L));
         assert_eq!(binary(BinOp::Div, o, 1, 0, L).map(|_| ()), Ok(()));
         assert_eq!(unary(UnOp::Neg, o, 5), unary(UnOp::Neg, o, 5));
     }

@@ -75,11 +75,7 @@ fn dependence_graph(warps: &[WarpTrace], sim: &Sim) -> DiGraph<u32, ()> {
                 continue;
             }
             if last_sync != NO_GEN && last_sync != gi {
-                g.update_edge(
-                    NodeIndex::new(last_sync as usize),
-                    NodeIndex::new(gi as usize),
-                    (),
-                );
+                g.update_edge(NodeIndex::new(last_sync as usize), NodeIndex::new(gi as usize), ());
             }
             if tr.events[e].kind == EvKind::Sync {
                 last_sync = gi;

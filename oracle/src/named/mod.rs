@@ -90,15 +90,12 @@ pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
     let Ok(hb) = hb::compute(warps, &sim) else {
         report.inconclusive.push(Inconclusive {
             span: k.span,
-            message: "internal: the barrier dependence graph of the simulated schedule has a cycle"
-                .into(),
+            message: "internal: the barrier dependence graph of the simulated schedule has a cycle".into(),
         });
         return report;
     };
     if !sim.blocked.is_empty() {
-        report
-            .sync_defects
-            .extend(wellsync::stuck(k, warps, &sim, &hb));
+        report.sync_defects.extend(wellsync::stuck(k, warps, &sim, &hb));
         return report;
     }
     let defects = wellsync::check(k, warps, &sim, &hb);
@@ -113,8 +110,7 @@ pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
     let buckets = races::bucket(k, warps);
     let mut cx = races::RaceCtx::new(k, warps, &sim);
     races::check_concrete(&mut cx, &hb, &buckets, opts.warp_sync);
-    report.queries +=
-        symbolic::check_symbolic(&mut cx, &hb, &buckets, opts.warp_sync, opts.timeout_ms);
+    report.queries += symbolic::check_symbolic(&mut cx, &hb, &buckets, opts.warp_sync, opts.timeout_ms);
     report.races = cx.races;
     report
 }

@@ -111,11 +111,7 @@ pub(crate) fn units(offset: i64, size: u32, g: u64) -> (i64, i64) {
 
 /// Buckets every concrete access of a shared or global array.
 pub(crate) fn bucket(k: &Kernel, warps: &[WarpTrace]) -> Buckets {
-    let racy = |a: u32| {
-        k.arrays
-            .get(a as usize)
-            .is_some_and(|x| x.space != Space::Local)
-    };
+    let racy = |a: u32| k.arrays.get(a as usize).is_some_and(|x| x.space != Space::Local);
     let mut unit: HashMap<u32, u64> = HashMap::new();
     for w in warps {
         for a in &w.conc {
@@ -287,9 +283,7 @@ impl<'a> RaceCtx<'a> {
             if let crate::ir::StmtKind::Basic(ops) = &s.kind {
                 for op in ops {
                     let a = match op {
-                        crate::ir::Op::Read(_, a)
-                        | crate::ir::Op::Write(a, _)
-                        | crate::ir::Op::Atomic(_, a) => a,
+                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a) => a,
                         crate::ir::Op::Assign(..) => continue,
                     };
                     spans.entry((s.label, a.array, a.kind)).or_insert(a.span);
@@ -340,14 +334,7 @@ impl<'a> RaceCtx<'a> {
     }
 
     /// Records a race between two sides touching `byte_offset` of `array`.
-    pub(crate) fn report(
-        &mut self,
-        array: ArrayId,
-        a: Side,
-        b: Side,
-        byte_offset: Option<i64>,
-        assumed: bool,
-    ) {
+    pub(crate) fn report(&mut self, array: ArrayId, a: Side, b: Side, byte_offset: Option<i64>, assumed: bool) {
         let key = self.key(a.label, b.label, array);
         if !self.seen.insert(key) {
             return;
@@ -360,11 +347,7 @@ impl<'a> RaceCtx<'a> {
         let values = vec![
             ("warp".to_string(), a.warp as i64, Some(b.warp as i64)),
             ("lane".to_string(), a.lane as i64, Some(b.lane as i64)),
-            (
-                "barriers_passed".to_string(),
-                a.seg as i64,
-                Some(b.seg as i64),
-            ),
+            ("barriers_passed".to_string(), a.seg as i64, Some(b.seg as i64)),
             ("after_barrier_id".to_string(), ida, Some(idb)),
             ("after_generation".to_string(), gena, Some(genb)),
         ];
@@ -445,11 +428,7 @@ pub(crate) fn check_concrete(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
                 if !conflicts(ga[0].kind, gb[0].kind) || cx.reported(la, lb, array) {
                     continue;
                 }
-                let (small, large) = if ga.len() <= gb.len() {
-                    (ga, gb)
-                } else {
-                    (gb, ga)
-                };
+                let (small, large) = if ga.len() <= gb.len() { (ga, gb) } else { (gb, ga) };
                 for x in small {
                     if let Some(y) = concurrent_with(hb, x, large, warp_sync) {
                         let side = |r: &Rec| Side {

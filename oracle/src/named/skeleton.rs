@@ -201,16 +201,12 @@ fn barrier_stmts(b: &Block) -> HashSet<Label> {
     fn walk(s: &Stmt, out: &mut HashSet<Label>) -> bool {
         let mut has = matches!(s.kind, StmtKind::Barrier(..));
         match &s.kind {
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => {
+            StmtKind::If { then_blk, else_blk, .. } => {
                 for c in then_blk.stmts.iter().chain(&else_blk.stmts) {
                     has |= walk(c, out);
                 }
             }
-            StmtKind::Loop {
-                header, body, step, ..
-            } => {
+            StmtKind::Loop { header, body, step, .. } => {
                 for c in header.iter().chain(&body.stmts).chain(step) {
                     has |= walk(c, out);
                 }
@@ -239,13 +235,10 @@ struct Geo {
 impl Geo {
     fn new(k: &Kernel, block_dim: [u32; 3], unk: &mut Unknowns) -> Geo {
         let names = ["x", "y", "z"];
-        let block_idx =
-            names.map(|d| unk.fresh(Origin::Builtin(format!("blockIdx.{d}")), ScalarTy::U32));
+        let block_idx = names.map(|d| unk.fresh(Origin::Builtin(format!("blockIdx.{d}")), ScalarTy::U32));
         let grid_dim = match k.launch.grid_dim {
             Some(g) => g.map(|x| Val::K(x as i64)),
-            None => {
-                names.map(|d| unk.fresh(Origin::Builtin(format!("gridDim.{d}")), ScalarTy::U32))
-            }
+            None => names.map(|d| unk.fresh(Origin::Builtin(format!("gridDim.{d}")), ScalarTy::U32)),
         };
         Geo {
             block_dim,
@@ -388,9 +381,7 @@ fn assigned_vars(s: &Stmt) -> Vec<VarId> {
         if let StmtKind::Basic(ops) = &c.kind {
             for op in ops {
                 match op {
-                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
-                        out.push(*v)
-                    }
+                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => out.push(*v),
                     _ => {}
                 }
             }
@@ -480,10 +471,7 @@ impl Emu<'_, '_> {
                 Val::K(v) => v != 0,
                 Val::S(sym) => {
                     let blame = self.unk.blame(&sym);
-                    return Err(self.inconclusive(
-                        s.span,
-                        blame.message("a condition that controls a barrier"),
-                    ));
+                    return Err(self.inconclusive(s.span, blame.message("a condition that controls a barrier")));
                 }
             };
             match seen {
@@ -542,10 +530,7 @@ impl Emu<'_, '_> {
                 .iter()
                 .find(|l| l.flow == Flow::Normal && l.maybe_jump.is_some())
             {
-                let (span, blame) = l
-                    .maybe_jump
-                    .clone()
-                    .unwrap_or((s.span, Blame::Other(String::new())));
+                let (span, blame) = l.maybe_jump.clone().unwrap_or((s.span, Blame::Other(String::new())));
                 return Err(self.inconclusive(span, blame.message("leaving a loop with barriers")));
             }
             if self.lanes.iter().all(|l| l.flow != Flow::Normal) {
@@ -570,10 +555,7 @@ impl Emu<'_, '_> {
             match self.eval(li, e) {
                 Val::K(v) if seen.is_none_or(|p| p == v) => seen = Some(v),
                 Val::K(_) => {
-                    return Err(self.inconclusive(
-                        s.span,
-                        format!("the {what} differs among the lanes of a warp"),
-                    ));
+                    return Err(self.inconclusive(s.span, format!("the {what} differs among the lanes of a warp")));
                 }
                 Val::S(sym) => {
                     let blame = self.unk.blame(&sym);
@@ -599,10 +581,7 @@ impl Emu<'_, '_> {
                 within_warp: true,
             }));
         }
-        if let Some((span, blame)) = active
-            .iter()
-            .find_map(|&li| self.lanes[li].maybe_exit.clone())
-        {
+        if let Some((span, blame)) = active.iter().find_map(|&li| self.lanes[li].maybe_exit.clone()) {
             return Err(self.inconclusive(span, blame.message("a return before a barrier")));
         }
         let all = (self.ctx.warps * WARP) as i64;
@@ -723,14 +702,7 @@ impl Emu<'_, '_> {
     }
 
     /// Both branches under their path predicates; variables merged with `select`.
-    fn symbolic_if(
-        &mut self,
-        li: usize,
-        s: &Stmt,
-        c: Rc<Sym>,
-        then_blk: &Block,
-        else_blk: &Block,
-    ) -> Result<(), Stop> {
+    fn symbolic_if(&mut self, li: usize, s: &Stmt, c: Rc<Sym>, then_blk: &Block, else_blk: &Block) -> Result<(), Stop> {
         let c = if c.ty() == ScalarTy::Bool {
             c
         } else {
@@ -751,11 +723,7 @@ impl Emu<'_, '_> {
         for (i, t) in then_env.into_iter().enumerate() {
             if t != lane.env[i] {
                 let ty = k.vars[i].ty;
-                lane.env[i] = Val::S(Rc::new(Sym::Select(
-                    c.clone(),
-                    t.term(ty),
-                    lane.env[i].term(ty),
-                )));
+                lane.env[i] = Val::S(Rc::new(Sym::Select(c.clone(), t.term(ty), lane.env[i].term(ty))));
             }
         }
         if then_flow != else_flow {
@@ -870,8 +838,7 @@ impl Emu<'_, '_> {
             };
             self.lane_block(li, body)?;
             if self.lanes[li].flow == Flow::Return {
-                self.lanes[li].maybe_exit =
-                    Some((s.span, Blame::Other("the trip count of a loop".into())));
+                self.lanes[li].maybe_exit = Some((s.span, Blame::Other("the trip count of a loop".into())));
             }
             self.lanes[li].flow = Flow::Normal;
             for h in step {
@@ -890,8 +857,7 @@ impl Emu<'_, '_> {
     fn havoc(&mut self, li: usize, vars: &[VarId]) {
         for &v in vars {
             let var = self.ctx.k.var(v);
-            self.lanes[li].env[v.0 as usize] =
-                self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
+            self.lanes[li].env[v.0 as usize] = self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
         }
     }
 
@@ -926,9 +892,7 @@ impl Emu<'_, '_> {
         if self.ctx.accesses > MAX_ACCESSES {
             return Err(self.inconclusive(
                 a.span,
-                format!(
-                    "the emulation exceeds {MAX_ACCESSES} memory accesses; give smaller parameters"
-                ),
+                format!("the emulation exceeds {MAX_ACCESSES} memory accesses; give smaller parameters"),
             ));
         }
         let offset = self.eval(li, &a.offset);

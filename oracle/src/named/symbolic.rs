@@ -61,11 +61,7 @@ fn enc(s: &Sym) -> Z {
         Sym::Un(UnOp::Not, _, a) => Z::B(to_bool(enc(a)).not()),
         Sym::Un(op, t, a) => {
             let v = to_bv(enc(a), a.ty(), width(*t));
-            Z::V(if *op == UnOp::Neg {
-                v.bvneg()
-            } else {
-                v.bvnot()
-            })
+            Z::V(if *op == UnOp::Neg { v.bvneg() } else { v.bvnot() })
         }
         Sym::Bin(op, t, a, b) => bin(*op, *t, a, b),
         Sym::Cast(t, a) => match t {
@@ -237,13 +233,7 @@ impl Inst<'_> {
 }
 
 /// Checks every symbolic access against concrete and symbolic ones; returns queries issued.
-pub(crate) fn check_symbolic(
-    cx: &mut RaceCtx,
-    hb: &Hb,
-    b: &Buckets,
-    warp_sync: bool,
-    timeout_ms: u32,
-) -> u64 {
+pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: bool, timeout_ms: u32) -> u64 {
     let insts: Vec<Inst> = cx
         .warps
         .iter()
@@ -353,9 +343,7 @@ pub(crate) fn check_symbolic(
         for (p, &i) in ix.iter().enumerate() {
             for &j in &ix[p..] {
                 let (x, y) = (&insts[i], &insts[j]);
-                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind))
-                    || cx.reported(x.a.label, y.a.label, arr)
-                {
+                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind)) || cx.reported(x.a.label, y.a.label, arr) {
                     continue;
                 }
                 if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none() {

@@ -143,10 +143,7 @@ impl B {
         })
     }
     fn arrive(&mut self, id: Expr, count: i64) -> Stmt {
-        self.bar(Barrier::NamedArrive {
-            id,
-            count: c(count),
-        })
+        self.bar(Barrier::NamedArrive { id, count: c(count) })
     }
     fn if_(&mut self, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         let then_blk = self.block(then);
@@ -264,8 +261,7 @@ fn count_mismatch() {
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), vec![s0], vec![s1]);
     let r = run(&b.finish(vec![top]));
     assert!(
-        has(&r, |k| *k
-            == SyncDefectKind::CountMismatch { counts: (64, 32) }),
+        has(&r, |k| *k == SyncDefectKind::CountMismatch { counts: (64, 32) }),
         "{r:#?}"
     );
 }
@@ -309,10 +305,7 @@ fn unsafe_recycling_in_a_loop() {
     let prod = b.for_(i, c(0), c(2), vec![w, a]);
     let top = b.if_(bin(BinOp::Eq, warp(), c(0)), cons, prod);
     let r = run(&b.finish(vec![top]));
-    assert!(
-        has(&r, |k| *k == SyncDefectKind::UnsafeRecycling { id: 1 }),
-        "{r:#?}"
-    );
+    assert!(has(&r, |k| *k == SyncDefectKind::UnsafeRecycling { id: 1 }), "{r:#?}");
 }
 
 #[test]
@@ -320,17 +313,11 @@ fn bad_id_and_bad_count() {
     let mut b = B::new(64);
     let s = b.sync(c(16), 64);
     let r = run(&b.finish(vec![s]));
-    assert!(
-        has(&r, |k| *k == SyncDefectKind::BadId { id: 16 }),
-        "{r:#?}"
-    );
+    assert!(has(&r, |k| *k == SyncDefectKind::BadId { id: 16 }), "{r:#?}");
     let mut b = B::new(64);
     let s = b.arrive(c(2), 33);
     let r = run(&b.finish(vec![s]));
-    assert!(
-        has(&r, |k| *k == SyncDefectKind::BadCount { count: 33 }),
-        "{r:#?}"
-    );
+    assert!(has(&r, |k| *k == SyncDefectKind::BadCount { count: 33 }), "{r:#?}");
 }
 
 /// `s[tid] = ..; for (st = 32; st > 0; st >>= 1) { [__syncthreads();] if (tid < st) s[tid] += s[tid+st]; }`
@@ -464,8 +451,7 @@ fn pipeline_without_empty_wait_overfills_full() {
     // Dropping the producer's wait on EMPTY lets it arrive on FULL[0] twice (iterations 0
     // and 2) before the consumer syncs: its own arrivals complete the generation.
     let mut k = pipeline(64, 4, 1, false);
-    let guard =
-        |s: &Stmt| matches!(&s.kind, StmtKind::If { else_blk, .. } if else_blk.stmts.is_empty());
+    let guard = |s: &Stmt| matches!(&s.kind, StmtKind::If { else_blk, .. } if else_blk.stmts.is_empty());
     if let StmtKind::If { then_blk, .. } = &mut k.body.stmts[0].kind {
         if let StmtKind::Loop { body, .. } = &mut then_blk.stmts[1].kind {
             body.stmts.retain(|s| !guard(s));
@@ -557,11 +543,7 @@ fn warp_sync_mode_hides_intra_warp_races() {
     let mut b = B::new(32);
     let s = b.array("s", Space::Shared);
     let w = b.write(s, lane());
-    let r = b.read(
-        s,
-        bin(BinOp::Rem, bin(BinOp::Add, lane(), c(1)), c(32)),
-        None,
-    );
+    let r = b.read(s, bin(BinOp::Rem, bin(BinOp::Add, lane(), c(1)), c(32)), None);
     let k = b.finish(vec![w, r]);
     assert_eq!(run(&k).races.len(), 1);
     let r = check(
@@ -586,9 +568,7 @@ fn missing_block_dim_is_inconclusive() {
     let mut k = B::new(32).finish(vec![]);
     k.launch.block_dim = None;
     let r = run(&k);
-    assert!(r.inconclusive[0]
-        .message
-        .contains("needs a concrete blockDim"));
+    assert!(r.inconclusive[0].message.contains("needs a concrete blockDim"));
 }
 
 /// 1,024 threads, 10^4 dynamic barriers, ~10^7 accesses. The time target (< 10 s) is a

@@ -191,9 +191,7 @@ impl Unknowns {
                 Origin::Var(v) => Blame::Other(format!("the value of `{v}`")),
                 Origin::Opaque => Blame::Other("an uninterpreted computation".into()),
             };
-            if found.is_none()
-                || matches!(b, Blame::Param(_)) && !matches!(found, Some(Blame::Param(_)))
-            {
+            if found.is_none() || matches!(b, Blame::Param(_)) && !matches!(found, Some(Blame::Param(_))) {
                 found = Some(b);
             }
         });

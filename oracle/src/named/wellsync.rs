@@ -153,9 +153,7 @@ fn after_completion(hb: &Hb, g: &Gen, w: u32, s: u32) -> bool {
     let vc = hb.at(w, s);
     let pairs = g.regs.iter().zip(&g.synced);
     if g.synced.iter().any(|&x| x) {
-        pairs
-            .filter(|(_, &sy)| sy)
-            .any(|(&(u, e), _)| vc[u as usize] > e)
+        pairs.filter(|(_, &sy)| sy).any(|(&(u, e), _)| vc[u as usize] > e)
     } else {
         pairs.map(|(r, _)| r).all(|&(u, e)| vc[u as usize] > e)
     }
@@ -177,10 +175,7 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
         let Some(prev) = sim.gens.iter().rev().find(|g| g.id == p.id) else {
             continue;
         };
-        if p.regs
-            .iter()
-            .any(|&(w, e)| !after_completion(hb, prev, w, e))
-        {
+        if p.regs.iter().any(|&(w, e)| !after_completion(hb, prev, w, e)) {
             let mut labels = vec![];
             let mut spans = vec![];
             for &r in prev.regs.iter().chain(&p.regs) {
@@ -265,9 +260,7 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
     }
     let spans = sim.blocked.iter().map(|&r| ev(warps, r).1).collect();
     out.push(SyncDefect {
-        kind: SyncDefectKind::Deadlock {
-            waits: waits.clone(),
-        },
+        kind: SyncDefectKind::Deadlock { waits: waits.clone() },
         labels: waits.iter().map(|w| w.1).collect(),
         spans,
         trace,
@@ -311,10 +304,7 @@ pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                     continue;
                 }
                 let (l2, s2) = ev(warps, (w, e));
-                let (l1, s1) = ev(
-                    warps,
-                    prev.regs[prev.synced.iter().position(|&s| s).unwrap_or(0)],
-                );
+                let (l1, s1) = ev(warps, prev.regs[prev.synced.iter().position(|&s| s).unwrap_or(0)]);
                 if !seen_recycle.insert((g.id, l1, l2)) {
                     continue;
                 }

@@ -29,11 +29,7 @@ pub(crate) fn type_of(k: &Kernel, e: &Expr) -> ScalarTy {
     match e {
         Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) => *t,
         Expr::Builtin(_) => ScalarTy::U32,
-        Expr::Var(v) => k
-            .vars
-            .get(v.0 as usize)
-            .map(|x| x.ty)
-            .unwrap_or(ScalarTy::Opaque),
+        Expr::Var(v) => k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque),
         Expr::Un(UnOp::Not, _, _) => ScalarTy::Bool,
         Expr::Un(_, t, _) => *t,
         Expr::Bin(op, t, _, _) => {
@@ -140,11 +136,7 @@ fn fold_bin(op: BinOp, ty: ScalarTy, x: i64, y: i64) -> Option<i64> {
         And => (x != 0 && y != 0) as i64,
         Or => (x != 0 || y != 0) as i64,
     };
-    Some(if op.is_predicate() {
-        r
-    } else {
-        normalize(r, ty)
-    })
+    Some(if op.is_predicate() { r } else { normalize(r, ty) })
 }
 
 fn mask(bits: u32) -> u64 {
@@ -155,14 +147,7 @@ fn mask(bits: u32) -> u64 {
     }
 }
 
-fn cmp(
-    signed: bool,
-    x: i64,
-    y: i64,
-    ux: u64,
-    uy: u64,
-    f: impl Fn(std::cmp::Ordering) -> bool,
-) -> i64 {
+fn cmp(signed: bool, x: i64, y: i64, ux: u64, uy: u64, f: impl Fn(std::cmp::Ordering) -> bool) -> i64 {
     let o = if signed { x.cmp(&y) } else { ux.cmp(&uy) };
     f(o) as i64
 }
@@ -172,12 +157,7 @@ pub(crate) fn param_consts(k: &Kernel) -> Consts {
     k.vars
         .iter()
         .filter(|v| v.kind == VarKind::Param)
-        .filter_map(|v| {
-            k.launch
-                .params
-                .get(&v.name)
-                .map(|&x| (v.id, normalize(x, v.ty)))
-        })
+        .filter_map(|v| k.launch.params.get(&v.name).map(|&x| (v.id, normalize(x, v.ty))))
         .collect()
 }
 
@@ -191,17 +171,11 @@ mod tests {
             fold_bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1),
             Some(i32::MIN as i64)
         );
-        assert_eq!(
-            fold_bin(BinOp::Sub, ScalarTy::U32, 0, 1),
-            Some(u32::MAX as i64)
-        );
+        assert_eq!(fold_bin(BinOp::Sub, ScalarTy::U32, 0, 1), Some(u32::MAX as i64));
         assert_eq!(fold_bin(BinOp::Lt, ScalarTy::U32, -1, 0), Some(0));
         assert_eq!(fold_bin(BinOp::Lt, ScalarTy::I32, -1, 0), Some(1));
         assert_eq!(fold_bin(BinOp::Shr, ScalarTy::I32, -8, 1), Some(-4));
-        assert_eq!(
-            fold_bin(BinOp::Shr, ScalarTy::U32, -8, 1),
-            Some(0x7fff_fffc)
-        );
+        assert_eq!(fold_bin(BinOp::Shr, ScalarTy::U32, -8, 1), Some(0x7fff_fffc));
         assert_eq!(fold_bin(BinOp::Div, ScalarTy::I32, 1, 0), None);
     }
 }

@@ -30,20 +30,13 @@ pub(crate) enum Update {
 }
 
 /// The induction variables of a loop with their updates.
-pub(crate) fn inductions(
-    k: &Kernel,
-    header: &[Stmt],
-    body: &Block,
-    step: &[Stmt],
-) -> Vec<(VarId, Update)> {
+pub(crate) fn inductions(k: &Kernel, header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec<(VarId, Update)> {
     let mods = modified_vars(header, body, step);
     let body_continues = has_jump(body, &|s| matches!(s, StmtKind::Continue));
     // Candidate updates: top-level assignments of the step, and of the body when no `continue`
     // can skip them.
     let mut candidates: Vec<(VarId, &Expr)> = Vec::new();
-    let top = step
-        .iter()
-        .chain(body.stmts.iter().filter(|_| !body_continues));
+    let top = step.iter().chain(body.stmts.iter().filter(|_| !body_continues));
     for s in top {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
@@ -100,8 +93,7 @@ fn width_of(ty: ScalarTy) -> Option<u8> {
 fn strip<'e>(k: &Kernel, e: &'e Expr, bits: u8) -> &'e Expr {
     match e {
         Expr::Cast(ty, inner)
-            if width_of(*ty) == Some(bits)
-                && width_of(super::fold::type_of(k, inner)) == Some(bits) =>
+            if width_of(*ty) == Some(bits) && width_of(super::fold::type_of(k, inner)) == Some(bits) =>
         {
             strip(k, inner, bits)
         }
@@ -130,11 +122,7 @@ fn classify(k: &Kernel, v: VarId, bits: u8, e: &Expr, mods: &[VarId]) -> Option<
         Some(c) if c > 0 && (c & (c - 1)) == 0 => Some(c.trailing_zeros()),
         _ => None,
     };
-    let shift_const = |x: &Expr| {
-        x.as_const()
-            .filter(|&c| c > 0 && c < bits as i64)
-            .map(|c| c as u32)
-    };
+    let shift_const = |x: &Expr| x.as_const().filter(|&c| c > 0 && c < bits as i64).map(|c| c as u32);
     match op {
         BinOp::Add if is_var(k, a, v, bits) && invariant(b) => Some(Update::Add {
             step: (**b).clone(),

@@ -84,18 +84,9 @@ impl Cfg {
     /// For each target label reachable from `src` without crossing a blocking barrier, the
     /// outermost loop depth (1-based, among `src`'s loops) whose back edge the path crosses, or
     /// `None` for a path inside one iteration of all of `src`'s loops.
-    fn reach(
-        &self,
-        src: Label,
-        src_loops: &[Label],
-        blocking: Blocking,
-    ) -> HashMap<Label, BTreeSet<Option<u32>>> {
+    fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> HashMap<Label, BTreeSet<Option<u32>>> {
         let mut out: HashMap<Label, BTreeSet<Option<u32>>> = HashMap::new();
-        let depth_of: HashMap<Label, u32> = src_loops
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (*l, i as u32 + 1))
-            .collect();
+        let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
         let mut seen: HashSet<(usize, Option<u32>)> = HashSet::new();
         let mut queue: VecDeque<(usize, Option<u32>)> = VecDeque::new();
         let starts = self.at.get(&src).cloned().unwrap_or_default();
@@ -322,16 +313,10 @@ pub(crate) struct Intervals {
 
 impl Intervals {
     /// Computes the relations for every pair of the given access labels.
-    pub(crate) fn compute(
-        k: &Kernel,
-        unif: &Uniformity,
-        tree: &LabelTree,
-        labels: &[Label],
-    ) -> Intervals {
+    pub(crate) fn compute(k: &Kernel, unif: &Uniformity, tree: &LabelTree, labels: &[Label]) -> Intervals {
         let cfg = Cfg::build(k, unif);
         let wanted: HashSet<Label> = labels.iter().copied().collect();
-        let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> =
-            HashMap::new();
+        let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> = HashMap::new();
         for &a in labels {
             let a_loops = tree.get(a).loop_owners();
             for (mode, blocking) in [(0, Blocking::BlockOnly), (1, Blocking::BlockAndWarp)] {
@@ -342,11 +327,7 @@ impl Intervals {
                     let common = common_depth(&a_loops, &tree.get(b).loop_owners());
                     let key = ordered(tree, a, b);
                     let entry = pairs.entry(key).or_default();
-                    let set = if mode == 0 {
-                        &mut entry.0
-                    } else {
-                        &mut entry.1
-                    };
+                    let set = if mode == 0 { &mut entry.0 } else { &mut entry.1 };
                     for m in ms {
                         set.insert(match m {
                             Some(d) if d as usize <= common => IterRelation::AcrossBackEdge(d),
@@ -364,11 +345,7 @@ impl Intervals {
     }
 
     /// Relations for (first, second) in text order: (different warps, same warp).
-    pub(crate) fn get(
-        &self,
-        a: Label,
-        b: Label,
-    ) -> Option<&(BTreeSet<IterRelation>, BTreeSet<IterRelation>)> {
+    pub(crate) fn get(&self, a: Label, b: Label) -> Option<&(BTreeSet<IterRelation>, BTreeSet<IterRelation>)> {
         self.pairs.get(&(a, b))
     }
 }

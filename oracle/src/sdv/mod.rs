@@ -103,9 +103,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                 for &rel in cross {
                     let shared = match rel {
                         IterRelation::SameIteration => common.clone(),
-                        IterRelation::AcrossBackEdge(d) => {
-                            common[..(d as usize - 1).min(common.len())].to_vec()
-                        }
+                        IterRelation::AcrossBackEdge(d) => common[..(d as usize - 1).min(common.len())].to_vec(),
                         IterRelation::Unknown => Vec::new(),
                     };
                     let same_instance = i == j && rel == IterRelation::SameIteration;
@@ -226,25 +224,13 @@ struct RaceSet {
 }
 
 impl RaceSet {
-    fn record(
-        &mut self,
-        a: &Site,
-        b: &Site,
-        scope: RaceScope,
-        rel: Option<IterRelation>,
-        outcome: Outcome,
-    ) {
+    fn record(&mut self, a: &Site, b: &Site, scope: RaceScope, rel: Option<IterRelation>, outcome: Outcome) {
         let (witness, assumed) = match outcome {
             Outcome::Unsat => return,
             Outcome::Sat(w) => (w, false),
             Outcome::Unknown => (Witness::default(), true),
         };
-        let key = (
-            a.label,
-            b.label,
-            a.access.array,
-            scope == RaceScope::InterBlock,
-        );
+        let key = (a.label, b.label, a.access.array, scope == RaceScope::InterBlock);
         let idx = *self.index.entry(key).or_insert_with(|| {
             self.races.push(Race {
                 array: a.access.array,

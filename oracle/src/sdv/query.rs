@@ -146,11 +146,7 @@ pub(crate) fn group_of(t: &ThreadVars, g: &Geometry, n: u32) -> BV {
 }
 
 fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
-    Bool::or(&[
-        a[0].eq(&b[0]).not(),
-        a[1].eq(&b[1]).not(),
-        a[2].eq(&b[2]).not(),
-    ])
+    Bool::or(&[a[0].eq(&b[0]).not(), a[1].eq(&b[1]).not(), a[2].eq(&b[2]).not()])
 }
 
 /// How the two threads of a query relate.
@@ -253,8 +249,7 @@ impl<'k> Engine<'k> {
         let inter = q.pairing == Pairing::InterBlock;
         let w1 = self.walk(1, inter, &q.shared);
         let w2 = self.walk(2, inter, &q.shared);
-        let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1)))
-        else {
+        let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1))) else {
             // Every access is visited by the walk; a missing one would be a bug: assume a race.
             return Outcome::Unknown;
         };
@@ -280,11 +275,7 @@ impl<'k> Engine<'k> {
             }
         }
         if let (Some(n), false) = (q.lockstep_group, inter) {
-            parts.push(
-                group_of(t1, &self.geom, n)
-                    .eq(group_of(t2, &self.geom, n))
-                    .not(),
-            );
+            parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
         let formula = Bool::and(&parts);
         if let Some(o) = self.memo.get(&formula) {
@@ -307,13 +298,7 @@ impl<'k> Engine<'k> {
         outcome
     }
 
-    fn witness(
-        &self,
-        m: &Model,
-        a: (&ThreadVars, &SiteTerms),
-        b: (&ThreadVars, &SiteTerms),
-        q: &Query,
-    ) -> Witness {
+    fn witness(&self, m: &Model, a: (&ThreadVars, &SiteTerms), b: (&ThreadVars, &SiteTerms), q: &Query) -> Witness {
         let val = |x: &BV| m.eval(x, true).and_then(|v| v.as_u64());
         let sval = |x: &BV| m.eval(x, true).and_then(|v| v.as_u64()).map(|u| u as i64);
         let coords = |t: &ThreadVars| ThreadId {
@@ -340,12 +325,7 @@ impl<'k> Engine<'k> {
                 ));
             }
         }
-        for var in self
-            .k
-            .vars
-            .iter()
-            .filter(|v| v.kind == VarKind::Param && v.ty.is_int())
-        {
+        for var in self.k.vars.iter().filter(|v| v.kind == VarKind::Param && v.ty.is_int()) {
             if self.k.launch.params.contains_key(&var.name) {
                 continue;
             }
@@ -355,11 +335,7 @@ impl<'k> Engine<'k> {
             };
             let c = BV::new_const(format!("param_{}", var.name), bits);
             if let Some(x) = m.eval(&c, false).and_then(|v| v.as_u64()) {
-                values.push((
-                    var.name.clone(),
-                    super::fold::normalize(x as i64, var.ty),
-                    None,
-                ));
+                values.push((var.name.clone(), super::fold::normalize(x as i64, var.ty), None));
             }
         }
         let o1 = sval(&a.1.offset);
@@ -382,9 +358,7 @@ impl<'k> Engine<'k> {
 fn signed_value(k: &Kernel, v: VarId, m: &Model, x: &BV) -> i64 {
     let u = m.eval(x, true).and_then(|r| r.as_u64()).unwrap_or(0);
     match k.var(v).ty {
-        ScalarTy::Int { signed: true, bits } => {
-            super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits })
-        }
+        ScalarTy::Int { signed: true, bits } => super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits }),
         _ => u as i64,
     }
 }

@@ -97,13 +97,7 @@ struct Frame {
 
 /// Walks `k` as thread `th`. `nu` holds the non-uniform variables; `shared` the loops in whose
 /// current iteration both threads of the query are.
-pub(crate) fn walk(
-    k: &Kernel,
-    nu: &HashSet<VarId>,
-    geom: &Geometry,
-    th: &ThreadVars,
-    shared: &HashSet<Label>,
-) -> Walk {
+pub(crate) fn walk(k: &Kernel, nu: &HashSet<VarId>, geom: &Geometry, th: &ThreadVars, shared: &HashSet<Label>) -> Walk {
     let mut w = Walker {
         k,
         nu,
@@ -274,11 +268,7 @@ impl<'a> Walker<'a> {
                         let Val::Bv(x) = self.eval_as(a, *ty) else {
                             unreachable!("int conversion")
                         };
-                        Val::Bv(if *op == UnOp::Neg {
-                            x.bvneg()
-                        } else {
-                            x.bvnot()
-                        })
+                        Val::Bv(if *op == UnOp::Neg { x.bvneg() } else { x.bvnot() })
                     }
                     (_, ScalarTy::Bool) => Val::B(self.eval_bool(a).not()),
                     _ => self.unknown("op", *ty, sh),
@@ -294,9 +284,7 @@ impl<'a> Walker<'a> {
                 let y = self.eval_as(b, ta);
                 self.cond_depth -= 1;
                 match (x, y) {
-                    (Val::Bv(x), Val::Bv(y)) if x.get_size() == y.get_size() => {
-                        Val::Bv(c.ite(&x, &y))
-                    }
+                    (Val::Bv(x), Val::Bv(y)) if x.get_size() == y.get_size() => Val::Bv(c.ite(&x, &y)),
                     (Val::B(x), Val::B(y)) => Val::B(c.ite(&x, &y)),
                     _ => {
                         let sh = self.uniform_expr(e);
@@ -325,11 +313,7 @@ impl<'a> Walker<'a> {
                 Bool::or(&[x, y])
             });
         }
-        let result_ty = if op.is_predicate() {
-            ScalarTy::Bool
-        } else {
-            ty
-        };
+        let result_ty = if op.is_predicate() { ScalarTy::Bool } else { ty };
         match ty {
             ScalarTy::Opaque => self.unknown("op", result_ty, sh),
             ScalarTy::Bool => {
@@ -408,24 +392,14 @@ impl<'a> Walker<'a> {
     }
 
     fn assign(&mut self, v: VarId, e: &Expr) {
-        let ty = self
-            .k
-            .vars
-            .get(v.0 as usize)
-            .map(|x| x.ty)
-            .unwrap_or(ScalarTy::Opaque);
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         let val = self.eval_as(e, ty);
         self.flush_ub();
         self.env.insert(v, val);
     }
 
     fn fresh_into(&mut self, v: VarId, kind: &str) {
-        let ty = self
-            .k
-            .vars
-            .get(v.0 as usize)
-            .map(|x| x.ty)
-            .unwrap_or(ScalarTy::Opaque);
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         let val = self.unknown(kind, ty, false);
         self.env.insert(v, val);
     }
@@ -447,14 +421,7 @@ impl<'a> Walker<'a> {
                 loop_vals.push((v, x));
             }
         }
-        self.out.sites.insert(
-            (label, op),
-            SiteTerms {
-                at,
-                offset,
-                loop_vals,
-            },
-        );
+        self.out.sites.insert((label, op), SiteTerms { at, offset, loop_vals });
     }
 
     fn block(&mut self, b: &Block) {
@@ -531,12 +498,7 @@ impl<'a> Walker<'a> {
         self.env = self.merge(&c, env_t, env_e);
     }
 
-    fn merge(
-        &mut self,
-        c: &Bool,
-        t: HashMap<VarId, Val>,
-        mut e: HashMap<VarId, Val>,
-    ) -> HashMap<VarId, Val> {
+    fn merge(&mut self, c: &Bool, t: HashMap<VarId, Val>, mut e: HashMap<VarId, Val>) -> HashMap<VarId, Val> {
         let mut out = HashMap::new();
         for (v, tv) in t {
             let ev = match e.remove(&v) {
@@ -553,12 +515,7 @@ impl<'a> Walker<'a> {
     }
 
     fn uninit(&mut self, v: VarId) -> Val {
-        let ty = self
-            .k
-            .vars
-            .get(v.0 as usize)
-            .map(|x| x.ty)
-            .unwrap_or(ScalarTy::Opaque);
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         self.unknown("uninit", ty, false)
     }
 
@@ -584,12 +541,7 @@ impl<'a> Walker<'a> {
 
     fn havoc(&mut self, l: Label, vars: &[VarId], prefix: &str, shared: bool) {
         for &v in vars {
-            let ty = self
-                .k
-                .vars
-                .get(v.0 as usize)
-                .map(|x| x.ty)
-                .unwrap_or(ScalarTy::Opaque);
+            let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
             let name = if shared && !self.nu.contains(&v) {
                 format!("{prefix}{}_{}_s", l.0, v.0)
             } else {
@@ -715,11 +667,7 @@ impl Walker<'_> {
                 };
                 self.ub.clear();
                 let delta = resize(r, w, false).bvmul(&e);
-                let val = if *sub {
-                    init.bvsub(&delta)
-                } else {
-                    init.bvadd(&delta)
-                };
+                let val = if *sub { init.bvsub(&delta) } else { init.bvadd(&delta) };
                 // The same sum without wrap-around, in a width where it cannot overflow.
                 let wide = w + 34;
                 let ext = |x: &BV| {
@@ -755,11 +703,7 @@ impl Walker<'_> {
                 };
                 Some((val, Some(fits)))
             }
-            Update::Shift {
-                amount,
-                left,
-                arith,
-            } => {
+            Update::Shift { amount, left, arith } => {
                 // Repeated shifts saturate: r shifts by c are one shift by min(r*c, w).
                 let r64 = r.zero_ext(32);
                 let times = r64.bvmul(BV::from_u64(*amount as u64, 64));
@@ -815,9 +759,7 @@ pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec
 /// (not nested in an inner loop).
 pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::If {
-            then_blk, else_blk, ..
-        } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
+        StmtKind::If { then_blk, else_blk, .. } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
         StmtKind::Loop { .. } => false,
         k => pred(k),
     })

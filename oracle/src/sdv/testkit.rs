@@ -193,10 +193,7 @@ impl Kb {
 
     /// `__syncthreads()`.
     pub fn sync(&mut self) -> Stmt {
-        self.stmt(StmtKind::Barrier(
-            Barrier::Block,
-            BarrierSyntax::SyncThreads,
-        ))
+        self.stmt(StmtKind::Barrier(Barrier::Block, BarrierSyntax::SyncThreads))
     }
 
     /// `__syncwarp()`.
@@ -221,14 +218,7 @@ impl Kb {
     }
 
     /// `for (v = init; cond; v = step) { body }` as two statements (init, loop).
-    pub fn for_(
-        &mut self,
-        v: VarId,
-        init: Expr,
-        cond: Expr,
-        step: Expr,
-        body: Vec<Stmt>,
-    ) -> Vec<Stmt> {
+    pub fn for_(&mut self, v: VarId, init: Expr, cond: Expr, step: Expr, body: Vec<Stmt>) -> Vec<Stmt> {
         let init = self.assign(v, init);
         let body = self.block(body);
         let step = vec![self.assign(v, step)];

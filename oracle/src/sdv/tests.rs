@@ -9,10 +9,7 @@ fn run(k: &Kernel) -> Report {
 }
 
 fn intra(r: &Report) -> Vec<&Race> {
-    r.races
-        .iter()
-        .filter(|x| x.scope == RaceScope::IntraBlock)
-        .collect()
+    r.races.iter().filter(|x| x.scope == RaceScope::IntraBlock).collect()
 }
 
 fn rels(r: &Race) -> Vec<IterRelation> {
@@ -127,11 +124,7 @@ fn sdv_tree_reduction_without_barrier_races_across_back_edge() {
         // The witness: two different iterations (s differs) of the loop.
         let s_vals = &race.witness.values[0];
         assert_eq!(s_vals.0, "s");
-        assert!(
-            s_vals.2.is_some_and(|s2| s2 != s_vals.1),
-            "{:?}",
-            race.witness
-        );
+        assert!(s_vals.2.is_some_and(|s2| s2 != s_vals.1), "{:?}", race.witness);
     }
 }
 
@@ -143,13 +136,7 @@ fn sdv_loop_race_in_and_across_iterations() {
     let (i, n, x) = (b.local("i"), b.param("n"), b.local("x"));
     let w = b.write(sh, tid());
     let rd = b.read(Some(x), sh, ub(Add, tid(), u(1)));
-    let body = b.for_(
-        i,
-        u(0),
-        ub(Lt, var(i), var(n)),
-        ub(Add, var(i), u(1)),
-        vec![w, rd],
-    );
+    let body = b.for_(i, u(0), ub(Lt, var(i), var(n)), ub(Add, var(i), u(1)), vec![w, rd]);
     let r = run(&b.finish(body));
     let races = intra(&r);
     assert_eq!(races.len(), 1, "{r:#?}");
@@ -169,22 +156,10 @@ fn sdv_race_across_back_edge_of_depth_two() {
     let s1 = b.sync();
     let wr = b.write(sh, tid());
     let (rdl, wrl) = (rd.label, wr.label);
-    let inner = b.for_(
-        j,
-        u(0),
-        ub(Lt, var(j), u(4)),
-        ub(Add, var(j), u(1)),
-        vec![rd, s1, wr],
-    );
+    let inner = b.for_(j, u(0), ub(Lt, var(j), u(4)), ub(Add, var(j), u(1)), vec![rd, s1, wr]);
     let mut outer_body = inner;
     outer_body.push(b.sync());
-    let body = b.for_(
-        i,
-        u(0),
-        ub(Lt, var(i), u(4)),
-        ub(Add, var(i), u(1)),
-        outer_body,
-    );
+    let body = b.for_(i, u(0), ub(Lt, var(i), u(4)), ub(Add, var(i), u(1)), outer_body);
     let r = run(&b.finish(body));
     let races = intra(&r);
     assert_eq!(races.len(), 1, "{r:#?}");
@@ -222,13 +197,7 @@ fn barrier_only_in_loop(bound: Expr, b: &mut Kb) -> Vec<Stmt> {
     let (i, x) = (b.local("i"), b.local("x"));
     let w = b.write(sh, tid());
     let s = b.sync();
-    let lp = b.for_(
-        i,
-        u(0),
-        ub(Lt, var(i), bound),
-        ub(Add, var(i), u(1)),
-        vec![s],
-    );
+    let lp = b.for_(i, u(0), ub(Lt, var(i), bound), ub(Add, var(i), u(1)), vec![s]);
     let rd = b.read(Some(x), sh, ub(Add, tid(), u(1)));
     let mut body = vec![w];
     body.extend(lp);
@@ -344,11 +313,7 @@ fn sdv_inter_block_global_race() {
         let g = b.array("g", Space::Global);
         let gid = ub(
             Add,
-            ub(
-                Mul,
-                bi(Builtin::BlockIdx(Dim::X)),
-                bi(Builtin::BlockDim(Dim::X)),
-            ),
+            ub(Mul, bi(Builtin::BlockIdx(Dim::X)), bi(Builtin::BlockDim(Dim::X))),
             tid(),
         );
         // Mentioning blockIdx.y makes the grid possibly two-dimensional.
@@ -401,11 +366,7 @@ fn sdv_warp_level_uniformity() {
         let mut b = Kb::new(Some([bx, 4, 1]));
         let s = b.sync();
         let sl = s.label;
-        let iff = b.if_(
-            ub(Lt, bi(Builtin::ThreadIdx(Dim::Y)), u(1)),
-            vec![s],
-            vec![],
-        );
+        let iff = b.if_(ub(Lt, bi(Builtin::ThreadIdx(Dim::Y)), u(1)), vec![s], vec![]);
         let k = b.finish(vec![iff]);
         assert_eq!(uniformity(&k).level(sl), expect, "blockDim.x = {bx}");
     }
@@ -421,19 +382,10 @@ fn sdv_divergent_break_and_return() {
     let il = iff.label;
     let s = b.sync();
     let sl = s.label;
-    let body = b.for_(
-        i,
-        u(0),
-        ub(Lt, var(i), u(4)),
-        ub(Add, var(i), u(1)),
-        vec![iff, s],
-    );
+    let body = b.for_(i, u(0), ub(Lt, var(i), u(4)), ub(Add, var(i), u(1)), vec![iff, s]);
     let r = run(&b.finish(body));
     assert_eq!(r.divergences.len(), 1, "{r:#?}");
-    assert_eq!(
-        (r.divergences[0].barrier, r.divergences[0].cond_stmt),
-        (sl, il)
-    );
+    assert_eq!((r.divergences[0].barrier, r.divergences[0].cond_stmt), (sl, il));
 
     // if (tid == 0) return; sync;  — and the same with a uniform condition.
     for (cond, divergent) in [
@@ -539,24 +491,12 @@ fn matmul(second_barrier: bool) -> (Kernel, Label, Label) {
         ),
         b.assign(
             col,
-            to_int(ub(
-                Add,
-                ub(Mul, bi(Builtin::BlockIdx(Dim::X)), u(16)),
-                tid(),
-            )),
+            to_int(ub(Add, ub(Mul, bi(Builtin::BlockIdx(Dim::X)), u(16)), tid())),
         ),
         b.assign(sum, Expr::Opaque(ScalarTy::Opaque, vec![])),
     ];
-    let a_idx = ib(
-        Add,
-        ib(Add, ib(Mul, var(row), var(n)), ib(Mul, var(t), i(16))),
-        tx(),
-    );
-    let b_idx = ib(
-        Add,
-        ib(Mul, ib(Add, ib(Mul, var(t), i(16)), ty()), var(n)),
-        var(col),
-    );
+    let a_idx = ib(Add, ib(Add, ib(Mul, var(row), var(n)), ib(Mul, var(t), i(16))), tx());
+    let b_idx = ib(Add, ib(Mul, ib(Add, ib(Mul, var(t), i(16)), ty()), var(n)), var(col));
     let ld_a = b.read(Some(x), ga, a_idx);
     let st_a = b.write(sa, tile(ty(), tx()));
     let st_a_label = st_a.label;
@@ -566,10 +506,7 @@ fn matmul(second_barrier: bool) -> (Kernel, Label, Label) {
     let rd_a = b.read(Some(x), sa, tile(ty(), var(kk)));
     let rd_a_label = rd_a.label;
     let rd_b = b.read(Some(y), sb, tile(var(kk), tx()));
-    let acc = b.assign(
-        sum,
-        Expr::Opaque(ScalarTy::Opaque, vec![var(sum), var(x), var(y)]),
-    );
+    let acc = b.assign(sum, Expr::Opaque(ScalarTy::Opaque, vec![var(sum), var(x), var(y)]));
     let inner = b.for_(
         kk,
         i(0),
@@ -590,12 +527,7 @@ fn matmul(second_barrier: bool) -> (Kernel, Label, Label) {
         outer_body,
     );
     body.extend(outer);
-    let in_bounds = bin(
-        And,
-        ScalarTy::Bool,
-        ib(Lt, var(row), var(n)),
-        ib(Lt, var(col), var(n)),
-    );
+    let in_bounds = bin(And, ScalarTy::Bool, ib(Lt, var(row), var(n)), ib(Lt, var(col), var(n)));
     let st_c = b.write(gc, ib(Add, ib(Mul, var(row), var(n)), var(col)));
     body.push(b.if_(in_bounds, vec![st_c], vec![]));
     (b.finish(body), st_a_label, rd_a_label)
@@ -625,10 +557,7 @@ fn sdv_tiled_matmul() {
     let r = run(&k);
     let races = intra(&r);
     assert_eq!(races.len(), 2, "{r:#?}");
-    let ra = races
-        .iter()
-        .find(|x| x.first.label == st_a)
-        .expect("As race");
+    let ra = races.iter().find(|x| x.first.label == st_a).expect("As race");
     assert_eq!(ra.second.label, rd_a);
     assert_eq!(rels(ra), vec![IterRelation::AcrossBackEdge(1)]);
     // Kinds follow text order: the write comes first in the text.

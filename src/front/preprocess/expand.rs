@@ -91,9 +91,7 @@ impl Sink<'_> {
             Sink::Toks(v) => v.push(tok),
             Sink::Out(out) => match tok.origin {
                 Origin::Src(lo, _) => out.push_verbatim(ctx.file, lo, tok.text(ctx.src)),
-                Origin::Exp(lo, hi) => {
-                    out.push_expansion(ctx.file, lo, hi, tok.text(ctx.src), tok.space_before)
-                }
+                Origin::Exp(lo, hi) => out.push_expansion(ctx.file, lo, hi, tok.text(ctx.src), tok.space_before),
             },
         }
     }
@@ -119,11 +117,7 @@ fn hs_intersect(a: &HideSet, b: &HideSet) -> HideSet {
     let (Some(x), Some(y)) = (a, b) else {
         return None;
     };
-    let v: Vec<u32> = x
-        .iter()
-        .copied()
-        .filter(|i| y.binary_search(i).is_ok())
-        .collect();
+    let v: Vec<u32> = x.iter().copied().filter(|i| y.binary_search(i).is_ok()).collect();
     (!v.is_empty()).then(|| v.into())
 }
 
@@ -161,12 +155,7 @@ impl Expander {
     }
 
     /// Expands the ordinary text read through `cursor` into `out`, up to the next directive line.
-    pub(crate) fn run_file(
-        &mut self,
-        ctx: &Ctx,
-        cursor: &mut Cursor,
-        out: &mut Output,
-    ) -> Result<(), PpError> {
+    pub(crate) fn run_file(&mut self, ctx: &Ctx, cursor: &mut Cursor, out: &mut Output) -> Result<(), PpError> {
         let mut input = Input::file(cursor);
         // Plain source bytes not yet copied; copying runs instead of tokens keeps this fast.
         let mut run: Option<(u32, u32)> = None;
@@ -181,16 +170,10 @@ impl Expander {
                 None => {
                     // A new top-level use starts: reset the runaway budget.
                     self.work = 0;
-                    let Some((kind, lo, hi)) = input.cursor.as_mut().and_then(|c| c.next_text())
-                    else {
+                    let Some((kind, lo, hi)) = input.cursor.as_mut().and_then(|c| c.next_text()) else {
                         break;
                     };
-                    if kind != Kind::Ident
-                        || self
-                            .table
-                            .lookup(&ctx.src[lo as usize..hi as usize])
-                            .is_none()
-                    {
+                    if kind != Kind::Ident || self.table.lookup(&ctx.src[lo as usize..hi as usize]).is_none() {
                         match &mut run {
                             Some((_, end)) if *end == lo => *end = hi,
                             _ => {
@@ -211,13 +194,7 @@ impl Expander {
     }
 
     /// Expands everything `input` yields into `sink`.
-    fn run(
-        &mut self,
-        ctx: &Ctx,
-        input: &mut Input,
-        sink: &mut Sink,
-        depth: usize,
-    ) -> Result<(), PpError> {
+    fn run(&mut self, ctx: &Ctx, input: &mut Input, sink: &mut Sink, depth: usize) -> Result<(), PpError> {
         while let Some(tok) = input.next() {
             self.step(ctx, tok, input, sink, depth)?;
         }
@@ -225,14 +202,7 @@ impl Expander {
     }
 
     /// Expands `tok` if it is a macro use (pushing the result back onto `input`), else emits it.
-    fn step(
-        &mut self,
-        ctx: &Ctx,
-        tok: Tok,
-        input: &mut Input,
-        sink: &mut Sink,
-        depth: usize,
-    ) -> Result<(), PpError> {
+    fn step(&mut self, ctx: &Ctx, tok: Tok, input: &mut Input, sink: &mut Sink, depth: usize) -> Result<(), PpError> {
         let id = if tok.kind == Kind::Ident {
             self.table.lookup(tok.text(ctx.src))
         } else {
@@ -250,19 +220,9 @@ impl Expander {
     }
 
     /// Fully expands a token list (macro arguments, `#if` lines).
-    pub(crate) fn expand_list(
-        &mut self,
-        ctx: &Ctx,
-        toks: Vec<Tok>,
-        depth: usize,
-    ) -> Result<Vec<Tok>, PpError> {
+    pub(crate) fn expand_list(&mut self, ctx: &Ctx, toks: Vec<Tok>, depth: usize) -> Result<Vec<Tok>, PpError> {
         let mut out = Vec::with_capacity(toks.len());
-        self.run(
-            ctx,
-            &mut Input::tokens(toks),
-            &mut Sink::Toks(&mut out),
-            depth,
-        )?;
+        self.run(ctx, &mut Input::tokens(toks), &mut Sink::Toks(&mut out), depth)?;
         Ok(out)
     }
 
@@ -313,11 +273,7 @@ impl Expander {
                 Builtin::Line => ctx.lines.line_col(nlo).0.to_string(),
                 Builtin::File => format!("\"{}\"", escape_str(&ctx.lines.path)),
             };
-            let kind = if b == Builtin::Line {
-                Kind::Number
-            } else {
-                Kind::Str
-            };
+            let kind = if b == Builtin::Line { Kind::Number } else { Kind::Str };
             let mut t = Tok::own(kind, &text, Origin::Exp(nlo, nhi));
             t.space_before = name.space_before;
             input.push_front(vec![t]);
@@ -347,8 +303,8 @@ impl Expander {
         for t in &skipped {
             line_breaks(t, ctx.src, &mut newlines);
         }
-        let (mut args, rparen) = collect_args(ctx, input, params.len(), m.variadic, &mut newlines)
-            .ok_or_else(|| {
+        let (mut args, rparen) =
+            collect_args(ctx, input, params.len(), m.variadic, &mut newlines).ok_or_else(|| {
                 ctx.error(
                     name.origin,
                     format!(
@@ -359,14 +315,7 @@ impl Expander {
             })?;
         let (rlo, rhi) = rparen.origin.range();
         let use_site = Origin::Exp(nlo.min(rlo), nhi.max(rhi));
-        check_arity(
-            ctx,
-            &mac_name,
-            params.len(),
-            m.variadic,
-            &mut args,
-            use_site,
-        )?;
+        check_arity(ctx, &mac_name, params.len(), m.variadic, &mut args, use_site)?;
         let hs = hs_with(&hs_intersect(&name.hide, &rparen.hide), id);
         let body = self.substitute(ctx, &m, &args, depth, use_site, &mac_name)?;
         self.charge(ctx, body.len(), &mac_name, use_site)?;
@@ -389,11 +338,7 @@ impl Expander {
     ) -> Result<Vec<Tok>, PpError> {
         let body = &m.body;
         let is_paste = |k: usize| body.get(k).is_some_and(|t| t.is_punct("", "##"));
-        let va_index = if m.variadic {
-            args.len().checked_sub(1)
-        } else {
-            None
-        };
+        let va_index = if m.variadic { args.len().checked_sub(1) } else { None };
         let va_empty = va_index.is_none_or(|v| args[v].is_empty());
         let mut pieces = Vec::new();
         let mut va_opt_closes: Vec<usize> = Vec::new();
@@ -582,11 +527,7 @@ fn line_breaks(t: &Tok, src: &str, out: &mut Vec<Tok>) {
     let b = src.as_bytes();
     for i in lo as usize..(hi as usize).min(b.len()) {
         if b[i] == b'\n' {
-            let start = if i > lo as usize && b[i - 1] == b'\r' {
-                i - 1
-            } else {
-                i
-            };
+            let start = if i > lo as usize && b[i - 1] == b'\r' { i - 1 } else { i };
             out.push(Tok::src(Kind::Newline, start as u32, i as u32 + 1));
         }
     }

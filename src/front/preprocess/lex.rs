@@ -207,8 +207,7 @@ fn pp_number_end(b: &[u8], i: usize) -> usize {
     let mut j = i + 1;
     while j < b.len() {
         let c = b[j];
-        let exponent_sign =
-            (c == b'+' || c == b'-') && matches!(b[j - 1], b'e' | b'E' | b'p' | b'P');
+        let exponent_sign = (c == b'+' || c == b'-') && matches!(b[j - 1], b'e' | b'E' | b'p' | b'P');
         // `'` followed by a digit or letter is a C++14 digit separator.
         let separator = c == b'\'' && b.get(j + 1).is_some_and(|n| n.is_ascii_alphanumeric());
         if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || exponent_sign || separator {
@@ -226,17 +225,9 @@ fn punct_end(b: &[u8], i: usize) -> usize {
     let n2 = b.get(i + 2).copied().unwrap_or(0);
     let len = match (c, n1, n2) {
         (b'.', b'.', b'.') | (b'<', b'<', b'=') | (b'>', b'>', b'=') | (b'-', b'>', b'*') => 3,
-        (b'#', b'#', _) | (b'-', b'>', _) | (b'+', b'+', _) | (b'-', b'-', _) | (b'<', b'<', _) => {
-            2
-        }
-        (b'>', b'>', _) | (b'&', b'&', _) | (b'|', b'|', _) | (b':', b':', _) | (b'.', b'*', _) => {
-            2
-        }
-        (
-            b'<' | b'>' | b'=' | b'!' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^',
-            b'=',
-            _,
-        ) => 2,
+        (b'#', b'#', _) | (b'-', b'>', _) | (b'+', b'+', _) | (b'-', b'-', _) | (b'<', b'<', _) => 2,
+        (b'>', b'>', _) | (b'&', b'&', _) | (b'|', b'|', _) | (b':', b':', _) | (b'.', b'*', _) => 2,
+        (b'<' | b'>' | b'=' | b'!' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^', b'=', _) => 2,
         _ => 1,
     };
     i + len

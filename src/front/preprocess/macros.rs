@@ -39,8 +39,7 @@ impl Hasher for FxHasher {
         for chunk in bytes.chunks(8) {
             let mut word = [0u8; 8];
             word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x517c_c1b7_2722_0a95);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
 
@@ -124,8 +123,8 @@ impl MacroTable {
         let mut params = None;
         let mut variadic = false;
         if toks.get(i).is_some_and(|t| t.is_punct(src, "(")) {
-            let (p, v, next) = parse_params(toks, i + 1, src)
-                .map_err(|m| format!("bad parameter list in #define {name}: {m}"))?;
+            let (p, v, next) =
+                parse_params(toks, i + 1, src).map_err(|m| format!("bad parameter list in #define {name}: {m}"))?;
             params = Some(p);
             variadic = v;
             i = next;
@@ -151,15 +150,16 @@ impl MacroTable {
                     .flatten()
             })
             .collect();
-        if body.first().is_some_and(|t| t.is_punct("", "##"))
-            || body.last().is_some_and(|t| t.is_punct("", "##"))
-        {
-            return Err(format!("`##` cannot start or end the body of macro {name}; it needs an operand on both sides"));
+        if body.first().is_some_and(|t| t.is_punct("", "##")) || body.last().is_some_and(|t| t.is_punct("", "##")) {
+            return Err(format!(
+                "`##` cannot start or end the body of macro {name}; it needs an operand on both sides"
+            ));
         }
         if params.is_some() {
-            let stray_hash = body.iter().enumerate().any(|(k, t)| {
-                t.is_punct("", "#") && param_of.get(k + 1).copied().flatten().is_none()
-            });
+            let stray_hash = body
+                .iter()
+                .enumerate()
+                .any(|(k, t)| t.is_punct("", "#") && param_of.get(k + 1).copied().flatten().is_none());
             if stray_hash {
                 return Err(format!(
                     "`#` in the body of macro {name} must be followed by a parameter name"
@@ -179,11 +179,7 @@ impl MacroTable {
 }
 
 /// Parses `a, b, ...)` starting after `(`; returns names, variadic flag, index after `)`.
-fn parse_params(
-    toks: &[Tok],
-    mut i: usize,
-    src: &str,
-) -> Result<(Vec<Rc<str>>, bool, usize), String> {
+fn parse_params(toks: &[Tok], mut i: usize, src: &str) -> Result<(Vec<Rc<str>>, bool, usize), String> {
     let mut names: Vec<Rc<str>> = Vec::new();
     i = skip_blank(toks, i);
     if toks.get(i).is_some_and(|t| t.is_punct(src, ")")) {
@@ -212,10 +208,7 @@ fn parse_params(
                 variadic = true;
             }
         } else {
-            return Err(format!(
-                "expected a parameter name, found `{}`",
-                t.text(src)
-            ));
+            return Err(format!("expected a parameter name, found `{}`", t.text(src)));
         }
         i = skip_blank(toks, i + 1);
         match toks.get(i) {

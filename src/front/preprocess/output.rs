@@ -118,11 +118,7 @@ impl Output {
         let b = text.as_bytes();
         for i in lo..hi.min(b.len()) {
             if b[i] == b'\n' {
-                let start = if i > lo && b[i - 1] == b'\r' {
-                    i - 1
-                } else {
-                    i
-                };
+                let start = if i > lo && b[i - 1] == b'\r' { i - 1 } else { i };
                 self.push_verbatim(file, start as u32, &text[start..=i]);
             }
         }

@@ -12,8 +12,7 @@ fn pp(src: &str) -> Preprocessed {
 }
 
 fn pp_with(src: &str, opts: &PpOptions) -> Preprocessed {
-    preprocess(Path::new("main.cu"), src, opts)
-        .unwrap_or_else(|e| panic!("unexpected error: {e:?}"))
+    preprocess(Path::new("main.cu"), src, opts).unwrap_or_else(|e| panic!("unexpected error: {e:?}"))
 }
 
 fn pp_err(src: &str) -> PpError {
@@ -29,8 +28,7 @@ fn squash(s: &str) -> String {
 }
 
 fn offset_of(hay: &str, needle: &str) -> usize {
-    hay.find(needle)
-        .unwrap_or_else(|| panic!("{needle:?} not in {hay:?}"))
+    hay.find(needle).unwrap_or_else(|| panic!("{needle:?} not in {hay:?}"))
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -86,10 +84,7 @@ fn variadic_macros() {
         "#define N(args...) r(args)\n",
         "F(1, 2, (3, 4)) L(1) L(1, 2) O(a) O(a, b) N(5, 6)\n"
     ));
-    assert_eq!(
-        squash(&p.text),
-        "g(1, 2, (3, 4)) p(1) p(1, 2) q(a) q(a, b) r(5, 6)"
-    );
+    assert_eq!(squash(&p.text), "g(1, 2, (3, 4)) p(1) p(1, 2) q(a) q(a, b) r(5, 6)");
 }
 
 #[test]
@@ -193,11 +188,7 @@ fn runaway_exponential_expansion_is_an_error_not_a_hang() {
 #[test]
 fn deeply_nested_macro_arguments_are_an_error_not_a_stack_overflow() {
     let depth = 5000;
-    let src = format!(
-        "#define F(x) x\n{}1{}\n",
-        "F(".repeat(depth),
-        ")".repeat(depth)
-    );
+    let src = format!("#define F(x) x\n{}1{}\n", "F(".repeat(depth), ")".repeat(depth));
     let e = pp_err(&src);
     assert!(e.message.contains("nested"), "{}", e.message);
 }
@@ -271,10 +262,7 @@ fn if_expressions_cover_the_operators() {
             "0x10 == 16 && 010 == 8 && 0b11 == 3 && 1000000000000ULL > 1 && 1'000 == 1000",
             true,
         ),
-        (
-            "'A' == 65 && '\\n' == 10 && '\\x41' == 65 && '\\101' == 65",
-            true,
-        ),
+        ("'A' == 65 && '\\n' == 10 && '\\x41' == 65 && '\\101' == 65", true),
         ("N >= 4 && true && !false", true),
         ("1 > 2 || 2 >= 2 && 3 <= 2", false),
         ("0 && (1 / 0)", false),
@@ -292,14 +280,9 @@ fn if_expression_errors_carry_the_directive_span() {
     let src = "int a;\n#if 1 +\n#endif\n";
     let e = pp_err(src);
     let lo = offset_of(src, "#if") as u32;
-    assert_eq!(
-        e.span,
-        Span::new(FileId(0), lo, lo + "#if 1 +".len() as u32)
-    );
+    assert_eq!(e.span, Span::new(FileId(0), lo, lo + "#if 1 +".len() as u32));
     assert!(e.message.contains("#if"), "{}", e.message);
-    assert!(pp_err("#if 1/0\n#endif\n")
-        .message
-        .contains("division by zero"));
+    assert!(pp_err("#if 1/0\n#endif\n").message.contains("division by zero"));
     assert!(pp_err("#if 1.5\n#endif\n").message.contains("integer"));
 }
 
@@ -310,9 +293,7 @@ fn unbalanced_conditionals_are_errors() {
     assert!(e.message.contains("#endif"));
     assert!(pp_err("#endif\n").message.contains("without"));
     assert!(pp_err("#else\n").message.contains("without"));
-    assert!(pp_err("#if 1\n#else\n#else\n#endif\n")
-        .message
-        .contains("second #else"));
+    assert!(pp_err("#if 1\n#else\n#else\n#endif\n").message.contains("second #else"));
     assert!(pp_err("#if 1\n#else\n#elif 1\n#endif\n")
         .message
         .contains("after #else"));
@@ -326,11 +307,7 @@ fn error_directive_only_in_active_code() {
     let lo = offset_of(src, "#error set") as u32;
     assert_eq!(
         e.span,
-        Span::new(
-            FileId(0),
-            lo,
-            lo + "#error set CONFIGURED please".len() as u32
-        )
+        Span::new(FileId(0), lo, lo + "#error set CONFIGURED please".len() as u32)
     );
 }
 
@@ -344,10 +321,7 @@ fn command_line_defines() {
         ],
         include_dirs: vec![],
     };
-    let p = pp_with(
-        "#if USE_SHARED == 1\nint a[BLOCK]; int b = SQ(3);\n#endif\n",
-        &opts,
-    );
+    let p = pp_with("#if USE_SHARED == 1\nint a[BLOCK]; int b = SQ(3);\n#endif\n", &opts);
     assert_eq!(squash(&p.text), "int a[128]; int b = ((3)*(3));");
     let bad = PpOptions {
         defines: vec![("1X".into(), None)],
@@ -393,10 +367,7 @@ fn expanded_tokens_map_to_the_use_site() {
     for off in out_lo..out_hi {
         assert_eq!(p.origin(off), (FileId(0), use_lo), "offset {off}");
     }
-    assert_eq!(
-        p.origin_span(out_lo, out_hi),
-        Span::new(FileId(0), use_lo, use_hi)
-    );
+    assert_eq!(p.origin_span(out_lo, out_hi), Span::new(FileId(0), use_lo, use_hi));
     // Verbatim text after the expansion maps 1:1 again.
     let semi = out_hi;
     assert_eq!(p.origin(semi), (FileId(0), use_hi));
@@ -404,10 +375,7 @@ fn expanded_tokens_map_to_the_use_site() {
     let m_lo = offset_of(src, "M(1") as u32;
     let out = offset_of(&p.text, "((1)");
     let span = p.origin_span(out, out + "((1) > (2) ? (1) : (2))".len());
-    assert_eq!(
-        span,
-        Span::new(FileId(0), m_lo, m_lo + "M(1, 2)".len() as u32)
-    );
+    assert_eq!(span, Span::new(FileId(0), m_lo, m_lo + "M(1, 2)".len() as u32));
     // A span partly in verbatim text and ending in an expansion ends at the end of the use.
     let int_x = offset_of(&p.text, "int x");
     assert_eq!(
@@ -433,20 +401,11 @@ fn include_of_a_local_header_and_mapping_across_it() {
     assert_eq!(squash(&p.text), "int in_header; int a[16];");
     assert_eq!(p.files.len(), 2);
     assert!(p.files[1].path.ends_with("defs.h"));
-    assert_eq!(
-        p.texts[1],
-        std::fs::read_to_string(dir.path().join("defs.h")).unwrap()
-    );
+    assert_eq!(p.texts[1], std::fs::read_to_string(dir.path().join("defs.h")).unwrap());
     let h = offset_of(&p.text, "in_header");
-    assert_eq!(
-        p.origin(h),
-        (FileId(1), offset_of(&p.texts[1], "in_header") as u32)
-    );
+    assert_eq!(p.origin(h), (FileId(1), offset_of(&p.texts[1], "in_header") as u32));
     let a = offset_of(&p.text, "int a");
-    assert_eq!(
-        p.origin(a),
-        (FileId(0), offset_of(&p.texts[0], "int a") as u32)
-    );
+    assert_eq!(p.origin(a), (FileId(0), offset_of(&p.texts[0], "int a") as u32));
     let sixteen = offset_of(&p.text, "16");
     let tile = offset_of(&p.texts[0], "TILE") as u32;
     assert_eq!(
@@ -510,15 +469,8 @@ fn system_includes_are_skipped_with_notes() {
 fn include_through_a_macro() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "cfg.h", "int cfg;\n");
-    let main = write(
-        dir.path(),
-        "k.cu",
-        "#define HEADER \"cfg.h\"\n#include HEADER\n",
-    );
-    assert_eq!(
-        squash(&pp_file(&main, &PpOptions::default()).unwrap().text),
-        "int cfg;"
-    );
+    let main = write(dir.path(), "k.cu", "#define HEADER \"cfg.h\"\n#include HEADER\n");
+    assert_eq!(squash(&pp_file(&main, &PpOptions::default()).unwrap().text), "int cfg;");
 }
 
 #[test]
