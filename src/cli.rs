@@ -28,8 +28,34 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Verify kernels: races, barrier divergence, named-barrier defects, with witnesses.
+    Check(CheckArgs),
     /// Print the kernel IR with labels, spans and launch configuration.
     Ir(IrArgs),
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum OutFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// CUDA files or directories (searched for .cu/.cuh).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Which checker: auto picks the named-barrier checker for kernels that use named barriers.
+    #[arg(long, value_enum, default_value = "auto")]
+    oracle: crate::check::OracleChoice,
+    /// Solver time limit per query in milliseconds (an unanswered query is never "clean").
+    #[arg(long, default_value_t = 2000)]
+    timeout: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
 }
 
 /// Options shared by every command that reads kernels.
@@ -174,6 +200,109 @@ fn run_ir(a: &IrArgs) -> u8 {
     exit::OK
 }
 
+/// Expands directories into the `.cu`/`.cuh` files below them (sorted).
+pub fn expand_inputs(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut stack = vec![p.clone()];
+            let mut found = Vec::new();
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                for e in rd.flatten() {
+                    let q = e.path();
+                    if q.is_dir() {
+                        stack.push(q);
+                    } else if q.extension().is_some_and(|x| x == "cu" || x == "cuh") {
+                        found.push(q);
+                    }
+                }
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct KernelJson<'a> {
+    file: String,
+    kernel: &'a str,
+    checker: &'a str,
+    verdict: crate::check::Verdict,
+    report: &'a autosync_oracle::report::Report,
+}
+
+fn run_check(a: &CheckArgs) -> u8 {
+    use crate::check::{check_kernel, render_report, verdict, Sources, Verdict};
+    let files = expand_inputs(&a.files);
+    if files.is_empty() {
+        eprintln!("error: no .cu/.cuh files found in the given paths");
+        return exit::INPUT;
+    }
+    let mut worst = exit::OK;
+    let mut json = Vec::new();
+    let bump = |c: u8, worst: &mut u8| {
+        // Input errors dominate, then inconclusive, then defects.
+        let rank = |c: u8| match c {
+            exit::INPUT => 4,
+            exit::INCONCLUSIVE => 3,
+            exit::DEFECTS => 2,
+            _ => 0,
+        };
+        if rank(c) > rank(*worst) {
+            *worst = c;
+        }
+    };
+    for f in &files {
+        let unit = match front::load(f, &a.input.front_options()) {
+            Ok(u) => u,
+            Err(e) => {
+                let c = report_front_error(f, None, &e);
+                bump(c, &mut worst);
+                continue;
+            }
+        };
+        if unit.kernels.is_empty() {
+            if a.format == OutFormat::Text {
+                println!("{}: no __global__ kernels", f.display());
+            }
+            continue;
+        }
+        let src = Sources { texts: &unit.texts };
+        for k in &unit.kernels {
+            let (report, checker) = check_kernel(k, a.oracle, a.timeout);
+            let v = verdict(&report);
+            bump(
+                match v {
+                    Verdict::Clean => exit::OK,
+                    Verdict::Defects => exit::DEFECTS,
+                    Verdict::Inconclusive => exit::INCONCLUSIVE,
+                },
+                &mut worst,
+            );
+            match a.format {
+                OutFormat::Text => print!("{}", render_report(k, &src, &report, checker)),
+                OutFormat::Json => json.push(serde_json::json!(KernelJson {
+                    file: f.display().to_string(),
+                    kernel: &k.name,
+                    checker,
+                    verdict: v,
+                    report: &report
+                })),
+            }
+        }
+    }
+    if a.format == OutFormat::Json {
+        let doc = serde_json::json!({ "version": 1, "kernels": json });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    worst
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -186,6 +315,7 @@ pub fn main() -> ExitCode {
     };
     let code = match &cli.cmd {
         Command::Ir(a) => run_ir(a),
+        Command::Check(a) => run_check(a),
     };
     ExitCode::from(code)
 }

@@ -1,5 +1,6 @@
 //! autosync: synthesizes verified `__syncthreads()` and PTX named barriers for CUDA kernels.
 
+pub mod check;
 pub mod cli;
 pub mod front;
 pub mod manifest;

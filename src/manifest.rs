@@ -54,6 +54,19 @@ pub struct CheckExpect {
     /// Extra pairs the oracle reports that cannot happen, each with its cause.
     #[serde(default)]
     pub imprecise: Vec<Imprecision>,
+    /// Other defect classes the checker may name for the same defect, each with its cause.
+    #[serde(default)]
+    pub alternative_outcomes: Vec<AlternativeOutcome>,
+}
+
+/// A documented alternative classification of a defect.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct AlternativeOutcome {
+    /// The class the checker may report instead.
+    pub outcome: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// A documented false alarm.

@@ -1,0 +1,98 @@
+//! The oracle's verdict on every corpus kernel matches the manifest: the exact set of racing
+//! line pairs (extra pairs only when listed as a known imprecision), divergences, and the class
+//! of named-barrier defects.
+
+use autosync::check::{check_kernel, verdict, OracleChoice, Verdict};
+use autosync::front;
+use autosync::manifest::{self, Entry};
+use autosync_oracle::report::{Report, SyncDefectKind};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn line_pairs(k: &autosync_oracle::ir::Kernel, r: &Report) -> BTreeSet<[u32; 2]> {
+    r.races
+        .iter()
+        .map(|x| {
+            let (a, b) = (k.line(x.first.span), k.line(x.second.span));
+            [a.min(b), a.max(b)]
+        })
+        .collect()
+}
+
+fn defect_classes(r: &Report) -> BTreeSet<&'static str> {
+    let mut s = BTreeSet::new();
+    for d in &r.sync_defects {
+        s.insert(match d.kind {
+            SyncDefectKind::Deadlock { .. } => "deadlock",
+            SyncDefectKind::CountMismatch { .. } => "count-mismatch",
+            SyncDefectKind::TooManyParticipants { .. } => "too-many-participants",
+            SyncDefectKind::ArriveOnly => "arrive-only",
+            SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
+            SyncDefectKind::BadId { .. } => "bad-id",
+            SyncDefectKind::BadCount { .. } => "bad-count",
+        });
+    }
+    if r.divergences.iter().any(|d| d.within_warp) {
+        s.insert("warp-divergent");
+    }
+    if !r.divergences.is_empty() {
+        s.insert("divergent");
+    }
+    if !r.races.is_empty() {
+        s.insert("racy");
+    }
+    s
+}
+
+/// Compares one entry; returns a description of the mismatch, if any.
+fn compare(e: &Entry) -> Option<String> {
+    let unit = match front::load(&e.file(Path::new("corpus")), &e.front_options()) {
+        Ok(u) => u,
+        Err(err) => return Some(format!("does not lower: {err:?}")),
+    };
+    let k = &unit.kernels[0];
+    let (r, checker) = check_kernel(k, OracleChoice::Auto, 4000);
+    let got = line_pairs(k, &r);
+    let want: BTreeSet<[u32; 2]> = e.check.races.iter().copied().collect();
+    let imprecise: BTreeSet<[u32; 2]> = e.check.imprecise.iter().map(|i| i.lines).collect();
+    let classes = defect_classes(&r);
+    let missed: Vec<_> = want.difference(&got).collect();
+    let extra: Vec<_> = got.difference(&want).filter(|p| !imprecise.contains(*p)).collect();
+    let outcome = e.check.outcome.as_str();
+    let class_ok = match outcome {
+        "clean" => verdict(&r) == Verdict::Clean,
+        "racy" | "unfixable" => classes.contains("racy") || classes.contains("divergent") || !r.sync_defects.is_empty(),
+        "divergent" => classes.contains("divergent"),
+        other => {
+            classes.contains(other)
+                || e.check
+                    .alternative_outcomes
+                    .iter()
+                    .any(|a| classes.contains(a.outcome.as_str()))
+        }
+    };
+    if missed.is_empty() && extra.is_empty() && class_ok {
+        return None;
+    }
+    Some(format!(
+        "{checker}: expected {outcome} {want:?}; missed {missed:?}, extra {extra:?}, classes {classes:?}, inconclusive {:?}",
+        r.inconclusive.iter().map(|i| &i.message).collect::<Vec<_>>()
+    ))
+}
+
+#[test]
+fn oracle_verdicts_match_the_manifest() {
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let failures: Vec<String> = m
+        .kernels
+        .iter()
+        .filter_map(|e| compare(e).map(|why| format!("{} ({}): {why}", e.path, e.kernel)))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} kernels disagree:\n{}",
+        failures.len(),
+        m.kernels.len(),
+        failures.join("\n")
+    );
+}
