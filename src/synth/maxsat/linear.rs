@@ -1,12 +1,16 @@
 //! Linear SAT-UNSAT (solution-improving) search: find a model, require a strictly smaller cost
-//! through a generalized totalizer over the violation indicators, repeat until UNSAT.
+//! through a pseudo-Boolean bound over the violation indicators, repeat until UNSAT.
+//!
+//! The bound is rustsat's dynamic polynomial watchdog: its size grows with the number of bits of
+//! the weights rather than with the number of distinct subset sums (which makes the generalized
+//! totalizer explode on barrier costs like 1, 100, 10 000). Its bounds are enforced through
+//! assumptions (tare literals), so learnt clauses stay valid across iterations.
 
 use std::marker::PhantomData;
 
 use rustsat::{
-    encodings::pb::{BoundUpper, BoundUpperIncremental, GeneralizedTotalizer},
-    solvers::{Solve, SolveStats as SatSolveStats, SolverResult},
-    types::Clause,
+    encodings::pb::{BoundUpper, BoundUpperIncremental, DynamicPolyWatchdog},
+    solvers::{SolveIncremental, SolveStats as SatSolveStats, SolverResult},
 };
 
 use super::{
@@ -38,7 +42,7 @@ impl<S> LinearSearch<S> {
     }
 }
 
-impl<S: Solve + SatSolveStats + Default> MaxSatSolver for LinearSearch<S> {
+impl<S: SolveIncremental + SatSolveStats + Default> MaxSatSolver for LinearSearch<S> {
     fn solve(&mut self, p: &MaxSatProblem) -> Result<MaxSatResult, MaxSatError> {
         self.stats.solves += 1;
         // The encodings sum weights in usize; reject instances whose total cannot be represented.
@@ -54,7 +58,7 @@ impl<S: Solve + SatSolveStats + Default> MaxSatSolver for LinearSearch<S> {
     }
 }
 
-fn improve<S: Solve + SatSolveStats>(
+fn improve<S: SolveIncremental + SatSolveStats>(
     solver: &mut S,
     vars: &mut rustsat::instances::BasicVarManager,
     p: &MaxSatProblem,
@@ -70,19 +74,14 @@ fn improve<S: Solve + SatSolveStats>(
     for (lit, w) in p.merged_softs()? {
         indicators.push((!lit, weight_usize(w)?));
     }
-    let mut bound: GeneralizedTotalizer = indicators.into_iter().collect();
+    let mut bound: DynamicPolyWatchdog = indicators.into_iter().collect();
     while cost > 0 {
         let ub = weight_usize(cost - 1)?;
         bound
             .encode_ub_change(ub..=ub, solver, vars)
             .map_err(backend_err)?;
-        // Bounds only ever tighten, so the enforcing literals can be added as hard units.
-        for unit in bound.enforce_ub(ub).map_err(backend_err)? {
-            solver
-                .add_clause(Clause::from([unit]))
-                .map_err(backend_err)?;
-        }
-        if solver.solve().map_err(backend_err)? != SolverResult::Sat {
+        let assumps = bound.enforce_ub(ub).map_err(backend_err)?;
+        if solver.solve_assumps(&assumps).map_err(backend_err)? != SolverResult::Sat {
             break;
         }
         let better = extract_model(solver, p)?;

@@ -379,3 +379,58 @@ proptest! {
         prop_assert_eq!(softs, expected);
     }
 }
+
+#[test]
+fn larger_instances_agree_across_algorithms() {
+    // Barrier-like costs (powers of the loop factor) over 300 candidates and 500 races.
+    let mut state = 12345u64;
+    let mut rnd = move |m: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let weights = [1u64, 2, 50, 100, 200, 10_000, 20_000, 1_000_000];
+    let mut p = MaxSatProblem::new();
+    let n = 300;
+    let x: Vec<Lit> = (0..n).map(|_| p.new_var().pos_lit()).collect();
+    for &l in &x {
+        p.add_soft(!l, weights[rnd(weights.len() as u64) as usize]);
+    }
+    for _ in 0..500 {
+        let start = rnd(n as u64) as usize;
+        let len = 1 + rnd(8) as usize;
+        let clause: Vec<Lit> = (start..(start + len).min(n)).map(|i| x[i]).collect();
+        p.add_hard(&clause);
+    }
+    let costs: Vec<u64> = algorithms()
+        .into_iter()
+        .map(|(name, mut solver)| match solver.solve(&p).unwrap() {
+            MaxSatResult::Optimal { cost, model } => {
+                assert!(p.satisfies_hard(&model), "{name}");
+                assert_eq!(p.cost(&model), cost, "{name}");
+                cost
+            }
+            MaxSatResult::Unsat => panic!("{name}: covering instance is satisfiable"),
+        })
+        .collect();
+    assert_eq!(costs[0], costs[1]);
+}
+
+#[test]
+fn incomplete_varisat_core_is_repaired() {
+    // Shrunk from a property-test failure: varisat 0.2.2 returned a satisfiable "core" here.
+    let mut p = MaxSatProblem::new();
+    let x = vars(&mut p, 8);
+    for [a, b] in [[6, 4], [6, 7], [3, 1], [0, 0], [5, 7], [7, 4]] {
+        p.add_hard(&[x[a], x[b]]);
+    }
+    p.add_hard(&[x[4], x[2], x[3]]);
+    for (i, w) in [852u64, 780, 852, 853, 853, 73, 781, 853]
+        .into_iter()
+        .enumerate()
+    {
+        p.add_soft(!x[i], w);
+    }
+    assert!(assert_optimal(&p).is_some());
+}

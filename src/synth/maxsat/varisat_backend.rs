@@ -92,40 +92,90 @@ impl VarisatSolver {
         for &l in assumps {
             self.note_var(l.var());
         }
-        let vlits: Vec<varisat::Lit> = assumps.iter().map(|&l| to_varisat(l)).collect();
-        // Assumptions persist in varisat, so they are set (possibly to none) before every call.
-        self.inner.assume(&vlits);
-        let start = Instant::now();
-        let outcome = self.inner.solve();
-        self.solve_time += start.elapsed();
         self.model.clear();
         self.core.clear();
+        let start = Instant::now();
+        let outcome = self.solve_under(assumps);
+        self.solve_time += start.elapsed();
         match outcome {
             Ok(true) => {
                 self.state = SolverState::Sat;
                 self.n_sat += 1;
                 self.store_model()?;
+                if let Some(&l) = assumps.iter().find(|&&l| self.value(l) != TernaryVal::True) {
+                    self.state = SolverState::Unknown;
+                    return Err(anyhow::anyhow!("varisat model falsifies assumption {l}"));
+                }
                 Ok(SolverResult::Sat)
             }
             Ok(false) => {
                 self.state = SolverState::Unsat;
                 self.n_unsat += 1;
-                let failed = self.inner.failed_core().unwrap_or(&[]);
-                let mut core = Vec::with_capacity(failed.len());
-                for &l in failed {
-                    let lit = from_varisat(l)
-                        .ok_or_else(|| anyhow::anyhow!("varisat core literal out of range"))?;
-                    core.push(!lit);
-                }
-                core.sort_unstable();
-                core.dedup();
-                self.core = core;
+                let core = self.checked_failed_assumptions(assumps)?;
+                self.core = core.into_iter().map(|l| !l).collect();
                 Ok(SolverResult::Unsat)
             }
             Err(err) => {
                 self.state = SolverState::Unknown;
-                Err(anyhow::anyhow!("varisat failed: {err}"))
+                Err(err)
             }
+        }
+    }
+
+    /// One varisat call; assumptions persist in varisat, so they are (re)set before every call.
+    fn solve_under(&mut self, assumps: &[Lit]) -> anyhow::Result<bool> {
+        let vlits: Vec<varisat::Lit> = assumps.iter().map(|&l| to_varisat(l)).collect();
+        self.inner.assume(&vlits);
+        self.inner
+            .solve()
+            .map_err(|err| anyhow::anyhow!("varisat failed: {err}"))
+    }
+
+    /// varisat's failed assumptions after an UNSAT call, as sorted rustsat literals.
+    fn failed_assumptions(&self) -> anyhow::Result<Vec<Lit>> {
+        let failed = self.inner.failed_core().unwrap_or(&[]);
+        let mut core = Vec::with_capacity(failed.len());
+        for &l in failed {
+            core.push(
+                from_varisat(l)
+                    .ok_or_else(|| anyhow::anyhow!("varisat core literal out of range"))?,
+            );
+        }
+        core.sort_unstable();
+        core.dedup();
+        Ok(core)
+    }
+
+    /// A subset of `assumps` that is unsatisfiable with the formula.
+    ///
+    /// varisat 0.2.2 occasionally reports a failed-assumption set that is satisfiable on its own
+    /// (observed in this project's property tests), so a strict subset is re-checked and replaced
+    /// by all assumptions if it turns out satisfiable.
+    fn checked_failed_assumptions(&mut self, assumps: &[Lit]) -> anyhow::Result<Vec<Lit>> {
+        let candidate = self.failed_assumptions()?;
+        let mut all: Vec<Lit> = assumps.to_vec();
+        all.sort_unstable();
+        all.dedup();
+        if candidate.len() == all.len() {
+            return Ok(candidate);
+        }
+        if self.solve_under(&candidate)? {
+            Ok(all)
+        } else {
+            Ok(candidate)
+        }
+    }
+
+    fn value(&self, lit: Lit) -> TernaryVal {
+        let val = self
+            .model
+            .get(lit.vidx())
+            .copied()
+            .unwrap_or(TernaryVal::DontCare);
+        if lit.is_neg() {
+            !val
+        } else {
+            val
         }
     }
 
@@ -191,12 +241,7 @@ impl Solve for VarisatSolver {
 
     fn lit_val(&self, lit: Lit) -> anyhow::Result<TernaryVal> {
         self.require_state(SolverState::Sat)?;
-        let val = self
-            .model
-            .get(lit.vidx())
-            .copied()
-            .unwrap_or(TernaryVal::DontCare);
-        Ok(if lit.is_neg() { !val } else { val })
+        Ok(self.value(lit))
     }
 
     fn add_clause_ref<C>(&mut self, clause: &C) -> anyhow::Result<()>
