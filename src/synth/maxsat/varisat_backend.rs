@@ -9,7 +9,8 @@ use rustsat::{
 };
 use varisat::ExtendFormula;
 
-/// A `varisat` solver implementing rustsat's [`Solve`] and [`SolveIncremental`] traits.
+/// A `varisat` solver implementing rustsat's [`Solve`] and [`SolveIncremental`] traits; cores are
+/// re-checked because varisat 0.2.2 can report incomplete ones.
 pub struct VarisatSolver {
     inner: varisat::Solver<'static>,
     state: SolverState,
