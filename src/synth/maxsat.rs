@@ -2,7 +2,8 @@
 //!
 //! [`MaxSatProblem`] is plain data (hard clauses, weighted soft literals). Two exact algorithms
 //! solve it: [`LinearSearch`] (solution-improving SAT-UNSAT search with a dynamic polynomial
-//! watchdog bound) and [`Oll`] (core-guided search with totalizer relaxation and weight stratification).
+//! watchdog bound) and [`Oll`] (core-guided search with totalizer relaxation and weight
+//! stratification).
 //! Both rebuild their SAT solver per call, so callers may keep adding hard clauses between solves.
 //! The SAT engine is any rustsat solver; [`VarisatSolver`] is the default.
 
