@@ -4,3 +4,4 @@ pub mod check;
 pub mod cli;
 pub mod front;
 pub mod manifest;
+pub mod synth;

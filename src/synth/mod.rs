@@ -1,0 +1,3 @@
+//! Barrier synthesis: the optimisation layer that chooses where barriers go.
+
+pub mod maxsat;
