@@ -8,7 +8,7 @@
 
 use super::text::{self, Rest, Style};
 use super::{apply, Edit, EmitError, Fix, Insertion};
-use autosync_oracle::ir::{Block, Kernel, Label, Span, Stmt, StmtKind};
+use autosync_oracle::ir::{Block, Kernel, Label, LoopKind, Span, Stmt, StmtKind};
 use autosync_oracle::tree::Position;
 use std::collections::{BTreeMap, HashMap};
 
@@ -361,7 +361,7 @@ impl<'s, 'i> Planner<'s, 'i> {
     /// Indentation of a barrier line at the start of (or between statements of) block `b`.
     fn block_indent(&self, b: &Block) -> String {
         let src = self.src;
-        if b.braced && span_ok(src, b.span) {
+        if b.braced && span_ok(src, b.span) && src[b.span.lo as usize..].starts_with('{') {
             let open = b.span.lo as usize;
             let mut c = text::next_code(src, open + 1);
             // Preprocessor lines (`#pragma unroll`) are often not indented like the code.
@@ -408,6 +408,21 @@ impl<'s, 'i> Planner<'s, 'i> {
                 Some(b.span),
                 format!(
                     "the brace-less body L{} has no usable source text to add braces to",
+                    b.label.0
+                ),
+            ));
+        }
+        if let Some(o) = owner.filter(|o| !written_out(src, o, b)) {
+            let pos = starts
+                .first()
+                .map(|i| i.pos)
+                .unwrap_or(Position::BlockStart(b.label));
+            return Err(EmitError::at(
+                pos,
+                Some(o.span),
+                format!(
+                    "the brace-less body L{} comes from a macro, so braces cannot be added \
+                     around it; write the braces in the source",
                     b.label.0
                 ),
             ));
@@ -615,6 +630,30 @@ impl<'s, 'i> Planner<'s, 'i> {
         }
         Ok(Fix { edits })
     }
+}
+
+/// Whether the statement owning brace-less body `b` is spelled out in the source (starts with
+/// its keyword and precedes the body) rather than produced by a macro use.
+fn written_out(src: &str, owner: &Stmt, b: &Block) -> bool {
+    let keyword = match &owner.kind {
+        StmtKind::If { .. } => "if",
+        StmtKind::Loop {
+            kind: LoopKind::For,
+            ..
+        } => "for",
+        StmtKind::Loop {
+            kind: LoopKind::While,
+            ..
+        } => "while",
+        StmtKind::Loop {
+            kind: LoopKind::DoWhile,
+            ..
+        } => "do",
+        _ => return false,
+    };
+    span_ok(src, owner.span)
+        && owner.span.lo < b.span.lo
+        && text::starts_with_keyword(src, owner.span.lo as usize, keyword)
 }
 
 fn internal(what: &str) -> EmitError {

@@ -470,6 +470,66 @@ fn header_comment_puts_the_brace_on_its_own_line() {
 }
 
 #[test]
+fn do_while_switch_and_else_if() {
+    let src = "__global__ void k(float *out, int n)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    do s[t] = s[(t + 1) % 64]; while (--n > 0);
+    switch (n) {
+    case 0: s[t] = 1.0f; break;
+    default:
+        s[t] = 2.0f;
+        break;
+    }
+    if (n == 1) s[t] = 3.0f;
+    else if (n == 2) s[t] = 4.0f;
+    out[t] = s[63 - t];
+}
+";
+    let k = lower(src);
+    let body = blocks_of(&k, src, "do")[0];
+    let else1 = blocks_of(&k, src, "if (n == 1)")[1];
+    let inserts = [
+        sync(Position::BlockStart(body)),
+        sync(Position::After(stmt(&k, src, "s[t] = 1.0f"))),
+        sync(Position::After(stmt(&k, src, "s[t] = 2.0f"))),
+        sync(Position::BlockStart(else1)),
+    ];
+    let out = fixed(&k, src, &inserts);
+    assert_eq!(
+        out,
+        "__global__ void k(float *out, int n)
+{
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    do {
+        __syncthreads();
+        s[t] = s[(t + 1) % 64];
+    } while (--n > 0);
+    switch (n) {
+    case 0: s[t] = 1.0f;
+        __syncthreads();
+        break;
+    default:
+        s[t] = 2.0f;
+        __syncthreads();
+        break;
+    }
+    if (n == 1) s[t] = 3.0f;
+    else {
+        __syncthreads();
+        if (n == 2) s[t] = 4.0f;
+    }
+    out[t] = s[63 - t];
+}
+"
+    );
+    let positions: Vec<_> = inserts.iter().map(|i| i.pos).collect();
+    assert_relowers_like(&k, &out, &positions);
+}
+
+#[test]
 fn crlf_file_keeps_crlf() {
     let src = SIMPLE.replace('\n', "\r\n");
     let k = lower(&src);
@@ -722,6 +782,33 @@ fn a_span_moved_to_the_dummy_file_is_an_error() {
 }
 
 #[test]
+fn braceless_bodies_made_by_macros_are_errors() {
+    let src = "#define GUARD(c, x) if (c) x
+#define LOOP(n) for (int i = 0; i < n; i++)
+__global__ void k(float *o, int n)
+{
+    __shared__ float s[64];
+    GUARD(threadIdx.x < 32, s[threadIdx.x] = 1.0f);
+    LOOP(n) s[threadIdx.x] += 1.0f;
+    o[0] = s[1];
+}
+";
+    let k = lower(src);
+    for needle in ["GUARD(", "LOOP("] {
+        let body = blocks_of(&k, src, needle)[0];
+        let e = plan(&k, src, &[sync(Position::BlockStart(body))]).unwrap_err();
+        assert!(e.message.contains("comes from a macro"), "{e}");
+    }
+    // After the whole macro use is fine.
+    let l = stmt(&k, src, "GUARD(");
+    let out = fixed(&k, src, &[sync(Position::After(l))]);
+    assert!(
+        out.contains("1.0f);\n    __syncthreads();\n    LOOP"),
+        "{out}"
+    );
+}
+
+#[test]
 fn apply_skips_invalid_edits() {
     let fix = Fix {
         edits: vec![
@@ -833,6 +920,7 @@ fn every_candidate_position_of_the_corpus_relowers() {
             }
             let all: Vec<_> = positions.iter().map(|p| sync(*p)).collect();
             let fix = plan(k, src, &all).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_keeps_code(src, &fix);
             let out = apply(src, &fix);
             assert_relowers_near(k, &out, &positions, path.parent());
             // The fixed text needs nothing more: planning nothing on it changes nothing.
@@ -841,6 +929,43 @@ fn every_candidate_position_of_the_corpus_relowers() {
         }
     }
     assert!(checked > 200, "only {checked} positions checked");
+}
+
+/// Every edit keeps the code it replaces: the non-blank bytes it deletes reappear, in order,
+/// in what it inserts (only whitespace is ever dropped).
+fn assert_keeps_code(src: &str, fix: &Fix) {
+    for e in &fix.edits {
+        let deleted = src[e.offset..e.offset + e.delete]
+            .chars()
+            .filter(|c| !c.is_whitespace());
+        let mut inserted = e.insert.chars();
+        for c in deleted {
+            assert!(inserted.any(|x| x == c), "edit {e:?} drops `{c}`");
+        }
+    }
+}
+
+/// The corpus property on the file converted to CRLF: every inserted line ends in `\r\n`.
+#[test]
+fn corpus_in_crlf_gets_only_crlf_lines() {
+    for (path, unit) in corpus_units() {
+        let crlf = unit.texts[0].replace("\r\n", "\n").replace('\n', "\r\n");
+        let (_d, unit) = lower_unit_near(&crlf, path.parent());
+        for k in &unit.kernels {
+            let positions = candidate_positions(k);
+            let all: Vec<_> = positions.iter().map(|p| sync(*p)).collect();
+            let fix = plan(k, &crlf, &all).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_keeps_code(&crlf, &fix);
+            let out = apply(&crlf, &fix);
+            assert!(
+                out.match_indices('\n')
+                    .all(|(i, _)| i > 0 && &out[i - 1..i] == "\r"),
+                "{}: a line without CR",
+                path.display()
+            );
+            assert_relowers_near(k, &out, &positions, path.parent());
+        }
+    }
 }
 
 /// Which candidate a snapshot test inserts at.
