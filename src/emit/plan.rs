@@ -282,14 +282,12 @@ impl<'s, 'i> Planner<'s, 'i> {
         } else {
             None
         };
-        let inner = match &wrap {
-            Some(w) => w.inner.clone(),
-            None => self.block_indent(b),
-        };
+        // Indentation of new lines in this block, computed only when a line needs it.
+        let mut inner: Option<String> = wrap.as_ref().map(|w| w.inner.clone());
         if wrap.is_none() && !starts.is_empty() {
             // Checked: a block start position of a block that is not wrapped is braced.
             let rest = text::rest_of_line(self.src, b.span.lo as usize + 1);
-            let lines = render_lines(&starts, &inner);
+            let lines = render_lines(&starts, inner.get_or_insert_with(|| self.block_indent(b)));
             self.add_point(rest, lines);
         }
         for (i, s) in b.stmts.iter().enumerate() {
@@ -327,7 +325,7 @@ impl<'s, 'i> Planner<'s, 'i> {
             let indent = if text::starts_line(self.src, lo) {
                 text::indent_of(self.src, lo).to_string()
             } else {
-                inner.clone()
+                inner.get_or_insert_with(|| self.block_indent(b)).clone()
             };
             let rest = text::rest_of_line(self.src, hi);
             let lines = render_lines(&afters, &indent);
