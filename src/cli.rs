@@ -20,11 +20,7 @@ pub mod exit {
 }
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "autosync",
-    version,
-    about = "Synthesizes verified barriers for CUDA kernels"
-)]
+#[command(name = "autosync", version, about = "Synthesizes verified barriers for CUDA kernels")]
 struct Cli {
     #[command(subcommand)]
     cmd: Command,
@@ -90,11 +86,8 @@ fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {
-    let (n, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` should be NAME=VALUE"))?;
-    let v =
-        crate::front::lower::const_int_pub(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
+    let (n, v) = s.split_once('=').ok_or_else(|| format!("`{s}` should be NAME=VALUE"))?;
+    let v = crate::front::lower::const_int_pub(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
     Ok((n.trim().to_string(), v))
 }
 
@@ -158,10 +151,7 @@ fn run_ir(a: &IrArgs) -> u8 {
         Err(e) => return report_front_error(&a.file, None, &e),
     };
     if unit.kernels.is_empty() {
-        eprintln!(
-            "{}: error: no __global__ kernel in this file",
-            a.file.display()
-        );
+        eprintln!("{}: error: no __global__ kernel in this file", a.file.display());
         return exit::INPUT;
     }
     match a.format {
@@ -189,11 +179,7 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() {
-                exit::INPUT
-            } else {
-                exit::OK
-            };
+            let code = if e.use_stderr() { exit::INPUT } else { exit::OK };
             let _ = e.print();
             return ExitCode::from(code);
         }

@@ -3,3 +3,4 @@
 pub mod cli;
 pub mod emit;
 pub mod front;
+pub mod manifest;

@@ -122,20 +122,14 @@ pub enum ScalarTy {
 
 impl ScalarTy {
     /// `int`.
-    pub const I32: ScalarTy = ScalarTy::Int {
-        bits: 32,
-        signed: true,
-    };
+    pub const I32: ScalarTy = ScalarTy::Int { bits: 32, signed: true };
     /// `unsigned int`.
     pub const U32: ScalarTy = ScalarTy::Int {
         bits: 32,
         signed: false,
     };
     /// `long long`.
-    pub const I64: ScalarTy = ScalarTy::Int {
-        bits: 64,
-        signed: true,
-    };
+    pub const I64: ScalarTy = ScalarTy::Int { bits: 64, signed: true };
     /// `unsigned long long` / `size_t`.
     pub const U64: ScalarTy = ScalarTy::Int {
         bits: 64,
@@ -410,10 +404,7 @@ pub enum Barrier {
 impl Barrier {
     /// Whether this is a block-wide barrier (explicit, or `bar.sync` with no count).
     pub fn is_block_wide(&self) -> bool {
-        matches!(
-            self,
-            Barrier::Block | Barrier::NamedSync { count: None, .. }
-        )
+        matches!(self, Barrier::Block | Barrier::NamedSync { count: None, .. })
     }
     /// Whether this is a named barrier that is not simply block-wide barrier 0.
     pub fn is_named(&self) -> bool {
@@ -548,8 +539,7 @@ pub struct LaunchConfig {
 impl LaunchConfig {
     /// Number of threads in a block, if blockDim is known.
     pub fn threads_per_block(&self) -> Option<u64> {
-        self.block_dim
-            .map(|d| d.iter().map(|&x| x as u64).product())
+        self.block_dim.map(|d| d.iter().map(|&x| x as u64).product())
     }
 }
 

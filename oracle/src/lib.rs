@@ -1,9 +1,12 @@
 //! autosync-oracle: the kernel IR and the checkers that decide whether a kernel is correctly
 //! synchronized (the SDV checker for block-wide barriers, the named-barrier checker).
 
+pub mod exec;
 pub mod ir;
+pub mod named;
 pub mod print;
 pub mod report;
+pub mod sdv;
 pub mod tree;
 
 #[cfg(test)]

@@ -69,12 +69,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
 }
 
 fn access(k: &Kernel, a: &Access) -> String {
-    format!(
-        "{}[byte {} : {}]",
-        k.array(a.array).name,
-        expr(k, &a.offset),
-        a.size
-    )
+    format!("{}[byte {} : {}]", k.array(a.array).name, expr(k, &a.offset), a.size)
 }
 
 /// Renders one barrier.
@@ -145,13 +140,7 @@ impl Printer<'_> {
                 then_blk,
                 else_blk,
             } => {
-                self.line(
-                    d,
-                    s.label,
-                    &format!("if {}", expr(k, cond)),
-                    s.span,
-                    s.emit_after,
-                );
+                self.line(d, s.label, &format!("if {}", expr(k, cond)), s.span, s.emit_after);
                 self.block(d + 1, "then ", then_blk);
                 if !else_blk.stmts.is_empty() {
                     self.block(d + 1, "else ", else_blk);
@@ -165,9 +154,7 @@ impl Printer<'_> {
                 step,
                 var,
             } => {
-                let v = var
-                    .map(|v| format!(" var {}", k.var(v).name))
-                    .unwrap_or_default();
+                let v = var.map(|v| format!(" var {}", k.var(v).name)).unwrap_or_default();
                 self.line(
                     d,
                     s.label,
@@ -195,13 +182,7 @@ impl Printer<'_> {
                 s.span,
                 s.emit_after,
             ),
-            StmtKind::Assume(e) => self.line(
-                d,
-                s.label,
-                &format!("assume {}", expr(k, e)),
-                s.span,
-                s.emit_after,
-            ),
+            StmtKind::Assume(e) => self.line(d, s.label, &format!("assume {}", expr(k, e)), s.span, s.emit_after),
         }
     }
 }
@@ -209,28 +190,17 @@ impl Printer<'_> {
 /// Renders a kernel: header, launch config, arrays, variables and the labeled body.
 /// A label followed by `:` is a position where a barrier can be written; `'` marks one that cannot.
 pub fn kernel(k: &Kernel) -> String {
-    let mut p = Printer {
-        k,
-        out: String::new(),
-    };
+    let mut p = Printer { k, out: String::new() };
     let l = &k.launch;
-    let dims = |d: Option<[u32; 3]>| {
-        d.map(|d| format!("[{},{},{}]", d[0], d[1], d[2]))
-            .unwrap_or("?".into())
-    };
+    let dims = |d: Option<[u32; 3]>| d.map(|d| format!("[{},{},{}]", d[0], d[1], d[2])).unwrap_or("?".into());
     let _ = writeln!(p.out, "kernel {} @ {}", k.name, k.loc(k.span));
     let _ = writeln!(
         p.out,
         "launch blockDim={} gridDim={}{}{}",
         dims(l.block_dim),
         dims(l.grid_dim),
-        l.warp_sync
-            .map(|w| format!(" warp-sync={w}"))
-            .unwrap_or_default(),
-        l.params
-            .iter()
-            .map(|(n, v)| format!(" {n}={v}"))
-            .collect::<String>()
+        l.warp_sync.map(|w| format!(" warp-sync={w}")).unwrap_or_default(),
+        l.params.iter().map(|(n, v)| format!(" {n}={v}")).collect::<String>()
     );
     for a in &k.arrays {
         let ext: String = a
@@ -250,14 +220,7 @@ pub fn kernel(k: &Kernel) -> String {
         );
     }
     for v in &k.vars {
-        let _ = writeln!(
-            p.out,
-            "var {} {:?} {}: {}",
-            v.id.0,
-            v.kind,
-            v.name,
-            ty_name(v.ty)
-        );
+        let _ = writeln!(p.out, "var {} {:?} {}: {}", v.id.0, v.kind, v.name, ty_name(v.ty));
     }
     p.block(0, "body ", &k.body);
     p.out

@@ -220,6 +220,5 @@ impl Report {
 /// Thread coordinates helper: linear thread index from (x, y, z) and blockDim.
 pub fn linear_tid(t: [u32; 3], block_dim: [u32; 3]) -> u64 {
     t[Dim::X.index()] as u64
-        + block_dim[0] as u64
-            * (t[Dim::Y.index()] as u64 + block_dim[1] as u64 * t[Dim::Z.index()] as u64)
+        + block_dim[0] as u64 * (t[Dim::Y.index()] as u64 + block_dim[1] as u64 * t[Dim::Z.index()] as u64)
 }

@@ -48,10 +48,7 @@ pub struct LabelInfo {
 impl LabelInfo {
     /// Number of enclosing loop bodies.
     pub fn loops(&self) -> usize {
-        self.scopes
-            .iter()
-            .filter(|s| s.kind == ScopeKind::LoopBody)
-            .count()
+        self.scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody).count()
     }
     /// Number of enclosing `if` branches.
     pub fn conds(&self) -> usize {
@@ -120,15 +117,11 @@ impl LabelTree {
             v
         };
         match &s.kind {
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => {
+            StmtKind::If { then_blk, else_blk, .. } => {
                 self.block(then_blk, child(then_blk, ScopeKind::Then), post);
                 self.block(else_blk, child(else_blk, ScopeKind::Else), post);
             }
-            StmtKind::Loop {
-                header, body, step, ..
-            } => {
+            StmtKind::Loop { header, body, step, .. } => {
                 let inner = child(body, ScopeKind::LoopBody);
                 for h in header {
                     self.stmt(h, &inner, post, true);
@@ -185,9 +178,7 @@ pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
         }
         for s in &b.stmts {
             match &s.kind {
-                StmtKind::If {
-                    then_blk, else_blk, ..
-                } => {
+                StmtKind::If { then_blk, else_blk, .. } => {
                     walk(then_blk, out);
                     walk(else_blk, out);
                 }
@@ -206,10 +197,7 @@ pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
 
 /// Inserts a barrier statement at each position; returns the new kernel and the fresh labels
 /// (in the order of `inserts`). Existing labels are unchanged. Positions not found are an error.
-pub fn insert_barriers(
-    k: &Kernel,
-    inserts: &[(Position, Barrier)],
-) -> Result<(Kernel, Vec<Label>), Position> {
+pub fn insert_barriers(k: &Kernel, inserts: &[(Position, Barrier)]) -> Result<(Kernel, Vec<Label>), Position> {
     let mut out = k.clone();
     let mut labels = Vec::with_capacity(inserts.len());
     for (pos, bar) in inserts {
@@ -247,9 +235,7 @@ fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     }
     for s in b.stmts.iter_mut() {
         let blocks: Vec<&mut Block> = match &mut s.kind {
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => vec![then_blk, else_blk],
+            StmtKind::If { then_blk, else_blk, .. } => vec![then_blk, else_blk],
             StmtKind::Loop { body, .. } => vec![body],
             _ => vec![],
         };
@@ -268,9 +254,7 @@ pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
         b.stmts.retain(|s| !labels.contains(&s.label));
         for s in b.stmts.iter_mut() {
             match &mut s.kind {
-                StmtKind::If {
-                    then_blk, else_blk, ..
-                } => {
+                StmtKind::If { then_blk, else_blk, .. } => {
                     go(then_blk, labels);
                     go(else_blk, labels);
                 }
@@ -295,15 +279,11 @@ pub fn for_each_stmt<'a>(b: &'a Block, f: &mut impl FnMut(&'a Stmt)) {
 pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
     f(s);
     match &s.kind {
-        StmtKind::If {
-            then_blk, else_blk, ..
-        } => {
+        StmtKind::If { then_blk, else_blk, .. } => {
             for_each_stmt(then_blk, f);
             for_each_stmt(else_blk, f);
         }
-        StmtKind::Loop {
-            header, body, step, ..
-        } => {
+        StmtKind::Loop { header, body, step, .. } => {
             header.iter().for_each(|h| visit_stmt(h, f));
             for_each_stmt(body, f);
             step.iter().for_each(|h| visit_stmt(h, f));

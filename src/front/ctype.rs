@@ -32,10 +32,7 @@ pub enum CType {
 
 impl CType {
     /// `int`.
-    pub const INT: CType = CType::Int {
-        bits: 32,
-        signed: true,
-    };
+    pub const INT: CType = CType::Int { bits: 32, signed: true };
     /// `unsigned int`.
     pub const UINT: CType = CType::Int {
         bits: 32,
@@ -100,34 +97,10 @@ impl Layouts {
             ("double", CType::Float(64)),
             ("int", CType::INT),
             ("uint", CType::UINT),
-            (
-                "char",
-                CType::Int {
-                    bits: 8,
-                    signed: true,
-                },
-            ),
-            (
-                "uchar",
-                CType::Int {
-                    bits: 8,
-                    signed: false,
-                },
-            ),
-            (
-                "short",
-                CType::Int {
-                    bits: 16,
-                    signed: true,
-                },
-            ),
-            (
-                "longlong",
-                CType::Int {
-                    bits: 64,
-                    signed: true,
-                },
-            ),
+            ("char", CType::Int { bits: 8, signed: true }),
+            ("uchar", CType::Int { bits: 8, signed: false }),
+            ("short", CType::Int { bits: 16, signed: true }),
+            ("longlong", CType::Int { bits: 64, signed: true }),
         ];
         for (base, ty) in bases {
             for n in 1..=4u64 {
@@ -197,11 +170,7 @@ impl Layouts {
 
     /// A field of a struct type.
     pub fn field(&self, struct_name: &str, field: &str) -> Option<&Field> {
-        self.structs
-            .get(struct_name)?
-            .0
-            .iter()
-            .find(|f| f.name == field)
+        self.structs.get(struct_name)?.0.iter().find(|f| f.name == field)
     }
 }
 
@@ -215,9 +184,7 @@ pub fn named_type(name: &str) -> Option<CType> {
         "uint8_t" | "unsigned char" | "uchar" => int(8, false),
         "short" | "int16_t" => int(16, true),
         "uint16_t" | "unsigned short" | "ushort" => int(16, false),
-        "long" | "long long" | "int64_t" | "ptrdiff_t" | "long int" | "long long int" => {
-            int(64, true)
-        }
+        "long" | "long long" | "int64_t" | "ptrdiff_t" | "long int" | "long long int" => int(64, true),
         "unsigned long" | "unsigned long long" | "uint64_t" | "size_t" | "ulong" => int(64, false),
         "bool" => Some(CType::Bool),
         "float" => Some(CType::Float(32)),

@@ -18,15 +18,8 @@ pub struct Header {
 
 /// Parses a dimension: `256`, `[16,16]`, `[8,8,2]`, `{16,16}`.
 pub fn parse_dim(s: &str) -> Option<[u32; 3]> {
-    let s = s
-        .trim()
-        .trim_start_matches(['[', '{'])
-        .trim_end_matches([']', '}']);
-    let parts: Vec<&str> = s
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
+    let s = s.trim().trim_start_matches(['[', '{']).trim_end_matches([']', '}']);
+    let parts: Vec<&str> = s.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
     if parts.is_empty() || parts.len() > 3 {
         return None;
     }
@@ -80,8 +73,7 @@ mod tests {
 
     #[test]
     fn header_forms() {
-        let h =
-            parse_header("// comment\n//--blockDim=[16,16] --gridDim=64 --no-inline\n__global__");
+        let h = parse_header("// comment\n//--blockDim=[16,16] --gridDim=64 --no-inline\n__global__");
         assert_eq!(h.block_dim, Some([16, 16, 1]));
         assert_eq!(h.grid_dim, Some([64, 1, 1]));
         assert_eq!(h.unknown.len(), 1);

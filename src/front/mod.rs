@@ -85,23 +85,14 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         defines: opts.defines.clone(),
         include_dirs: opts.include_dirs.clone(),
     };
-    let pp = preprocess::preprocess(path, text, &pp_opts)
-        .map_err(|e| FrontError::input(e.span, e.message))?;
+    let pp = preprocess::preprocess(path, text, &pp_opts).map_err(|e| FrontError::input(e.span, e.message))?;
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&tree_sitter_cuda::LANGUAGE.into())
-        .map_err(|e| {
-            FrontError::input(
-                Span::new(FileId(0), 0, 0),
-                format!("parser setup failed: {e}"),
-            )
-        })?;
-    let tree = parser.parse(&pp.text, None).ok_or_else(|| {
-        FrontError::input(
-            Span::new(FileId(0), 0, 0),
-            "the parser gave up on this file",
-        )
-    })?;
+        .map_err(|e| FrontError::input(Span::new(FileId(0), 0, 0), format!("parser setup failed: {e}")))?;
+    let tree = parser
+        .parse(&pp.text, None)
+        .ok_or_else(|| FrontError::input(Span::new(FileId(0), 0, 0), "the parser gave up on this file"))?;
     let map = |lo: usize, hi: usize| pp.origin_span(lo, hi);
     let unit = lower::Unit::new(tree.root_node(), &pp.text, &map);
     let header = launch::parse_header(text);
@@ -115,12 +106,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     let defines: BTreeMap<String, i64> = opts
         .defines
         .iter()
-        .filter_map(|(n, v)| {
-            Some((
-                n.clone(),
-                v.as_deref().map(lower::const_int_pub).unwrap_or(Some(1))?,
-            ))
-        })
+        .filter_map(|(n, v)| Some((n.clone(), v.as_deref().map(lower::const_int_pub).unwrap_or(Some(1))?)))
         .collect();
     let lopts = lower::LowerOptions { defines };
     let mut kernels = Vec::new();
@@ -144,8 +130,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         } else {
             "syntax error".to_string()
         };
-        return Err(FrontError::input(span, what)
-            .with_help("fix the syntax; autosync needs a file that parses"));
+        return Err(FrontError::input(span, what).with_help("fix the syntax; autosync needs a file that parses"));
     }
     if let Some(k) = &opts.kernel {
         if kernels.is_empty() {

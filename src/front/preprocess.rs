@@ -8,6 +8,7 @@
 //! `#include` line.
 
 mod driver;
+mod expand;
 mod expr;
 mod lex;
 mod macros;
@@ -47,6 +48,12 @@ impl Preprocessed {
         self.map.origin(offset)
     }
 
+    /// Whether byte `offset` of `text` was produced by a macro expansion rather than copied from
+    /// a file (edits must not be placed inside expansions).
+    pub fn is_expanded(&self, offset: usize) -> bool {
+        self.map.is_expanded(offset)
+    }
+
     /// Maps the output range `lo..hi` to an original span: `lo` maps through [`Self::origin`],
     /// the end to the end of the source byte or macro use that produced byte `hi - 1` (so a range
     /// covering a whole macro use maps to the whole use). If the ends lie in different files, the
@@ -74,11 +81,7 @@ impl std::fmt::Display for PpError {
 impl std::error::Error for PpError {}
 
 /// Preprocesses the file at `path` whose contents are `text`; included files are read from disk.
-pub fn preprocess(
-    path: &std::path::Path,
-    text: &str,
-    opts: &PpOptions,
-) -> Result<Preprocessed, PpError> {
+pub fn preprocess(path: &std::path::Path, text: &str, opts: &PpOptions) -> Result<Preprocessed, PpError> {
     let mut d = driver::Driver::new(path, text, opts)?;
     d.run()?;
     Ok(Preprocessed {

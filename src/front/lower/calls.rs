@@ -97,9 +97,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         n.child_by_field_name("arguments")
             .map(|a| {
                 let mut c = a.walk();
-                a.named_children(&mut c)
-                    .filter(|x| x.kind() != "comment")
-                    .collect()
+                a.named_children(&mut c).filter(|x| x.kind() != "comment").collect()
             })
             .unwrap_or_default()
     }
@@ -130,25 +128,14 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
             "qualified_identifier" => {
                 let full = self.text(f).replace(char::is_whitespace, "");
-                let name = f
-                    .child_by_field_name("name")
-                    .map(|x| self.text(x))
-                    .unwrap_or("");
-                let scope = f
-                    .child_by_field_name("scope")
-                    .map(|x| self.text(x))
-                    .unwrap_or("");
+                let name = f.child_by_field_name("name").map(|x| self.text(x)).unwrap_or("");
+                let scope = f.child_by_field_name("scope").map(|x| self.text(x)).unwrap_or("");
                 self.qualified_call(&full, scope, name, n, &args, span)
             }
             "template_function" => {
-                let name = f
-                    .child_by_field_name("name")
-                    .map(|x| self.text(x))
-                    .unwrap_or("");
+                let name = f.child_by_field_name("name").map(|x| self.text(x)).unwrap_or("");
                 if matches!(name, "static_cast" | "reinterpret_cast" | "const_cast") {
-                    let targ = f
-                        .child_by_field_name("arguments")
-                        .and_then(|a| a.named_child(0));
+                    let targ = f.child_by_field_name("arguments").and_then(|a| a.named_child(0));
                     let to = targ.map(|t| self.descriptor(t)).unwrap_or(CType::INT);
                     let a = *args
                         .first()
@@ -192,8 +179,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 self.barrier(Barrier::Block, BarrierSyntax::SyncThreads, span);
                 // The result is the same for every thread, but depends on all of them.
                 let t = self.temp(ScalarTy::I32);
-                self.ops
-                    .push(Op::Assign(t, Expr::Opaque(ScalarTy::I32, deps)));
+                self.ops.push(Op::Assign(t, Expr::Opaque(ScalarTy::I32, deps)));
                 return Ok(Val::Scalar(Expr::Var(t), CType::INT));
             }
             "__syncwarp" => {
@@ -206,9 +192,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
                 self.notes.push((
                     span,
-                    format!(
-                        "`{name}` orders memory but is not a barrier; it does not remove races"
-                    ),
+                    format!("`{name}` orders memory but is not a barrier; it does not remove races"),
                 ));
                 return Ok(Val::Void);
             }
@@ -247,13 +231,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         // A bare call of a sibling method inside a method: `ptr()` means `this->ptr()`.
         if let Some(Binding::Obj(sname, fields)) = self.lookup("this").cloned() {
             if self.has_method(&sname, name) {
-                return self.inline_method(
-                    &sname,
-                    name,
-                    Some(Val::Obj(sname.clone(), fields)),
-                    args,
-                    span,
-                );
+                return self.inline_method(&sname, name, Some(Val::Obj(sname.clone(), fields)), args, span);
             }
         }
         if name.starts_with("atomic") {
@@ -280,9 +258,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         }
         self.notes.push((
             span,
-            format!(
-                "unknown function `{name}` assumed pure (no memory access, no synchronization)"
-            ),
+            format!("unknown function `{name}` assumed pure (no memory access, no synchronization)"),
         ));
         let _ = n;
         self.pure_call(name, args)
@@ -312,16 +288,9 @@ impl<'u, 't> Lowerer<'u, 't> {
             let t = super::expr::common_int(&vals[0].1, &vals[1].1);
             let a = convert(vals[0].0.clone(), &vals[0].1, &t);
             let b = convert(vals[1].0.clone(), &vals[1].1, &t);
-            let op = if name.ends_with("min") {
-                BinOp::Lt
-            } else {
-                BinOp::Gt
-            };
+            let op = if name.ends_with("min") { BinOp::Lt } else { BinOp::Gt };
             let c = Expr::Bin(op, t.scalar(), Box::new(a.clone()), Box::new(b.clone()));
-            return Ok(Val::Scalar(
-                Expr::Select(Box::new(c), Box::new(a), Box::new(b)),
-                t,
-            ));
+            return Ok(Val::Scalar(Expr::Select(Box::new(c), Box::new(a), Box::new(b)), t));
         }
         let int_result = matches!(
             name,
@@ -335,11 +304,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 | "__activemask"
                 | "abs"
         );
-        let t = if int_result {
-            CType::INT
-        } else {
-            CType::Float(32)
-        };
+        let t = if int_result { CType::INT } else { CType::Float(32) };
         Ok(Val::Scalar(
             Expr::Opaque(t.scalar(), vals.into_iter().map(|v| v.0).collect()),
             t,
@@ -430,12 +395,8 @@ impl<'u, 't> Lowerer<'u, 't> {
 
     fn group_sync(&mut self, g: Val, span: Span) -> FResult<Val> {
         match g {
-            Val::Group(GroupKind::Block) => {
-                self.barrier(Barrier::Block, BarrierSyntax::CoopGroups, span)
-            }
-            Val::Group(GroupKind::Warp) => {
-                self.barrier(Barrier::Warp, BarrierSyntax::CoopGroups, span)
-            }
+            Val::Group(GroupKind::Block) => self.barrier(Barrier::Block, BarrierSyntax::CoopGroups, span),
+            Val::Group(GroupKind::Warp) => self.barrier(Barrier::Warp, BarrierSyntax::CoopGroups, span),
             _ => {
                 return Err(FrontError::unsupported(
                     span,
@@ -463,10 +424,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
         };
         let b = match name {
-            "sync" | "arrive_and_wait" => Barrier::NamedSync {
-                id,
-                count: Some(count),
-            },
+            "sync" | "arrive_and_wait" => Barrier::NamedSync { id, count: Some(count) },
             "arrive" => Barrier::NamedArrive { id, count },
             _ => {
                 return Err(FrontError::unsupported(
@@ -479,39 +437,21 @@ impl<'u, 't> Lowerer<'u, 't> {
         Ok(Val::Void)
     }
 
-    fn method_call(
-        &mut self,
-        f: Node<'t>,
-        n: Node<'t>,
-        args: &[Node<'t>],
-        span: Span,
-    ) -> FResult<Val> {
+    fn method_call(&mut self, f: Node<'t>, n: Node<'t>, args: &[Node<'t>], span: Span) -> FResult<Val> {
         let obj = f
             .child_by_field_name("argument")
             .ok_or_else(|| FrontError::input(span, "bad method call"))?;
-        let mname = f
-            .child_by_field_name("field")
-            .map(|x| self.text(x))
-            .unwrap_or("");
+        let mname = f.child_by_field_name("field").map(|x| self.text(x)).unwrap_or("");
         let ov = self.expr(obj)?;
         match ov {
             Val::Group(g) => match mname {
                 "sync" => self.group_sync(Val::Group(g), span),
                 "thread_rank" => Ok(Val::Scalar(
-                    Expr::Opaque(
-                        ScalarTy::U32,
-                        vec![Expr::Builtin(Builtin::ThreadIdx(Dim::X))],
-                    ),
+                    Expr::Opaque(ScalarTy::U32, vec![Expr::Builtin(Builtin::ThreadIdx(Dim::X))]),
                     CType::UINT,
                 )),
-                "size" | "num_threads" => Ok(Val::Scalar(
-                    Expr::Opaque(ScalarTy::U32, vec![]),
-                    CType::UINT,
-                )),
-                _ => Ok(Val::Scalar(
-                    Expr::Opaque(ScalarTy::Opaque, vec![]),
-                    CType::Float(32),
-                )),
+                "size" | "num_threads" => Ok(Val::Scalar(Expr::Opaque(ScalarTy::U32, vec![]), CType::UINT)),
+                _ => Ok(Val::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![]), CType::Float(32))),
             },
             Val::Obj(sname, fields) => {
                 if sname == "NamedBarrier"
@@ -576,21 +516,14 @@ impl<'u, 't> Lowerer<'u, 't> {
     }
 
     /// Runs the constructor of `sname` (if one matches the arity) on the object bound to `name`.
-    pub(crate) fn construct(
-        &mut self,
-        name: &str,
-        sname: &str,
-        args: &[Node<'t>],
-        span: Span,
-    ) -> FResult<()> {
+    pub(crate) fn construct(&mut self, name: &str, sname: &str, args: &[Node<'t>], span: Span) -> FResult<()> {
         let ctor = self
             .u
             .struct_methods
             .get(sname)
             .and_then(|ms| {
                 ms.iter().find(|m| {
-                    self.u.func_name(m.node).as_deref() == Some(sname)
-                        && param_count(self.u, m.node) == args.len()
+                    self.u.func_name(m.node).as_deref() == Some(sname) && param_count(self.u, m.node) == args.len()
                 })
             })
             .copied();
@@ -615,8 +548,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             .get(sname)
             .and_then(|ms| {
                 ms.iter().find(|m| {
-                    self.u.func_name(m.node).as_deref() == Some(mname)
-                        && param_count(self.u, m.node) == args.len()
+                    self.u.func_name(m.node).as_deref() == Some(mname) && param_count(self.u, m.node) == args.len()
                 })
             })
             .copied()
@@ -631,10 +563,10 @@ impl<'u, 't> Lowerer<'u, 't> {
 
     /// Whether struct `sname` has a method called `m` (`operator` for conversion operators).
     pub(crate) fn has_method(&self, sname: &str, m: &str) -> bool {
-        self.u.struct_methods.get(sname).is_some_and(|ms| {
-            ms.iter()
-                .any(|d| self.u.func_name(d.node).as_deref() == Some(m))
-        })
+        self.u
+            .struct_methods
+            .get(sname)
+            .is_some_and(|ms| ms.iter().any(|d| self.u.func_name(d.node).as_deref() == Some(m)))
     }
 
     /// Applies an object's conversion operator (`operator T*()`).
@@ -642,14 +574,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         self.inline_method(sname, "operator", Some(obj), &[], span)
     }
 
-    fn inline_method_on(
-        &mut self,
-        sname: &str,
-        mname: &str,
-        obj: Val,
-        args: &[Node<'t>],
-        span: Span,
-    ) -> FResult<Val> {
+    fn inline_method_on(&mut self, sname: &str, mname: &str, obj: Val, args: &[Node<'t>], span: Span) -> FResult<Val> {
         self.inline_method(sname, mname, Some(obj), args, span)
     }
 
@@ -665,16 +590,10 @@ impl<'u, 't> Lowerer<'u, 't> {
         let defs = self.u.funcs.get(name).cloned().unwrap_or_default();
         let def = defs
             .iter()
-            .find(|d| {
-                param_count(self.u, d.node) == args.len()
-                    && d.node.child_by_field_name("body").is_some()
-            })
+            .find(|d| param_count(self.u, d.node) == args.len() && d.node.child_by_field_name("body").is_some())
             .copied()
             .ok_or_else(|| {
-                FrontError::unsupported(
-                    span,
-                    format!("no definition of `{name}` with {} arguments", args.len()),
-                )
+                FrontError::unsupported(span, format!("no definition of `{name}` with {} arguments", args.len()))
             })?;
         if self.u.is_kernel(def.node) {
             return Err(FrontError::unsupported(
@@ -696,10 +615,8 @@ impl<'u, 't> Lowerer<'u, 't> {
         tf: Option<Node<'t>>,
     ) -> FResult<Val> {
         if self.inline.iter().any(|f| f.name == name) {
-            return Err(
-                FrontError::unsupported(span, format!("recursive call of `{name}`"))
-                    .with_help("recursion cannot be inlined; rewrite it as a loop"),
-            );
+            return Err(FrontError::unsupported(span, format!("recursive call of `{name}`"))
+                .with_help("recursion cannot be inlined; rewrite it as a loop"));
         }
         if self.inline.len() > 32 {
             return Err(FrontError::unsupported(
@@ -733,16 +650,8 @@ impl<'u, 't> Lowerer<'u, 't> {
                 })
                 .unwrap_or_default();
             let mut c = tp.walk();
-            for (i, p) in tp
-                .named_children(&mut c)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .enumerate()
-            {
-                let pname = p
-                    .named_child(0)
-                    .map(|x| self.text(x).to_string())
-                    .unwrap_or_default();
+            for (i, p) in tp.named_children(&mut c).collect::<Vec<_>>().into_iter().enumerate() {
+                let pname = p.named_child(0).map(|x| self.text(x).to_string()).unwrap_or_default();
                 match p.kind() {
                     "type_parameter_declaration" => {
                         let ty = explicit
@@ -783,9 +692,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     .map(|t| self.resolve_type(t))
                     .unwrap_or(CType::Void);
                 match d.child_by_field_name("declarator") {
-                    Some(ad) if ad.kind() == "abstract_pointer_declarator" => {
-                        CType::Ptr(Box::new(base))
-                    }
+                    Some(ad) if ad.kind() == "abstract_pointer_declarator" => CType::Ptr(Box::new(base)),
                     _ => base,
                 }
             }
@@ -917,14 +824,8 @@ impl<'u, 't> Lowerer<'u, 't> {
         if let Some(pn) = ptr_result {
             let b = self.scopes[0].remove(&pn);
             return match b {
-                Some(Binding::Ptr {
-                    array,
-                    off,
-                    pointee,
-                }) => Ok(Val::Ptr(array, off.expr(), pointee)),
-                _ => Ok(Val::NullPtr(
-                    ret_ty.pointee().cloned().unwrap_or(CType::Void),
-                )),
+                Some(Binding::Ptr { array, off, pointee }) => Ok(Val::Ptr(array, off.expr(), pointee)),
+                _ => Ok(Val::NullPtr(ret_ty.pointee().cloned().unwrap_or(CType::Void))),
             };
         }
         Ok(match result {
@@ -934,13 +835,7 @@ impl<'u, 't> Lowerer<'u, 't> {
     }
 
     /// Points the pointer `name` (found in any enclosing scope) at `array + off`.
-    pub(crate) fn bind_value_outer(
-        &mut self,
-        name: &str,
-        array: ArrayId,
-        off: Expr,
-        pointee: CType,
-    ) {
+    pub(crate) fn bind_value_outer(&mut self, name: &str, array: ArrayId, off: Expr, pointee: CType) {
         let var = self.new_var(name, ScalarTy::U64, VarKind::Temp);
         self.ops.push(Op::Assign(var, off));
         let b = Binding::Ptr {
@@ -977,11 +872,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
         }
         let mut found_barrier = false;
-        for instr in code
-            .split([';', '\n'])
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
+        for instr in code.split([';', '\n']).map(str::trim).filter(|s| !s.is_empty()) {
             let mut parts = instr.splitn(2, char::is_whitespace);
             let opcode = parts.next().unwrap_or("");
             let rest = parts.next().unwrap_or("");
@@ -994,18 +885,15 @@ impl<'u, 't> Lowerer<'u, 't> {
                     .find(|s| !matches!(**s, "cta" | "aligned"))
                     .copied()
                     .unwrap_or("sync");
-                let ops: Vec<&str> = rest
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .collect();
+                let ops: Vec<&str> = rest.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
                 let mut vals = Vec::new();
                 for o in &ops {
                     vals.push(self.asm_operand(o, &operands, span)?);
                 }
-                let id = vals.first().cloned().ok_or_else(|| {
-                    FrontError::input(span, format!("`{instr}` needs a barrier id"))
-                })?;
+                let id = vals
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| FrontError::input(span, format!("`{instr}` needs a barrier id")))?;
                 let count = vals.get(1).cloned();
                 let b = match kind {
                     "sync" | "" => match (&id, &count) {
@@ -1083,12 +971,12 @@ impl<'u, 't> Lowerer<'u, 't> {
 
     fn asm_operand(&mut self, o: &str, operands: &[Node<'t>], span: Span) -> FResult<Expr> {
         if let Some(idx) = o.strip_prefix('%') {
-            let i: usize = idx.parse().map_err(|_| {
-                FrontError::unsupported(span, format!("asm operand `{o}` is not %N"))
-            })?;
-            let node = *operands.get(i).ok_or_else(|| {
-                FrontError::input(span, format!("asm operand `{o}` does not exist"))
-            })?;
+            let i: usize = idx
+                .parse()
+                .map_err(|_| FrontError::unsupported(span, format!("asm operand `{o}` is not %N")))?;
+            let node = *operands
+                .get(i)
+                .ok_or_else(|| FrontError::input(span, format!("asm operand `{o}` does not exist")))?;
             if let Some(v) = self.const_eval(node) {
                 return Ok(Expr::Const(v, ScalarTy::U32));
             }
@@ -1097,21 +985,14 @@ impl<'u, 't> Lowerer<'u, 't> {
         }
         const_int(o)
             .map(|v| Expr::Const(v, ScalarTy::U32))
-            .ok_or_else(|| {
-                FrontError::unsupported(
-                    span,
-                    format!("asm operand `{o}` is neither a literal nor %N"),
-                )
-            })
+            .ok_or_else(|| FrontError::unsupported(span, format!("asm operand `{o}` is neither a literal nor %N")))
     }
 }
 
 fn contains_break(b: &Block) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
         StmtKind::Break => true,
-        StmtKind::If {
-            then_blk, else_blk, ..
-        } => contains_break(then_blk) || contains_break(else_blk),
+        StmtKind::If { then_blk, else_blk, .. } => contains_break(then_blk) || contains_break(else_blk),
         _ => false,
     })
 }
@@ -1120,9 +1001,7 @@ fn param_count(u: &Unit, f: Node) -> usize {
     let Some(d) = f.child_by_field_name("declarator") else {
         return 0;
     };
-    let Some(fd) = find_kind(d, "function_declarator")
-        .or_else(|| find_kind(d, "abstract_function_declarator"))
-    else {
+    let Some(fd) = find_kind(d, "function_declarator").or_else(|| find_kind(d, "abstract_function_declarator")) else {
         return 0;
     };
     let Some(p) = fd.child_by_field_name("parameters") else {

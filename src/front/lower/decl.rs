@@ -7,12 +7,7 @@ use crate::front::ctype::named_type;
 impl<'u, 't> Lowerer<'u, 't> {
     /// Binds template parameters from an explicit instantiation, `--define`, or leaves type
     /// parameters symbolic.
-    pub(crate) fn bind_template_params(
-        &mut self,
-        params: Node<'t>,
-        fname: &str,
-        span: Span,
-    ) -> FResult<()> {
+    pub(crate) fn bind_template_params(&mut self, params: Node<'t>, fname: &str, span: Span) -> FResult<()> {
         let inst_args: Vec<Node<'t>> = self
             .u
             .instantiations
@@ -33,10 +28,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             let arg = inst_args.get(i).copied();
             match p.kind() {
                 "type_parameter_declaration" | "optional_type_parameter_declaration" => {
-                    let name = p
-                        .named_child(0)
-                        .map(|n| self.text(n).to_string())
-                        .unwrap_or_default();
+                    let name = p.named_child(0).map(|n| self.text(n).to_string()).unwrap_or_default();
                     let ty = match arg {
                         Some(a) => self.type_of_descriptor(a),
                         None => match p.child_by_field_name("default_type") {
@@ -107,9 +99,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 }
             }
             "abstract_array_declarator" => {
-                let size = d
-                    .child_by_field_name("size")
-                    .and_then(|s| const_int(self.text(s)));
+                let size = d.child_by_field_name("size").and_then(|s| const_int(self.text(s)));
                 CType::Array(Box::new(base), size.map(|v| v as u64))
             }
             "abstract_reference_declarator" => base,
@@ -131,17 +121,11 @@ impl<'u, 't> Lowerer<'u, 't> {
                 self.u.base_type_static(ty)
             }
             "template_type" => {
-                let name = ty
-                    .child_by_field_name("name")
-                    .map(|n| self.text(n))
-                    .unwrap_or("");
+                let name = ty.child_by_field_name("name").map(|n| self.text(n)).unwrap_or("");
                 CType::Struct(name.to_string())
             }
             "qualified_identifier" => {
-                let name = ty
-                    .child_by_field_name("name")
-                    .map(|n| self.text(n))
-                    .unwrap_or(text);
+                let name = ty.child_by_field_name("name").map(|n| self.text(n)).unwrap_or(text);
                 named_type(name).unwrap_or(CType::Struct(name.to_string()))
             }
             "placeholder_type_specifier" | "auto" => CType::Void,
@@ -164,9 +148,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
             "array_declarator" => {
                 let inner = d.child_by_field_name("declarator")?;
-                let size = d
-                    .child_by_field_name("size")
-                    .and_then(|s| self.const_eval(s));
+                let size = d.child_by_field_name("size").and_then(|s| self.const_eval(s));
                 let (name, t, r) = self.declarator(inner, CType::Void)?;
                 Some((
                     name,
@@ -232,10 +214,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             };
             let base = self.resolve_type(ty);
             let mut c = d.walk();
-            for dd in d
-                .children_by_field_name("declarator", &mut c)
-                .collect::<Vec<_>>()
-            {
+            for dd in d.children_by_field_name("declarator", &mut c).collect::<Vec<_>>() {
                 let Some((name, t, _)) = self.declarator(dd, base.clone()) else {
                     continue;
                 };
@@ -245,10 +224,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     let b = self.array_binding(&name, space, &t, span);
                     self.file_arrays.insert(name, b);
                 } else if is_const {
-                    if let Some(v) = dd
-                        .child_by_field_name("value")
-                        .and_then(|v| self.const_eval(v))
-                    {
+                    if let Some(v) = dd.child_by_field_name("value").and_then(|v| self.const_eval(v)) {
                         self.file_arrays.insert(name, Binding::Const(v, t));
                     }
                 }
@@ -258,13 +234,7 @@ impl<'u, 't> Lowerer<'u, 't> {
     }
 
     /// Creates an array (or a scalar treated as a one-element array) binding.
-    pub(crate) fn array_binding(
-        &mut self,
-        name: &str,
-        space: Space,
-        t: &CType,
-        span: Span,
-    ) -> Binding {
+    pub(crate) fn array_binding(&mut self, name: &str, space: Space, t: &CType, span: Span) -> Binding {
         let mut dims = Vec::new();
         let mut elem = t.clone();
         while let CType::Array(e, n) = elem {
@@ -322,11 +292,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     let fields = self.u.layouts.structs[s].0.clone();
                     let mut map = HashMap::new();
                     for f in fields {
-                        let v = self.new_var(
-                            &format!("{name}.{}", f.name),
-                            f.ty.scalar(),
-                            VarKind::Param,
-                        );
+                        let v = self.new_var(&format!("{name}.{}", f.name), f.ty.scalar(), VarKind::Param);
                         map.insert(f.name.clone(), Binding::Var(v, f.ty.clone()));
                     }
                     self.bind(&name, Binding::Obj(s.clone(), map));
@@ -344,17 +310,13 @@ impl<'u, 't> Lowerer<'u, 't> {
     pub(crate) fn declaration(&mut self, d: Node<'t>) -> FResult<()> {
         let text = self.text(d);
         let shared = has_word(text, "__shared__");
-        let is_static_const =
-            has_word(text, "constexpr") || (has_word(text, "const") && !text.contains('*'));
+        let is_static_const = has_word(text, "constexpr") || (has_word(text, "const") && !text.contains('*'));
         let Some(tn) = d.child_by_field_name("type") else {
             return Ok(());
         };
         let base = self.resolve_type(tn);
         let mut c = d.walk();
-        for dd in d
-            .children_by_field_name("declarator", &mut c)
-            .collect::<Vec<_>>()
-        {
+        for dd in d.children_by_field_name("declarator", &mut c).collect::<Vec<_>>() {
             let Some((name, t, is_ref)) = self.declarator(dd, base.clone()) else {
                 return Err(FrontError::unsupported(
                     self.span(dd),
@@ -438,8 +400,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 let fields = self.u.layouts.structs[s].0.clone();
                 let mut map = HashMap::new();
                 for f in fields {
-                    let v =
-                        self.new_var(&format!("{name}.{}", f.name), f.ty.scalar(), VarKind::Local);
+                    let v = self.new_var(&format!("{name}.{}", f.name), f.ty.scalar(), VarKind::Local);
                     map.insert(f.name.clone(), Binding::Var(v, f.ty.clone()));
                 }
                 self.bind(name, Binding::Obj(s.clone(), map));
@@ -473,15 +434,10 @@ impl<'u, 't> Lowerer<'u, 't> {
             Val::PtrVar(other) => {
                 let b = self.lookup(&other).cloned();
                 match b {
-                    Some(Binding::Ptr {
-                        array,
-                        off,
-                        pointee,
-                    }) => self.bind_value(name, t, Val::Ptr(array, off.expr(), pointee), span)?,
-                    _ => self.bind(
-                        name,
-                        Binding::NullPtr(t.pointee().cloned().unwrap_or(CType::Void)),
-                    ),
+                    Some(Binding::Ptr { array, off, pointee }) => {
+                        self.bind_value(name, t, Val::Ptr(array, off.expr(), pointee), span)?
+                    }
+                    _ => self.bind(name, Binding::NullPtr(t.pointee().cloned().unwrap_or(CType::Void))),
                 }
             }
             Val::NullPtr(p) => self.bind(name, Binding::NullPtr(p)),
@@ -507,9 +463,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
             Val::Mem(p) if matches!(p.ty, CType::Struct(_)) => {
                 // Copy a struct out of memory: one read of the whole struct; fields unknown.
-                let CType::Struct(s) = p.ty.clone() else {
-                    unreachable!()
-                };
+                let CType::Struct(s) = p.ty.clone() else { unreachable!() };
                 let tmp = self.read(&p);
                 self.declare_uninit(name, &CType::Struct(s.clone()));
                 if let Some(Binding::Obj(_, fields)) = self.lookup(name).cloned() {

@@ -29,15 +29,9 @@ pub(crate) fn common_int(a: &CType, b: &CType) -> CType {
             signed: asg && bsg,
         }
     } else if ab > bb {
-        CType::Int {
-            bits: ab,
-            signed: asg,
-        }
+        CType::Int { bits: ab, signed: asg }
     } else {
-        CType::Int {
-            bits: bb,
-            signed: bsg,
-        }
+        CType::Int { bits: bb, signed: bsg }
     }
 }
 
@@ -66,10 +60,7 @@ fn fold_cast(v: i64, to: &CType) -> i64 {
             let sh = 64 - *bits as u32;
             (v << sh) >> sh
         }
-        CType::Int {
-            bits,
-            signed: false,
-        } => v & ((1i64 << *bits) - 1),
+        CType::Int { bits, signed: false } => v & ((1i64 << *bits) - 1),
         _ => v,
     }
 }
@@ -78,20 +69,12 @@ fn fold_cast(v: i64, to: &CType) -> i64 {
 /// a pure IR expression that is evaluated unconditionally).
 pub(crate) fn may_touch_memory(src: &str, n: Node) -> bool {
     match n.kind() {
-        "subscript_expression"
-        | "call_expression"
-        | "assignment_expression"
-        | "update_expression" => true,
+        "subscript_expression" | "call_expression" | "assignment_expression" | "update_expression" => true,
         "pointer_expression" => src[n.byte_range()].trim_start().starts_with('*'),
         "field_expression" => {
             let arg = n.child_by_field_name("argument");
             let is_builtin = arg
-                .map(|a| {
-                    matches!(
-                        &src[a.byte_range()],
-                        "threadIdx" | "blockIdx" | "blockDim" | "gridDim"
-                    )
-                })
+                .map(|a| matches!(&src[a.byte_range()], "threadIdx" | "blockIdx" | "blockDim" | "gridDim"))
                 .unwrap_or(false);
             !is_builtin
         }
@@ -210,24 +193,12 @@ impl<'u, 't> Lowerer<'u, 't> {
                 let t = self.text(n);
                 let v = t.chars().nth(1).map(|c| c as i64).unwrap_or(0);
                 Ok(Val::Scalar(
-                    Expr::Const(
-                        v,
-                        ScalarTy::Int {
-                            bits: 8,
-                            signed: true,
-                        },
-                    ),
-                    CType::Int {
-                        bits: 8,
-                        signed: true,
-                    },
+                    Expr::Const(v, ScalarTy::Int { bits: 8, signed: true }),
+                    CType::Int { bits: 8, signed: true },
                 ))
             }
             "string_literal" | "concatenated_string" | "raw_string_literal" => {
-                Ok(Val::NullPtr(CType::Int {
-                    bits: 8,
-                    signed: true,
-                }))
+                Ok(Val::NullPtr(CType::Int { bits: 8, signed: true }))
             }
             "parenthesized_expression" => {
                 let inner = n
@@ -242,10 +213,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 .map(|b| self.binding_val("this", b))
                 .ok_or_else(|| FrontError::input(span, "`this` outside a method")),
             "qualified_identifier" => {
-                let name = n
-                    .child_by_field_name("name")
-                    .map(|x| self.text(x))
-                    .unwrap_or("");
+                let name = n.child_by_field_name("name").map(|x| self.text(x)).unwrap_or("");
                 match self.lookup(name).cloned() {
                     Some(b) => Ok(self.binding_val(name, b)),
                     None => Err(FrontError::unsupported(
@@ -291,10 +259,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 self.expr(r)
             }
             "call_expression" => self.call(n),
-            "initializer_list" => Err(FrontError::unsupported(
-                span,
-                "brace initializer used as a value",
-            )),
+            "initializer_list" => Err(FrontError::unsupported(span, "brace initializer used as a value")),
             "lambda_expression" => Err(FrontError::unsupported(span, "lambdas are not supported")
                 .with_help("move the code into a __device__ function")),
             "gnu_asm_expression" => self.asm(n),
@@ -304,10 +269,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             )),
             k => Err(FrontError::unsupported(
                 span,
-                format!(
-                    "unsupported expression ({k}): `{}`",
-                    first_line(self.text(n))
-                ),
+                format!("unsupported expression ({k}): `{}`", first_line(self.text(n))),
             )),
         }
     }
@@ -341,15 +303,9 @@ impl<'u, 't> Lowerer<'u, 't> {
             "warpSize" => Ok(Val::Scalar(Expr::Builtin(Builtin::WarpSize), CType::INT)),
             "NULL" => Ok(Val::NullPtr(CType::Void)),
             "INT_MAX" => Ok(Val::Scalar(Expr::int(i32::MAX as i64), CType::INT)),
-            "FLT_MAX" | "INFINITY" | "NAN" => Ok(Val::Scalar(
-                Expr::Opaque(ScalarTy::Opaque, vec![]),
-                CType::Float(32),
-            )),
-            _ => Err(
-                FrontError::unsupported(self.span(n), format!("unknown name `{name}`")).with_help(
-                    "declare it in the file, or pass -D for a macro that a header would define",
-                ),
-            ),
+            "FLT_MAX" | "INFINITY" | "NAN" => Ok(Val::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![]), CType::Float(32))),
+            _ => Err(FrontError::unsupported(self.span(n), format!("unknown name `{name}`"))
+                .with_help("declare it in the file, or pass -D for a macro that a header would define")),
         }
     }
 
@@ -379,11 +335,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         match v {
             Val::Ptr(a, off, t) => Ok((a, off, t)),
             Val::PtrVar(name) => match self.lookup(&name).cloned() {
-                Some(Binding::Ptr {
-                    array,
-                    off,
-                    pointee,
-                }) => Ok((array, off.expr(), pointee)),
+                Some(Binding::Ptr { array, off, pointee }) => Ok((array, off.expr(), pointee)),
                 _ => Err(FrontError::unsupported(
                     span,
                     format!("pointer `{name}` does not point into a known array"),
@@ -392,11 +344,10 @@ impl<'u, 't> Lowerer<'u, 't> {
             Val::Mem(p) => match p.ty {
                 // An array decays to a pointer to its first element.
                 CType::Array(e, _) => Ok((p.array, p.off, *e)),
-                CType::Ptr(_) => Err(FrontError::unsupported(
-                    span,
-                    "pointers stored in memory are not supported",
-                )
-                .with_help("keep pointers in local variables or parameters")),
+                CType::Ptr(_) => Err(
+                    FrontError::unsupported(span, "pointers stored in memory are not supported")
+                        .with_help("keep pointers in local variables or parameters"),
+                ),
                 _ => Err(FrontError::input(
                     span,
                     "subscript of a value that is not an array or pointer",
@@ -406,11 +357,10 @@ impl<'u, 't> Lowerer<'u, 't> {
                 let r = self.inline_conversion(&sname, Val::Obj(sname.clone(), fields), span)?;
                 self.as_pointer(r, span)
             }
-            Val::NullPtr(_) => Err(FrontError::unsupported(
-                span,
-                "pointer does not point into a known array",
-            )
-            .with_help("initialize the pointer from a __shared__ array or a pointer parameter")),
+            Val::NullPtr(_) => Err(
+                FrontError::unsupported(span, "pointer does not point into a known array")
+                    .with_help("initialize the pointer from a __shared__ array or a pointer parameter"),
+            ),
             _ => Err(FrontError::input(span, "expected a pointer or array")),
         }
     }
@@ -456,20 +406,13 @@ impl<'u, 't> Lowerer<'u, 't> {
         if op == '&' {
             return match v {
                 Val::Mem(p) => Ok(Val::Ptr(p.array, p.off, p.ty)),
-                Val::VarRef(..) => {
-                    Err(FrontError::unsupported(span, "address of a local variable")
-                        .with_help("use a local array or shared memory instead"))
-                }
+                Val::VarRef(..) => Err(FrontError::unsupported(span, "address of a local variable")
+                    .with_help("use a local array or shared memory instead")),
                 other => Ok(other),
             };
         }
         let (array, off, ty) = self.as_pointer(v, span)?;
-        Ok(Val::Mem(Place {
-            array,
-            off,
-            ty,
-            span,
-        }))
+        Ok(Val::Mem(Place { array, off, ty, span }))
     }
 
     fn field(&mut self, n: Node<'t>) -> FResult<Val> {
@@ -477,10 +420,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let arg = n
             .child_by_field_name("argument")
             .ok_or_else(|| FrontError::input(span, "bad field access"))?;
-        let fname = n
-            .child_by_field_name("field")
-            .map(|f| self.text(f))
-            .unwrap_or("");
+        let fname = n.child_by_field_name("field").map(|f| self.text(f)).unwrap_or("");
         let atext = self.text(arg);
         let builtin = match atext {
             "threadIdx" => Some(Builtin::ThreadIdx as fn(Dim) -> Builtin),
@@ -491,9 +431,8 @@ impl<'u, 't> Lowerer<'u, 't> {
         };
         if let Some(b) = builtin {
             if self.lookup(atext).is_none() {
-                let d = dim_of(fname).ok_or_else(|| {
-                    FrontError::input(span, format!("`{atext}` has no field `{fname}`"))
-                })?;
+                let d = dim_of(fname)
+                    .ok_or_else(|| FrontError::input(span, format!("`{atext}` has no field `{fname}`")))?;
                 return Ok(Val::Scalar(Expr::Builtin(b(d)), CType::UINT));
             }
         }
@@ -520,10 +459,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         match base {
             Val::Obj(sname, fields) => match fields.get(fname).cloned() {
                 Some(b) => Ok(self.binding_val(fname, b)),
-                None => Err(FrontError::input(
-                    span,
-                    format!("`{sname}` has no field `{fname}`"),
-                )),
+                None => Err(FrontError::input(span, format!("`{sname}` has no field `{fname}`"))),
             },
             Val::Mem(p) => {
                 let CType::Struct(sname) = &p.ty else {
@@ -532,9 +468,10 @@ impl<'u, 't> Lowerer<'u, 't> {
                         format!("field `{fname}` of a value that is not a struct"),
                     ));
                 };
-                let f = self.u.layouts.field(sname, fname).cloned().ok_or_else(|| {
-                    FrontError::unsupported(span, format!("unknown field `{fname}` of `{sname}`"))
-                })?;
+                let f =
+                    self.u.layouts.field(sname, fname).cloned().ok_or_else(|| {
+                        FrontError::unsupported(span, format!("unknown field `{fname}` of `{sname}`"))
+                    })?;
                 let off = add_offset(p.off, Expr::Const(f.offset as i64, ScalarTy::U64), 1);
                 Ok(Val::Mem(Place {
                     array: p.array,
@@ -546,10 +483,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             Val::Scalar(e, t) => {
                 // A field of a struct value (e.g. of an opaque call result): opaque.
                 let _ = t;
-                Ok(Val::Scalar(
-                    Expr::Opaque(ScalarTy::Opaque, vec![e]),
-                    CType::Float(32),
-                ))
+                Ok(Val::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![e]), CType::Float(32)))
             }
             Val::VarRef(v, _) => Ok(Val::Scalar(
                 Expr::Opaque(ScalarTy::Opaque, vec![Expr::Var(v)]),
@@ -568,10 +502,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let arg = n
             .child_by_field_name("argument")
             .ok_or_else(|| FrontError::input(span, "bad unary"))?;
-        let op = n
-            .child_by_field_name("operator")
-            .map(|o| self.text(o))
-            .unwrap_or("");
+        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
         let (e, t) = self.scalar(arg)?;
         Ok(match op {
             "!" => Val::Scalar(
@@ -596,25 +527,18 @@ impl<'u, 't> Lowerer<'u, 't> {
         let r = n
             .child_by_field_name("right")
             .ok_or_else(|| FrontError::input(span, "bad binary"))?;
-        let op = n
-            .child_by_field_name("operator")
-            .map(|o| self.text(o))
-            .unwrap_or("");
+        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
         if (op == "&&" || op == "||") && may_touch_memory(self.u.src, r) {
             return self.short_circuit(op == "&&", l, r);
         }
         let lv = self.expr(l)?;
         // Pointer arithmetic: p + i, p - i.
-        if matches!(op, "+" | "-") && matches!(self.val_type(&lv), CType::Ptr(_) | CType::Array(..))
-        {
+        if matches!(op, "+" | "-") && matches!(self.val_type(&lv), CType::Ptr(_) | CType::Array(..)) {
             let rv = self.expr(r)?;
             if matches!(self.val_type(&rv), CType::Ptr(_) | CType::Array(..)) {
                 return Ok(Val::Scalar(
                     Expr::Opaque(ScalarTy::I64, vec![]),
-                    CType::Int {
-                        bits: 64,
-                        signed: true,
-                    },
+                    CType::Int { bits: 64, signed: true },
                 ));
             }
             let (a, off, elem) = self.as_pointer(lv, span)?;
@@ -702,11 +626,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                         "a pointer that may point into two different arrays",
                     ));
                 }
-                return Ok(Val::Ptr(
-                    aa,
-                    Expr::Select(Box::new(ce), Box::new(ao), Box::new(bo)),
-                    ae,
-                ));
+                return Ok(Val::Ptr(aa, Expr::Select(Box::new(ce), Box::new(ao), Box::new(bo)), ae));
             }
             let ae = self.rvalue(av, &CType::Void)?;
             let (be, bt) = self.scalar(b)?;
@@ -719,10 +639,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             };
             let ae = convert(ae, &at, &t);
             let be = convert(be, &bt, &t);
-            return Ok(Val::Scalar(
-                Expr::Select(Box::new(ce), Box::new(ae), Box::new(be)),
-                t,
-            ));
+            return Ok(Val::Scalar(Expr::Select(Box::new(ce), Box::new(ae), Box::new(be)), t));
         }
         // Memory accesses in a branch run only for the threads that take it.
         let cv = self.temp(ScalarTy::Bool);
@@ -805,13 +722,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let prefix = text.trim_start().starts_with(['+', '-']);
         let target = self.expr(arg)?;
         let op = if inc { "+" } else { "-" };
-        self.modify(
-            target,
-            op,
-            Val::Scalar(Expr::int(1), CType::INT),
-            prefix,
-            span,
-        )
+        self.modify(target, op, Val::Scalar(Expr::int(1), CType::INT), prefix, span)
     }
 
     fn assignment(&mut self, n: Node<'t>) -> FResult<Val> {
@@ -822,10 +733,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let r = n
             .child_by_field_name("right")
             .ok_or_else(|| FrontError::input(span, "bad assignment"))?;
-        let op = n
-            .child_by_field_name("operator")
-            .map(|o| self.text(o))
-            .unwrap_or("=");
+        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
         let rv = self.expr(r)?;
         let target = self.expr(l)?;
         if op == "=" {
@@ -847,11 +755,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     Val::Obj(..) => Expr::Opaque(ScalarTy::Opaque, vec![]),
                     v => {
                         let t = p.ty.clone();
-                        let want = if matches!(t, CType::Struct(_)) {
-                            CType::Void
-                        } else {
-                            t
-                        };
+                        let want = if matches!(t, CType::Struct(_)) { CType::Void } else { t };
                         self.rvalue(v, &want)?
                     }
                 };
@@ -861,10 +765,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             Val::PtrVar(name) => {
                 let (array, off, pointee) = match value {
                     Val::NullPtr(_) => {
-                        return Err(FrontError::unsupported(
-                            span,
-                            format!("pointer `{name}` set to null"),
-                        ));
+                        return Err(FrontError::unsupported(span, format!("pointer `{name}` set to null")));
                     }
                     v => self.as_pointer(v, span)?,
                 };
@@ -881,13 +782,11 @@ impl<'u, 't> Lowerer<'u, 't> {
                             v
                         })
                     }
-                    Some(Binding::Ptr { array: old, .. }) if old != array => {
-                        Err(FrontError::unsupported(
-                            span,
-                            format!("pointer `{name}` is re-pointed to a different array"),
-                        )
-                        .with_help("use one pointer per array"))
-                    }
+                    Some(Binding::Ptr { array: old, .. }) if old != array => Err(FrontError::unsupported(
+                        span,
+                        format!("pointer `{name}` is re-pointed to a different array"),
+                    )
+                    .with_help("use one pointer per array")),
                     _ => Err(FrontError::unsupported(
                         span,
                         format!("cannot assign pointer `{name}` here"),
@@ -895,30 +794,15 @@ impl<'u, 't> Lowerer<'u, 't> {
                 }
             }
             Val::Obj(..) => Ok(Val::Void),
-            _ => Err(FrontError::input(
-                span,
-                "left side of assignment is not assignable",
-            )),
+            _ => Err(FrontError::input(span, "left side of assignment is not assignable")),
         }
     }
 
     /// `target op= value` (and `++`/`--`): a read and a write of the same location.
-    fn modify(
-        &mut self,
-        target: Val,
-        op: &str,
-        value: Val,
-        prefix: bool,
-        span: Span,
-    ) -> FResult<Val> {
+    fn modify(&mut self, target: Val, op: &str, value: Val, prefix: bool, span: Span) -> FResult<Val> {
         match target {
             Val::PtrVar(name) => {
-                let Some(Binding::Ptr {
-                    array,
-                    off,
-                    pointee,
-                }) = self.lookup(&name).cloned()
-                else {
+                let Some(Binding::Ptr { array, off, pointee }) = self.lookup(&name).cloned() else {
                     return Err(FrontError::unsupported(
                         span,
                         format!("pointer `{name}` does not point into a known array"),
@@ -957,11 +841,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     unreachable!()
                 };
                 let new = convert(new, &common_type(&t, &vt), &t);
-                let keep = if prefix {
-                    new.clone()
-                } else {
-                    self.snapshot(old, &t)
-                };
+                let keep = if prefix { new.clone() } else { self.snapshot(old, &t) };
                 self.ops.push(Op::Assign(v, new));
                 Ok(Val::Scalar(keep, t))
             }
@@ -976,10 +856,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 self.write(&p, new.clone());
                 Ok(Val::Scalar(if prefix { new } else { old }, p.ty))
             }
-            _ => Err(FrontError::input(
-                span,
-                "operand of ++/--/op= is not assignable",
-            )),
+            _ => Err(FrontError::input(span, "operand of ++/--/op= is not assignable")),
         }
     }
 
@@ -1082,10 +959,7 @@ pub(crate) fn add_offset(base: Expr, idx: Expr, size: i64) -> Expr {
 /// A binary operator on two pure operands with C's conversions.
 pub(crate) fn bin_op(op: &str, le: Expr, lt: &CType, re: Expr, rt: &CType) -> Val {
     let pred = |b: BinOp, t: &CType, l: Expr, r: Expr| {
-        Val::Scalar(
-            Expr::Bin(b, t.scalar(), Box::new(l), Box::new(r)),
-            CType::Bool,
-        )
+        Val::Scalar(Expr::Bin(b, t.scalar(), Box::new(l), Box::new(r)), CType::Bool)
     };
     if matches!(op, "&&" | "||") {
         let b = if op == "&&" { BinOp::And } else { BinOp::Or };
@@ -1147,12 +1021,7 @@ pub(crate) fn first_line(s: &str) -> String {
     if l.len() > 60 {
         format!(
             "{}…",
-            &l[..l
-                .char_indices()
-                .take(60)
-                .last()
-                .map(|(i, _)| i)
-                .unwrap_or(0)]
+            &l[..l.char_indices().take(60).last().map(|(i, _)| i).unwrap_or(0)]
         )
     } else {
         l.to_string()

@@ -268,27 +268,21 @@ impl<'t> Unit<'t> {
         for m in body.named_children(&mut c) {
             match m.kind() {
                 "function_definition" => {
-                    self.struct_methods
-                        .entry(name.to_string())
-                        .or_default()
-                        .push(FuncDef {
-                            node: m,
-                            template,
-                            owner: Some(name),
-                        });
+                    self.struct_methods.entry(name.to_string()).or_default().push(FuncDef {
+                        node: m,
+                        template,
+                        owner: Some(name),
+                    });
                 }
                 "template_declaration" => {
                     let mut c2 = m.walk();
                     for f in m.named_children(&mut c2) {
                         if f.kind() == "function_definition" {
-                            self.struct_methods
-                                .entry(name.to_string())
-                                .or_default()
-                                .push(FuncDef {
-                                    node: f,
-                                    template: m.child_by_field_name("parameters"),
-                                    owner: Some(name),
-                                });
+                            self.struct_methods.entry(name.to_string()).or_default().push(FuncDef {
+                                node: f,
+                                template: m.child_by_field_name("parameters"),
+                                owner: Some(name),
+                            });
                         }
                     }
                 }
@@ -319,21 +313,11 @@ impl<'t> Unit<'t> {
             match d.kind() {
                 "function_declarator" => d = d.child_by_field_name("declarator")?,
                 "pointer_declarator" | "reference_declarator" => {
-                    d = d
-                        .child_by_field_name("declarator")
-                        .or_else(|| d.named_child(0))?
+                    d = d.child_by_field_name("declarator").or_else(|| d.named_child(0))?
                 }
                 "identifier" | "field_identifier" => return Some(self.text(d).to_string()),
-                "qualified_identifier" => {
-                    return d
-                        .child_by_field_name("name")
-                        .map(|n| self.text(n).to_string())
-                }
-                "template_function" => {
-                    return d
-                        .child_by_field_name("name")
-                        .map(|n| self.text(n).to_string())
-                }
+                "qualified_identifier" => return d.child_by_field_name("name").map(|n| self.text(n).to_string()),
+                "template_function" => return d.child_by_field_name("name").map(|n| self.text(n).to_string()),
                 "operator_cast" | "operator_name" => return Some("operator".into()),
                 "destructor_name" => return None,
                 _ => return None,
@@ -405,9 +389,7 @@ impl<'t> Unit<'t> {
             }
             "array_declarator" => {
                 let inner = d.child_by_field_name("declarator")?;
-                let size = d
-                    .child_by_field_name("size")
-                    .and_then(|s| const_int(self.text(s)));
+                let size = d.child_by_field_name("size").and_then(|s| const_int(self.text(s)));
                 // `int a[2][3]`: the outer declarator node holds the last extent.
                 let (name, t) = self.declarator_static(inner, CType::Void)?;
                 Some((
@@ -525,10 +507,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         id
     }
     pub(crate) fn bind(&mut self, name: &str, b: Binding) {
-        self.scopes
-            .last_mut()
-            .expect("scope")
-            .insert(name.to_string(), b);
+        self.scopes.last_mut().expect("scope").insert(name.to_string(), b);
     }
     pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
         self.scopes

@@ -49,41 +49,32 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
             "if_statement" => self.if_stmt(n),
             "for_statement" => self.for_stmt(n),
-            "for_range_loop" => Err(FrontError::unsupported(
-                span,
-                "range-based for loops are not supported",
-            )
-            .with_help("write an index loop")),
+            "for_range_loop" => Err(FrontError::unsupported(span, "range-based for loops are not supported")
+                .with_help("write an index loop")),
             "while_statement" => self.while_stmt(n),
             "do_statement" => self.do_stmt(n),
             "break_statement" => self.jump(StmtKind::Break, span),
             "continue_statement" => self.jump(StmtKind::Continue, span),
             "return_statement" => self.return_stmt(n),
             "switch_statement" => self.switch_stmt(n),
-            "goto_statement" | "labeled_statement" => Err(FrontError::unsupported(
-                span,
-                "goto and labels are not supported",
-            )
-            .with_help("restructure the control flow with loops, break and continue")),
-            "try_statement" | "throw_statement" => Err(FrontError::unsupported(
-                span,
-                "exceptions do not exist in device code",
-            )),
+            "goto_statement" | "labeled_statement" => {
+                Err(FrontError::unsupported(span, "goto and labels are not supported")
+                    .with_help("restructure the control flow with loops, break and continue"))
+            }
+            "try_statement" | "throw_statement" => {
+                Err(FrontError::unsupported(span, "exceptions do not exist in device code"))
+            }
             "function_definition" => Err(FrontError::unsupported(
                 span,
                 "nested function definitions are not supported",
             )),
-            "ERROR" => Err(FrontError::input(
-                span,
-                format!("syntax error near `{}`", first_line(self.text(n))),
-            )
-            .with_help("check braces, parentheses and semicolons")),
+            "ERROR" => Err(
+                FrontError::input(span, format!("syntax error near `{}`", first_line(self.text(n))))
+                    .with_help("check braces, parentheses and semicolons"),
+            ),
             k => Err(FrontError::unsupported(
                 span,
-                format!(
-                    "unsupported statement ({k}): `{}`",
-                    first_line(self.text(n))
-                ),
+                format!("unsupported statement ({k}): `{}`", first_line(self.text(n))),
             )),
         }
     }
@@ -335,10 +326,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             if self.loop_depth > frame.loop_depth {
                 return Err(FrontError::unsupported(
                     span,
-                    format!(
-                        "`return` inside a loop of the inlined function `{}`",
-                        frame.name
-                    ),
+                    format!("`return` inside a loop of the inlined function `{}`", frame.name),
                 )
                 .with_help("use break and return after the loop"));
             }
@@ -404,9 +392,9 @@ impl<'u, 't> Lowerer<'u, 't> {
         let mut all_vals = Vec::new();
         for cs in &cases {
             if let Some(v) = cs.child_by_field_name("value") {
-                let val = self.const_eval(v).ok_or_else(|| {
-                    FrontError::unsupported(self.span(v), "case labels must be constants")
-                })?;
+                let val = self
+                    .const_eval(v)
+                    .ok_or_else(|| FrontError::unsupported(self.span(v), "case labels must be constants"))?;
                 all_vals.push(val);
             }
         }
@@ -419,10 +407,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                 let mut j = i;
                 loop {
                     let cs = cases[j];
-                    labels.push(
-                        cs.child_by_field_name("value")
-                            .and_then(|v| lw.const_eval(v)),
-                    );
+                    labels.push(cs.child_by_field_name("value").and_then(|v| lw.const_eval(v)));
                     let has_body = stmts_of_case(cs).next().is_some();
                     if has_body || j + 1 == cases.len() {
                         break;
@@ -433,29 +418,18 @@ impl<'u, 't> Lowerer<'u, 't> {
                 let stmts: Vec<Node<'t>> = stmts_of_case(cs).collect();
                 let ends = stmts
                     .last()
-                    .map(|s| {
-                        matches!(
-                            s.kind(),
-                            "break_statement" | "return_statement" | "continue_statement"
-                        )
-                    })
+                    .map(|s| matches!(s.kind(), "break_statement" | "return_statement" | "continue_statement"))
                     .unwrap_or(false);
                 if !ends && j + 1 < cases.len() {
-                    return Err(FrontError::unsupported(
-                        lw.span(cs),
-                        "switch case falls through into the next case",
-                    )
-                    .with_help("end each case with break"));
+                    return Err(
+                        FrontError::unsupported(lw.span(cs), "switch case falls through into the next case")
+                            .with_help("end each case with break"),
+                    );
                 }
                 let mut cond: Option<Expr> = None;
                 for l in labels {
                     let c = match l {
-                        Some(v) => Expr::Bin(
-                            BinOp::Eq,
-                            sty,
-                            Box::new(Expr::Var(sv)),
-                            Box::new(Expr::Const(v, sty)),
-                        ),
+                        Some(v) => Expr::Bin(BinOp::Eq, sty, Box::new(Expr::Var(sv)), Box::new(Expr::Const(v, sty))),
                         None => all_vals.iter().fold(Expr::bool(true), |acc, v| {
                             Expr::Bin(
                                 BinOp::And,
@@ -525,11 +499,7 @@ impl<'u, 't> Lowerer<'u, 't> {
     }
 
     /// Like `sub_block`, for synthetic wrappers whose contents may hold real positions.
-    pub(crate) fn sub_block_braced(
-        &mut self,
-        span: Span,
-        f: impl FnOnce(&mut Self) -> FResult<()>,
-    ) -> FResult<Block> {
+    pub(crate) fn sub_block_braced(&mut self, span: Span, f: impl FnOnce(&mut Self) -> FResult<()>) -> FResult<Block> {
         self.blocks.push(Vec::new());
         self.scopes.push(HashMap::new());
         let saved = std::mem::take(&mut self.ops);

@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use autosync_oracle::ir::{FileId, SourceFile, Span};
 
+use super::expand::{Ctx, Expander};
 use super::expr;
 use super::lex::{lex_all, skip_blank, Cursor, Kind, Tok};
-use super::macros::{Ctx, Expander, Input, Sink};
 use super::output::Output;
 use super::{PpError, PpOptions};
 
@@ -16,11 +16,7 @@ use super::{PpError, PpOptions};
 pub(crate) const MAX_INCLUDE_DEPTH: usize = 64;
 
 /// Macros every CUDA translation unit sees (nvcc defines them too).
-const PREDEFINED: [(&str, &str); 3] = [
-    ("__CUDACC__", "1"),
-    ("__NVCC__", "1"),
-    ("__cplusplus", "201703L"),
-];
+const PREDEFINED: [(&str, &str); 3] = [("__CUDACC__", "1"), ("__NVCC__", "1"), ("__cplusplus", "201703L")];
 
 /// One open `#if` group.
 struct Cond {
@@ -94,7 +90,7 @@ impl<'o> Driver<'o> {
             .chain(opts.defines.iter().cloned());
         for (name, value) in defines {
             let def = format!("{} {}", name, value.as_deref().unwrap_or("1"));
-            d.exp.define(&lex_all(&def, 0), &def).map_err(|m| {
+            d.exp.table.define(&lex_all(&def, 0), &def).map_err(|m| {
                 err(
                     Span::DUMMY,
                     format!("invalid definition `-D {name}`: {m}; write it as NAME or NAME=VALUE"),
@@ -120,9 +116,7 @@ impl<'o> Driver<'o> {
                     file: fid,
                     lines: &self.files[fid.0 as usize],
                 };
-                let mut input = Input::file(&mut cursor);
-                self.exp
-                    .run(&ctx, &mut input, &mut Sink::Out(&mut self.out), 0)?;
+                self.exp.run_file(&ctx, &mut cursor, &mut self.out)?;
             } else {
                 while !cursor.eof() && !cursor.at_directive() {
                     let (start, _, end) = cursor.read_line();
@@ -147,10 +141,7 @@ impl<'o> Driver<'o> {
             self.directive(fid, &text, &line, hash, &mut conds, depth)?;
         }
         match conds.last() {
-            Some(c) => Err(err(
-                c.span,
-                "this #if/#ifdef has no matching #endif; add `#endif`",
-            )),
+            Some(c) => Err(err(c.span, "this #if/#ifdef has no matching #endif; add `#endif`")),
             None => Ok(()),
         }
     }
@@ -195,10 +186,7 @@ impl<'o> Driver<'o> {
                     ));
                 };
                 if c.seen_else {
-                    return Err(err(
-                        span,
-                        format!("#{name} after #else; move it before the #else"),
-                    ));
+                    return Err(err(span, format!("#{name} after #else; move it before the #else")));
                 }
                 let value = if c.parent_active && !c.taken {
                     let kind = match name {
@@ -217,10 +205,7 @@ impl<'o> Driver<'o> {
             }
             "else" => {
                 let Some(c) = conds.last_mut() else {
-                    return Err(err(
-                        span,
-                        "#else without a matching #if; remove it or add the #if",
-                    ));
+                    return Err(err(span, "#else without a matching #if; remove it or add the #if"));
                 };
                 if c.seen_else {
                     return Err(err(span, "second #else for the same #if; remove one"));
@@ -230,27 +215,24 @@ impl<'o> Driver<'o> {
                 c.seen_else = true;
             }
             "endif" => {
-                if conds.pop().is_none() {
-                    return Err(err(span, "#endif without a matching #if; remove it"));
-                }
+                conds
+                    .pop()
+                    .ok_or_else(|| err(span, "#endif without a matching #if; remove it"))?;
             }
             _ if !active => {}
-            "define" => self.exp.define(rest, text).map_err(|m| err(span, m))?,
+            "define" => self.exp.table.define(rest, text).map_err(|m| err(span, m))?,
             "undef" => match rest.get(skip_blank(rest, 0)) {
-                Some(t) if t.kind == Kind::Ident => self.exp.undef(t.text(text)),
+                Some(t) if t.kind == Kind::Ident => self.exp.table.undef(t.text(text)),
                 _ => return Err(err(span, "#undef needs a macro name, e.g. `#undef N`")),
             },
             "include" => {
                 self.include(fid, text, rest, span, depth)?;
-                // The line's own ending follows the spliced file.
-                self.out
-                    .push_line_breaks(fid, text, line.content_end, line.end);
+                // The line's own line endings follow the spliced file.
+                self.out.push_line_breaks(fid, text, line.start, line.end);
                 return Ok(());
             }
             "pragma" => {
-                let once = rest
-                    .get(skip_blank(rest, 0))
-                    .is_some_and(|t| t.text(text) == "once");
+                let once = rest.get(skip_blank(rest, 0)).is_some_and(|t| t.text(text) == "once");
                 if once {
                     self.once.insert(fid);
                 } else {
@@ -261,23 +243,17 @@ impl<'o> Driver<'o> {
                 }
             }
             "error" => {
-                let msg = text[rest
-                    .first()
-                    .map_or(line.content_end, |t| t.origin.range().0 as usize)
-                    ..line.content_end]
+                let msg = text
+                    [rest.first().map_or(line.content_end, |t| t.origin.range().0 as usize)..line.content_end]
                     .trim();
                 return Err(err(
                     span,
-                    format!(
-                        "#error: {msg} (the code rejects this configuration; check the -D options)"
-                    ),
+                    format!("#error: {msg} (the code rejects this configuration; check the -D options)"),
                 ));
             }
             "warning" => {
-                let msg = text[rest
-                    .first()
-                    .map_or(line.content_end, |t| t.origin.range().0 as usize)
-                    ..line.content_end]
+                let msg = text
+                    [rest.first().map_or(line.content_end, |t| t.origin.range().0 as usize)..line.content_end]
                     .trim();
                 self.notes.push((span, format!("#warning: {msg}")));
             }
@@ -288,19 +264,10 @@ impl<'o> Driver<'o> {
     }
 
     /// Value of the condition of `#if`, `#ifdef` or `#ifndef` with operand tokens `rest`.
-    fn condition(
-        &mut self,
-        fid: FileId,
-        text: &str,
-        kind: &str,
-        rest: &[Tok],
-        span: Span,
-    ) -> Result<bool, PpError> {
+    fn condition(&mut self, fid: FileId, text: &str, kind: &str, rest: &[Tok], span: Span) -> Result<bool, PpError> {
         if kind != "if" {
             return match rest.get(skip_blank(rest, 0)) {
-                Some(t) if t.kind == Kind::Ident => {
-                    Ok(self.exp.is_defined(t.text(text)) == (kind == "ifdef"))
-                }
+                Some(t) if t.kind == Kind::Ident => Ok(self.exp.table.is_defined(t.text(text)) == (kind == "ifdef")),
                 _ => Err(err(
                     span,
                     format!("#{kind} needs a macro name, e.g. `#{kind} USE_SHARED`"),
@@ -317,22 +284,12 @@ impl<'o> Driver<'o> {
         let expanded = self.exp.expand_list(&ctx, toks, 0)?;
         // `defined` produced by a macro expansion (undefined behavior; accepted like GCC does).
         let toks = resolve_defined(&expanded, text, &self.exp).map_err(|m| err(span, m))?;
-        expr::eval(&toks, text).map(|v| v != 0).map_err(|m| {
-            err(
-                span,
-                format!("{m}; #if needs an integer constant expression"),
-            )
-        })
+        expr::eval(&toks, text)
+            .map(|v| v != 0)
+            .map_err(|m| err(span, format!("{m}; #if needs an integer constant expression")))
     }
 
-    fn include(
-        &mut self,
-        fid: FileId,
-        text: &str,
-        rest: &[Tok],
-        span: Span,
-        depth: usize,
-    ) -> Result<(), PpError> {
+    fn include(&mut self, fid: FileId, text: &str, rest: &[Tok], span: Span, depth: usize) -> Result<(), PpError> {
         let target = match include_target(rest, text) {
             Some(t) => t,
             None => {
@@ -344,18 +301,13 @@ impl<'o> Driver<'o> {
                 };
                 self.exp.reset_budget();
                 let expanded = self.exp.expand_list(&ctx, rest.to_vec(), 0)?;
-                include_target(&expanded, text).ok_or_else(|| {
-                    err(
-                        span,
-                        "#include expects \"FILE\" or <FILE>; fix the file name",
-                    )
-                })?
+                include_target(&expanded, text)
+                    .ok_or_else(|| err(span, "#include expects \"FILE\" or <FILE>; fix the file name"))?
             }
         };
         let (name, system) = target;
         if system {
-            self.notes
-                .push((span, format!("system include <{name}> skipped")));
+            self.notes.push((span, format!("system include <{name}> skipped")));
             return Ok(());
         }
         let here = self.paths[fid.0 as usize]
@@ -404,16 +356,11 @@ impl<'o> Driver<'o> {
         let nfid = match self.by_key.get(&key) {
             Some(&f) => f,
             None => {
-                let bytes = std::fs::read(&path).map_err(|e| {
-                    err(
-                        span,
-                        format!("cannot read include file {}: {e}", path.display()),
-                    )
-                })?;
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| err(span, format!("cannot read include file {}: {e}", path.display())))?;
                 let content = String::from_utf8_lossy(&bytes).into_owned();
                 let f = FileId(self.files.len() as u32);
-                self.files
-                    .push(SourceFile::new(path.display().to_string(), &content));
+                self.files.push(SourceFile::new(path.display().to_string(), &content));
                 self.texts.push(content.into());
                 self.paths.push(path);
                 self.by_key.insert(key, f);
@@ -451,11 +398,7 @@ fn resolve_defined(toks: &[Tok], src: &str, exp: &Expander) -> Result<Vec<Tok>, 
         let Some(name) = toks.get(j).filter(|t| t.kind == Kind::Ident) else {
             return Err("`defined` needs a macro name: `defined(NAME)` or `defined NAME`".into());
         };
-        let value = if exp.is_defined(name.text(src)) {
-            "1"
-        } else {
-            "0"
-        };
+        let value = if exp.table.is_defined(name.text(src)) { "1" } else { "0" };
         if paren {
             j = skip_blank(toks, j + 1);
             if !toks.get(j).is_some_and(|t| t.is_punct(src, ")")) {
@@ -473,11 +416,7 @@ fn include_target(toks: &[Tok], src: &str) -> Option<(String, bool)> {
     let i = skip_blank(toks, 0);
     let first = toks.get(i)?;
     let spelled = first.text(src);
-    if first.kind == Kind::Str
-        && spelled.len() >= 2
-        && spelled.starts_with('"')
-        && spelled.ends_with('"')
-    {
+    if first.kind == Kind::Str && spelled.len() >= 2 && spelled.starts_with('"') && spelled.ends_with('"') {
         return Some((spelled[1..spelled.len() - 1].to_string(), false));
     }
     if !first.is_punct(src, "<") {
@@ -572,8 +511,5 @@ fn is_known_system_header(name: &str) -> bool {
         "chrono",
     ];
     let base = name.rsplit('/').next().unwrap_or(name);
-    PREFIXES
-        .iter()
-        .any(|p| name.starts_with(p) || base.starts_with(p))
-        || EXACT.contains(&base)
+    PREFIXES.iter().any(|p| name.starts_with(p) || base.starts_with(p)) || EXACT.contains(&base)
 }

@@ -74,9 +74,7 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Result<(), String> {
         self.nesting += 1;
         if self.nesting > MAX_NESTING {
-            return Err(format!(
-                "#if expression nested more than {MAX_NESTING} levels deep"
-            ));
+            return Err(format!("#if expression nested more than {MAX_NESTING} levels deep"));
         }
         Ok(())
     }
@@ -165,10 +163,7 @@ fn apply(op: &str, a: i64, b: i64, live: bool) -> Result<i64, String> {
         ">" => i64::from(a > b),
         "<=" => i64::from(a <= b),
         ">=" => i64::from(a >= b),
-        "<<" => u32::try_from(b)
-            .ok()
-            .and_then(|s| a.checked_shl(s))
-            .unwrap_or(0),
+        "<<" => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)).unwrap_or(0),
         ">>" => u32::try_from(b)
             .ok()
             .and_then(|s| a.checked_shr(s))
@@ -207,9 +202,7 @@ fn parse_number(text: &str) -> Result<i64, String> {
         Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
             Err(format!("integer constant `{text}` is too large for #if"))
         }
-        Err(_) => Err(format!(
-            "`{text}` is not an integer constant; #if only takes integers"
-        )),
+        Err(_) => Err(format!("`{text}` is not an integer constant; #if only takes integers")),
     }
 }
 
@@ -241,10 +234,7 @@ fn parse_char(text: &str) -> Result<i64, String> {
                     v
                 }
                 Some('x') => {
-                    let hex: String = chars
-                        .clone()
-                        .take_while(|c| c.is_ascii_hexdigit())
-                        .collect();
+                    let hex: String = chars.clone().take_while(|c| c.is_ascii_hexdigit()).collect();
                     for _ in 0..hex.len() {
                         chars.next();
                     }

@@ -119,12 +119,6 @@ impl Tok {
     }
 }
 
-const PUNCT3: [&[u8]; 4] = [b"...", b"<<=", b">>=", b"->*"];
-const PUNCT2: [&[u8]; 22] = [
-    b"##", b"->", b"++", b"--", b"<<", b">>", b"<=", b">=", b"==", b"!=", b"&&", b"||", b"+=",
-    b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"::", b".*",
-];
-
 /// Whether `c` may start an identifier.
 pub(crate) fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b'$'
@@ -213,12 +207,11 @@ fn pp_number_end(b: &[u8], i: usize) -> usize {
     let mut j = i + 1;
     while j < b.len() {
         let c = b[j];
-        if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
+        let exponent_sign = (c == b'+' || c == b'-') && matches!(b[j - 1], b'e' | b'E' | b'p' | b'P');
+        // `'` followed by a digit or letter is a C++14 digit separator.
+        let separator = c == b'\'' && b.get(j + 1).is_some_and(|n| n.is_ascii_alphanumeric());
+        if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || exponent_sign || separator {
             j += 1;
-        } else if (c == b'+' || c == b'-') && matches!(b[j - 1], b'e' | b'E' | b'p' | b'P') {
-            j += 1;
-        } else if c == b'\'' && b.get(j + 1).is_some_and(|n| n.is_ascii_alphanumeric()) {
-            j += 1; // C++14 digit separator
         } else {
             break;
         }
@@ -227,14 +220,17 @@ fn pp_number_end(b: &[u8], i: usize) -> usize {
 }
 
 fn punct_end(b: &[u8], i: usize) -> usize {
-    let rest = &b[i..];
-    if PUNCT3.iter().any(|p| rest.starts_with(p)) {
-        i + 3
-    } else if PUNCT2.iter().any(|p| rest.starts_with(p)) {
-        i + 2
-    } else {
-        i + 1
-    }
+    let c = b[i];
+    let n1 = b.get(i + 1).copied().unwrap_or(0);
+    let n2 = b.get(i + 2).copied().unwrap_or(0);
+    let len = match (c, n1, n2) {
+        (b'.', b'.', b'.') | (b'<', b'<', b'=') | (b'>', b'>', b'=') | (b'-', b'>', b'*') => 3,
+        (b'#', b'#', _) | (b'-', b'>', _) | (b'+', b'+', _) | (b'-', b'-', _) | (b'<', b'<', _) => 2,
+        (b'>', b'>', _) | (b'&', b'&', _) | (b'|', b'|', _) | (b':', b':', _) | (b'.', b'*', _) => 2,
+        (b'<' | b'>' | b'=' | b'!' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^', b'=', _) => 2,
+        _ => 1,
+    };
+    i + len
 }
 
 /// Lexes the token starting at `i < b.len()`; returns its kind and end.

@@ -118,11 +118,7 @@ impl Output {
         let b = text.as_bytes();
         for i in lo..hi.min(b.len()) {
             if b[i] == b'\n' {
-                let start = if i > lo && b[i - 1] == b'\r' {
-                    i - 1
-                } else {
-                    i
-                };
+                let start = if i > lo && b[i - 1] == b'\r' { i - 1 } else { i };
                 self.push_verbatim(file, start as u32, &text[start..=i]);
             }
         }
@@ -164,6 +160,12 @@ impl SegMap {
             }
             SegKind::Expansion { .. } => (seg.file, seg.src),
         }
+    }
+
+    /// Whether output byte `off` was produced by a macro expansion (not copied from a file).
+    pub(crate) fn is_expanded(&self, off: usize) -> bool {
+        self.find(off)
+            .is_some_and(|i| matches!(self.segs[i].kind, SegKind::Expansion { .. }))
     }
 
     /// Original end offset of the byte at `off`: one past it when verbatim, the end of the use

@@ -1,0 +1,256 @@
+//! The brute-force executor: the independent reference the symbolic race checker is tested
+//! against. It runs every thread of every block concretely under the SDV semantics (lock-step,
+//! predicated execution) and reports the label pairs whose accesses conflicted.
+//!
+//! Semantic choices (the checker must agree on these for the differential tests):
+//! - Threads that executed `return` (or whose `assume` failed) have *exited*: a block-wide
+//!   barrier does not wait for them, so it is divergent only if a live thread is disabled there,
+//!   and it still ends the epoch of their earlier accesses.
+//! - `__syncwarp` (its mask is not in the IR) orders the lanes of a warp only when all live
+//!   lanes of that warp reach it; a warp only partly there gets no ordering and the barrier is
+//!   listed in [`ExecReport::divergent_warp_barriers`].
+//! - With `launch.warp_sync = Some(n)`, threads of one n-thread group run in lock step: between
+//!   them only two stores of the same statement to the same byte conflict.
+//! - Reads return the stored bytes (initially pseudo-random from the seed); `Opaque` values are
+//!   a hash of their operands; an atomic stores `old + 1` (like `atomicAdd(p, 1)`).
+//! - Never-assigned locals read as 0; float (`Opaque`) parameters without a value get a
+//!   pseudo-random uniform value; integer parameters without a value are an error when read.
+//! - Shifts by the width or more follow SMT-LIB (0, or all sign bits for a signed `>>`).
+
+mod block;
+mod conflicts;
+mod eval;
+mod memory;
+mod value;
+
+use crate::ir::{ArrayId, Barrier, Kernel, Label, LaunchConfig, StmtKind};
+use crate::report::ThreadId;
+use crate::tree::{for_each_stmt, LabelTree};
+use block::{BlockRun, GridState};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Most threads a block may have (CUDA's limit).
+const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Most blocks the executor runs (a guard: the executor is meant for tiny grids).
+const MAX_BLOCKS: u64 = 64;
+
+/// The concrete launch to execute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecConfig {
+    /// `blockDim` (x, y, z).
+    pub block_dim: [u32; 3],
+    /// `gridDim` (x, y, z); every block is run.
+    pub grid_dim: [u32; 3],
+    /// Values of scalar kernel parameters, by name.
+    pub params: BTreeMap<String, i64>,
+    /// Statement executions allowed per block before giving up with [`ExecError::StepLimit`].
+    pub max_steps: u64,
+    /// Seed of the pseudo-random initial memory contents.
+    pub seed: u64,
+}
+
+impl ExecConfig {
+    /// The default step budget per block.
+    pub const DEFAULT_MAX_STEPS: u64 = 2_000_000;
+
+    /// A launch of `grid_dim` blocks of `block_dim` threads, no parameters, default budget.
+    pub fn new(block_dim: [u32; 3], grid_dim: [u32; 3]) -> ExecConfig {
+        ExecConfig {
+            block_dim,
+            grid_dim,
+            params: BTreeMap::new(),
+            max_steps: Self::DEFAULT_MAX_STEPS,
+            seed: 0,
+        }
+    }
+
+    /// The kernel's own launch config (one block when `gridDim` is unknown); `None` when
+    /// `blockDim` is unknown.
+    pub fn from_launch(l: &LaunchConfig) -> Option<ExecConfig> {
+        let mut c = ExecConfig::new(l.block_dim?, l.grid_dim.unwrap_or([1, 1, 1]));
+        c.params = l.params.clone();
+        Some(c)
+    }
+}
+
+/// A pair of statements whose accesses conflicted in the execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExecRace {
+    /// The statement earlier in text order (post-order of the label tree).
+    pub first: Label,
+    /// The statement later in text order (may equal `first`).
+    pub second: Label,
+    /// The array.
+    pub array: ArrayId,
+    /// Whether the two threads were in different blocks (global memory only).
+    pub inter_block: bool,
+}
+
+/// The first conflicting access pair seen for an [`ExecRace`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecWitness {
+    /// The threads that made the `first` and the `second` label's access.
+    pub threads: [ThreadId; 2],
+    /// The byte offset into the array both touched.
+    pub byte_offset: u64,
+}
+
+/// What one execution of the grid showed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecReport {
+    /// Every racing label pair per array.
+    pub races: BTreeSet<ExecRace>,
+    /// One witness per race.
+    pub witnesses: BTreeMap<ExecRace, ExecWitness>,
+    /// Block-wide barriers reached by only some of the block's live threads.
+    pub divergent_barriers: BTreeSet<Label>,
+    /// `__syncwarp`s reached by only some live lanes of a warp (they ordered nothing there).
+    pub divergent_warp_barriers: BTreeSet<Label>,
+    /// Shared and global memory accesses made (one per thread and access).
+    pub accesses: u64,
+    /// Statement executions summed over all blocks.
+    pub steps: u64,
+    /// Whether some `assume` was false for some thread (that thread's path was dropped).
+    pub assume_failed: bool,
+}
+
+/// Why the execution could not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecError {
+    /// A block exceeded [`ExecConfig::max_steps`] (probably an infinite loop).
+    StepLimit,
+    /// An integer kernel parameter was read but has no value.
+    MissingParam(String),
+    /// A construct the executor does not model (named barriers with counts, ...).
+    Unsupported(String),
+    /// An integer division or remainder by zero in the statement with this label.
+    DivByZero(Label),
+    /// The launch configuration is unusable.
+    BadConfig(String),
+    /// The IR refers to a variable or array it does not define.
+    Malformed(String),
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExecError::StepLimit => write!(f, "step limit exceeded (infinite loop?)"),
+            ExecError::MissingParam(p) => write!(f, "no value for kernel parameter `{p}`"),
+            ExecError::Unsupported(m) => write!(f, "unsupported: {m}"),
+            ExecError::DivByZero(l) => write!(f, "division by zero at label {}", l.0),
+            ExecError::BadConfig(m) => write!(f, "bad launch configuration: {m}"),
+            ExecError::Malformed(m) => write!(f, "malformed kernel IR: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Runs every block of the grid and reports races and divergent barriers.
+pub fn execute(k: &Kernel, cfg: &ExecConfig) -> Result<ExecReport, ExecError> {
+    check_config(k, cfg)?;
+    check_supported(k)?;
+    let mut grid = GridState::new();
+    let [gx, gy, gz] = cfg.grid_dim;
+    let mut block_lin = 0u32;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                BlockRun::new(k, cfg, &mut grid, [x, y, z], block_lin).run()?;
+                block_lin += 1;
+            }
+        }
+    }
+    Ok(report(k, cfg, grid))
+}
+
+fn check_config(k: &Kernel, cfg: &ExecConfig) -> Result<(), ExecError> {
+    let count = |d: [u32; 3]| d.iter().map(|&x| x as u64).product::<u64>();
+    if cfg.block_dim.contains(&0) || count(cfg.block_dim) > MAX_THREADS_PER_BLOCK {
+        return Err(ExecError::BadConfig(format!("blockDim {:?}", cfg.block_dim)));
+    }
+    if cfg.grid_dim.contains(&0) || count(cfg.grid_dim) > MAX_BLOCKS {
+        return Err(ExecError::BadConfig(format!(
+            "gridDim {:?} (at most {MAX_BLOCKS} blocks)",
+            cfg.grid_dim
+        )));
+    }
+    if k.launch.warp_sync == Some(0) {
+        return Err(ExecError::BadConfig("warp-sync group of 0 threads".into()));
+    }
+    Ok(())
+}
+
+/// Rejects barriers the lock-step model cannot express, wherever they are.
+fn check_supported(k: &Kernel) -> Result<(), ExecError> {
+    let mut bad = None;
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Barrier(b, _) = &s.kind {
+            if !b.is_block_wide() && *b != Barrier::Warp && bad.is_none() {
+                bad = Some(s.label);
+            }
+        }
+    });
+    match bad {
+        Some(l) => Err(ExecError::Unsupported(format!(
+            "named barrier with a thread count at label {}",
+            l.0
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Orders every racing pair by text order and builds the report.
+fn report(k: &Kernel, cfg: &ExecConfig, grid: GridState) -> ExecReport {
+    let tree = LabelTree::new(k);
+    let post = |l: Label| tree.info.get(&l).map_or(u32::MAX, |i| i.post);
+    let mut races = BTreeSet::new();
+    let mut witnesses = BTreeMap::new();
+    let intra = grid.intra.into_iter().map(|f| (f, false));
+    let inter = grid.inter.into_iter().map(|f| (f, true));
+    for (((a, b, array), w), inter_block) in intra.chain(inter) {
+        let mut threads = [thread_id(w.earlier, cfg), thread_id(w.later, cfg)];
+        let (first, second) = if (post(a), a) <= (post(b), b) {
+            (a, b)
+        } else {
+            threads.swap(0, 1);
+            (b, a)
+        };
+        let race = ExecRace {
+            first,
+            second,
+            array,
+            inter_block,
+        };
+        races.insert(race);
+        witnesses.insert(
+            race,
+            ExecWitness {
+                threads,
+                byte_offset: w.byte,
+            },
+        );
+    }
+    ExecReport {
+        races,
+        witnesses,
+        divergent_barriers: grid.divergent,
+        divergent_warp_barriers: grid.divergent_warp,
+        accesses: grid.accesses,
+        steps: grid.steps,
+        assume_failed: grid.assume_failed,
+    }
+}
+
+/// 3-D coordinates of a linear (block, thread) pair, x fastest as in CUDA.
+fn thread_id(who: block::Who, cfg: &ExecConfig) -> ThreadId {
+    let unflatten = |lin: u32, d: [u32; 3]| [lin % d[0], lin / d[0] % d[1], lin / d[0] / d[1]];
+    ThreadId {
+        thread: unflatten(who.thread, cfg.block_dim),
+        block: unflatten(who.block, cfg.grid_dim),
+    }
+}
+
+#[cfg(test)]
+mod tests;

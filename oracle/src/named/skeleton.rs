@@ -1,0 +1,924 @@
+//! Per-warp emulation of the synchronization skeleton.
+//!
+//! Each warp is walked with its 32 lanes' thread ids concrete. Statements that contain a
+//! barrier are executed warp-wide: their conditions must be known and equal in every lane
+//! (otherwise warp divergence, or an inconclusive verdict naming the missing value).
+//! Statements without barriers run lane by lane; they may stay symbolic (unknown branch
+//! conditions become path predicates, loops with unknown bounds are abstracted by havocking
+//! the variables they assign). The result per warp is its sequence of barrier events and the
+//! memory accesses of each segment between them.
+
+use super::value::{fold_bin, fold_un, norm, Blame, Origin, Sym, Unknowns, Val};
+use crate::ir::*;
+use crate::report::{Divergence, Inconclusive, SyncDefect, SyncDefectKind};
+use crate::tree::visit_stmt;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Lanes per warp.
+pub(crate) const WARP: u32 = 32;
+/// Iterations after which a barrier-free loop is abstracted instead of unrolled (per lane).
+const MAX_LANE_ITERS: u64 = 1 << 16;
+/// Iterations after which a loop with barriers is declared non-terminating for the check.
+const MAX_WARP_ITERS: u64 = 1 << 20;
+/// Upper bound on emulated memory accesses (keeps memory bounded).
+const MAX_ACCESSES: u64 = 60_000_000;
+
+/// What a barrier event does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EvKind {
+    /// `bar.sync`: register and wait for completion.
+    Sync,
+    /// `bar.arrive`: register without waiting.
+    Arrive,
+    /// `__syncwarp`: orders the lanes of this warp only.
+    Warp,
+}
+
+/// One dynamic barrier command executed by a warp.
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    /// Sync, arrive or warp barrier.
+    pub(crate) kind: EvKind,
+    /// Barrier id (0 for warp barriers).
+    pub(crate) id: u32,
+    /// Expected thread count (0 for warp barriers).
+    pub(crate) count: u32,
+    /// The barrier statement.
+    pub(crate) label: Label,
+    /// Its span.
+    pub(crate) span: Span,
+}
+
+/// An access whose byte offset is concrete and whose path predicate is true.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConcAccess {
+    /// Byte offset.
+    pub(crate) offset: i64,
+    /// Statement label.
+    pub(crate) label: u32,
+    /// Array.
+    pub(crate) array: u32,
+    /// Segment (number of barrier events of the warp before it).
+    pub(crate) seg: u32,
+    /// Bytes accessed.
+    pub(crate) size: u32,
+    /// Lane within the warp.
+    pub(crate) lane: u8,
+    /// Read, write or atomic.
+    pub(crate) kind: AccessKind,
+}
+
+/// An access with a symbolic offset or under a symbolic path predicate.
+#[derive(Clone, Debug)]
+pub(crate) struct SymAccess {
+    /// Statement label.
+    pub(crate) label: Label,
+    /// Array.
+    pub(crate) array: ArrayId,
+    /// Read, write or atomic.
+    pub(crate) kind: AccessKind,
+    /// Bytes accessed.
+    pub(crate) size: u32,
+    /// Segment.
+    pub(crate) seg: u32,
+    /// Lane within the warp.
+    pub(crate) lane: u8,
+    /// Byte offset (64-bit).
+    pub(crate) offset: Val,
+    /// Path predicate (`None`: true).
+    pub(crate) pred: Option<Rc<Sym>>,
+}
+
+/// What the emulation of one warp produced.
+#[derive(Debug, Default)]
+pub(crate) struct WarpTrace {
+    /// `threadIdx` of each lane.
+    pub(crate) lanes: Vec<[u32; 3]>,
+    /// Barrier events in program order.
+    pub(crate) events: Vec<Event>,
+    /// Concrete accesses.
+    pub(crate) conc: Vec<ConcAccess>,
+    /// Symbolic accesses.
+    pub(crate) sym: Vec<SymAccess>,
+}
+
+/// Why the emulation of a warp stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A barrier under a condition that differs among the warp's lanes.
+    Diverged(Divergence),
+    /// A value the skeleton needs is unknown.
+    Inconclusive(Inconclusive),
+}
+
+/// The emulation result for the whole block.
+#[derive(Debug, Default)]
+pub(crate) struct Skeleton {
+    /// One trace per warp.
+    pub(crate) warps: Vec<WarpTrace>,
+    /// The unknowns mentioned by symbolic values.
+    pub(crate) unknowns: Unknowns,
+    /// Warps that stopped, and why.
+    pub(crate) stops: Vec<Stop>,
+    /// Bad ids and counts (one per barrier label).
+    pub(crate) defects: Vec<SyncDefect>,
+}
+
+/// Emulates every warp of the block `block_dim` of kernel `k`.
+pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
+    let threads: u32 = block_dim.iter().product();
+    let warps = threads.div_ceil(WARP);
+    let mut sk = Skeleton::default();
+    let geo = Geo::new(k, block_dim, &mut sk.unknowns);
+    let params: Vec<Option<Val>> = k
+        .vars
+        .iter()
+        .map(|v| match v.kind {
+            VarKind::Param => Some(match k.launch.params.get(&v.name) {
+                Some(&x) => Val::K(norm(x, v.ty)),
+                None => sk.unknowns.fresh(Origin::Param(v.name.clone()), v.ty),
+            }),
+            _ => None,
+        })
+        .collect();
+    let bar = barrier_stmts(&k.body);
+    let mut ctx = Ctx {
+        k,
+        bar,
+        geo,
+        loops: HashMap::new(),
+        bad: HashSet::new(),
+        accesses: 0,
+        warps,
+    };
+    for w in 0..warps {
+        let mut em = Emu {
+            ctx: &mut ctx,
+            unk: &mut sk.unknowns,
+            trace: WarpTrace::default(),
+            lanes: vec![],
+            div_src: None,
+            defects: &mut sk.defects,
+        };
+        for i in 0..WARP.min(threads - w * WARP) {
+            let l = w * WARP + i;
+            let tid = [
+                l % block_dim[0],
+                (l / block_dim[0]) % block_dim[1],
+                l / (block_dim[0] * block_dim[1]),
+            ];
+            let env = k
+                .vars
+                .iter()
+                .zip(&params)
+                .map(|(v, p)| {
+                    p.clone()
+                        .unwrap_or_else(|| em.unk.fresh(Origin::Var(v.name.clone()), v.ty))
+                })
+                .collect();
+            em.trace.lanes.push(tid);
+            em.lanes.push(Lane {
+                tid,
+                env,
+                flow: Flow::Normal,
+                preds: vec![],
+                maybe_exit: None,
+                maybe_jump: None,
+            });
+        }
+        let r = em.warp_block(&k.body);
+        sk.warps.push(em.trace);
+        if let Err(stop) = r {
+            sk.stops.push(stop);
+        }
+    }
+    sk
+}
+
+/// Labels of statements that contain a barrier (of any kind).
+fn barrier_stmts(b: &Block) -> HashSet<Label> {
+    fn walk(s: &Stmt, out: &mut HashSet<Label>) -> bool {
+        let mut has = matches!(s.kind, StmtKind::Barrier(..));
+        match &s.kind {
+            StmtKind::If { then_blk, else_blk, .. } => {
+                for c in then_blk.stmts.iter().chain(&else_blk.stmts) {
+                    has |= walk(c, out);
+                }
+            }
+            StmtKind::Loop { header, body, step, .. } => {
+                for c in header.iter().chain(&body.stmts).chain(step) {
+                    has |= walk(c, out);
+                }
+            }
+            _ => {}
+        }
+        if has {
+            out.insert(s.label);
+        }
+        has
+    }
+    let mut out = HashSet::new();
+    for s in &b.stmts {
+        walk(s, &mut out);
+    }
+    out
+}
+
+/// Thread-geometry values shared by all lanes.
+struct Geo {
+    block_dim: [u32; 3],
+    block_idx: [Val; 3],
+    grid_dim: [Val; 3],
+}
+
+impl Geo {
+    fn new(k: &Kernel, block_dim: [u32; 3], unk: &mut Unknowns) -> Geo {
+        let names = ["x", "y", "z"];
+        let block_idx = names.map(|d| unk.fresh(Origin::Builtin(format!("blockIdx.{d}")), ScalarTy::U32));
+        let grid_dim = match k.launch.grid_dim {
+            Some(g) => g.map(|x| Val::K(x as i64)),
+            None => names.map(|d| unk.fresh(Origin::Builtin(format!("gridDim.{d}")), ScalarTy::U32)),
+        };
+        Geo {
+            block_dim,
+            block_idx,
+            grid_dim,
+        }
+    }
+}
+
+/// State shared by the emulation of all warps.
+struct Ctx<'k> {
+    k: &'k Kernel,
+    bar: HashSet<Label>,
+    geo: Geo,
+    /// Variables assigned in each loop (for havocking), by loop label.
+    loops: HashMap<Label, Rc<Vec<VarId>>>,
+    /// Barrier labels already reported with a bad id or count.
+    bad: HashSet<Label>,
+    accesses: u64,
+    warps: u32,
+}
+
+/// How control leaves a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return,
+}
+
+/// One lane (thread) of the warp being emulated.
+struct Lane {
+    tid: [u32; 3],
+    env: Vec<Val>,
+    flow: Flow,
+    /// Cumulative path predicates of the enclosing symbolic branches.
+    preds: Vec<Rc<Sym>>,
+    /// The lane may have returned under a symbolic condition.
+    maybe_exit: Option<(Span, Blame)>,
+    /// The lane may have left the current loop iteration under a symbolic condition.
+    maybe_jump: Option<(Span, Blame)>,
+}
+
+/// The emulator of one warp.
+struct Emu<'a, 'k> {
+    ctx: &'a mut Ctx<'k>,
+    unk: &'a mut Unknowns,
+    trace: WarpTrace,
+    lanes: Vec<Lane>,
+    /// The statement after which the lanes' control flow started to differ.
+    div_src: Option<(Label, Span)>,
+    defects: &'a mut Vec<SyncDefect>,
+}
+
+/// Static type of an expression.
+fn expr_ty(k: &Kernel, e: &Expr) -> ScalarTy {
+    match e {
+        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) => *t,
+        Expr::Builtin(_) => ScalarTy::U32,
+        Expr::Var(v) => k.var(*v).ty,
+        Expr::Un(UnOp::Not, _, _) => ScalarTy::Bool,
+        Expr::Un(_, t, _) => *t,
+        Expr::Bin(op, t, _, _) => {
+            if op.is_predicate() {
+                ScalarTy::Bool
+            } else {
+                *t
+            }
+        }
+        Expr::Select(_, a, _) => expr_ty(k, a),
+    }
+}
+
+/// Evaluates `e` for one lane, folding whatever is concrete.
+fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: [u32; 3], e: &Expr) -> Val {
+    match e {
+        Expr::Const(v, t) => Val::K(norm(*v, *t)),
+        Expr::Builtin(b) => match b {
+            Builtin::ThreadIdx(d) => Val::K(tid[d.index()] as i64),
+            Builtin::BlockDim(d) => Val::K(geo.block_dim[d.index()] as i64),
+            Builtin::BlockIdx(d) => geo.block_idx[d.index()].clone(),
+            Builtin::GridDim(d) => geo.grid_dim[d.index()].clone(),
+            Builtin::WarpSize => Val::K(WARP as i64),
+        },
+        Expr::Var(v) => env[v.0 as usize].clone(),
+        Expr::Un(op, t, a) => match eval(k, geo, unk, env, tid, a) {
+            Val::K(x) => Val::K(fold_un(*op, *t, x)),
+            Val::S(s) => Val::S(Rc::new(Sym::Un(*op, *t, s))),
+        },
+        Expr::Bin(op, t, a, b) => {
+            let x = eval(k, geo, unk, env, tid, a);
+            let y = eval(k, geo, unk, env, tid, b);
+            match (&x, &y, op) {
+                (Val::K(p), Val::K(q), _) => match fold_bin(*op, *t, *p, *q) {
+                    Some(r) => Val::K(r),
+                    None => unk.fresh(Origin::Opaque, expr_ty(k, e)),
+                },
+                (Val::K(0), _, BinOp::And) | (_, Val::K(0), BinOp::And) => Val::K(0),
+                (Val::K(p), _, BinOp::Or) | (_, Val::K(p), BinOp::Or) if *p != 0 => Val::K(1),
+                _ => Val::S(Rc::new(Sym::Bin(*op, *t, x.term(*t), y.term(*t)))),
+            }
+        }
+        Expr::Cast(t, a) => match eval(k, geo, unk, env, tid, a) {
+            Val::K(x) => Val::K(norm(x, *t)),
+            Val::S(s) => Val::S(Rc::new(Sym::Cast(*t, s))),
+        },
+        Expr::Select(c, a, b) => match eval(k, geo, unk, env, tid, c) {
+            Val::K(x) => eval(k, geo, unk, env, tid, if x != 0 { a } else { b }),
+            Val::S(cs) => {
+                let ty = expr_ty(k, a);
+                let x = eval(k, geo, unk, env, tid, a);
+                let y = eval(k, geo, unk, env, tid, b);
+                if x == y {
+                    x
+                } else {
+                    Val::S(Rc::new(Sym::Select(cs, x.term(ty), y.term(ty))))
+                }
+            }
+        },
+        Expr::Opaque(t, _) => unk.fresh(Origin::Opaque, *t),
+    }
+}
+
+/// The first barrier statement nested in `s`.
+fn first_barrier(s: &Stmt) -> (Label, Span) {
+    let mut found = None;
+    visit_stmt(s, &mut |c| {
+        if found.is_none() && matches!(c.kind, StmtKind::Barrier(..)) {
+            found = Some((c.label, c.span));
+        }
+    });
+    found.unwrap_or((s.label, s.span))
+}
+
+/// Variables a loop assigns (in its header, body and step, nested statements included).
+fn assigned_vars(s: &Stmt) -> Vec<VarId> {
+    let mut out = vec![];
+    visit_stmt(s, &mut |c| {
+        if let StmtKind::Basic(ops) = &c.kind {
+            for op in ops {
+                match op {
+                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => out.push(*v),
+                    _ => {}
+                }
+            }
+        }
+    });
+    out.sort();
+    out.dedup();
+    out
+}
+
+impl Emu<'_, '_> {
+    fn eval(&mut self, li: usize, e: &Expr) -> Val {
+        let lane = &self.lanes[li];
+        eval(self.ctx.k, &self.ctx.geo, self.unk, &lane.env, lane.tid, e)
+    }
+
+    fn active(&self) -> Vec<usize> {
+        (0..self.lanes.len())
+            .filter(|&i| self.lanes[i].flow == Flow::Normal)
+            .collect()
+    }
+
+    fn mixed(&self) -> bool {
+        let n = self.lanes.iter().filter(|l| l.flow == Flow::Normal).count();
+        n != 0 && n != self.lanes.len()
+    }
+
+    fn inconclusive(&self, span: Span, msg: String) -> Stop {
+        Stop::Inconclusive(Inconclusive { span, message: msg })
+    }
+
+    // ---- warp-wide execution (statements containing barriers) ----
+
+    fn warp_block(&mut self, b: &Block) -> Result<(), Stop> {
+        for s in &b.stmts {
+            if self.lanes.iter().all(|l| l.flow != Flow::Normal) {
+                break;
+            }
+            self.warp_stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn warp_stmt(&mut self, s: &Stmt) -> Result<(), Stop> {
+        if !self.ctx.bar.contains(&s.label) {
+            let was_mixed = self.mixed();
+            for li in self.active() {
+                self.lane_stmt(li, s)?;
+            }
+            if !was_mixed && self.mixed() {
+                self.div_src = Some((s.label, s.span));
+            }
+            return Ok(());
+        }
+        match &s.kind {
+            StmtKind::Barrier(b, _) => self.barrier(s, b),
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => match self.uniform_cond(s, cond)? {
+                Some(true) => self.warp_block(then_blk),
+                Some(false) => self.warp_block(else_blk),
+                None => Ok(()),
+            },
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                ..
+            } => self.warp_loop(s, *kind, header, cond, body, step),
+            _ => Ok(()),
+        }
+    }
+
+    /// Evaluates a condition that decides whether barriers are reached; it must be known and
+    /// equal in all active lanes. `None` when no lane is active.
+    fn uniform_cond(&mut self, s: &Stmt, cond: &Expr) -> Result<Option<bool>, Stop> {
+        let mut seen: Option<bool> = None;
+        for li in self.active() {
+            if let Some((span, blame)) = self.lanes[li].maybe_exit.clone() {
+                return Err(self.inconclusive(span, blame.message("a return before a barrier")));
+            }
+            let v = match self.eval(li, cond) {
+                Val::K(v) => v != 0,
+                Val::S(sym) => {
+                    let blame = self.unk.blame(&sym);
+                    return Err(self.inconclusive(s.span, blame.message("a condition that controls a barrier")));
+                }
+            };
+            match seen {
+                Some(p) if p != v => {
+                    let (barrier, span) = first_barrier(s);
+                    return Err(Stop::Diverged(Divergence {
+                        barrier,
+                        span,
+                        cond_stmt: s.label,
+                        cond_span: s.span,
+                        within_warp: true,
+                    }));
+                }
+                _ => seen = Some(v),
+            }
+        }
+        Ok(seen)
+    }
+
+    fn warp_loop(
+        &mut self,
+        s: &Stmt,
+        kind: LoopKind,
+        header: &[Stmt],
+        cond: &Expr,
+        body: &Block,
+        step: &[Stmt],
+    ) -> Result<(), Stop> {
+        let mut first = true;
+        let mut iters = 0u64;
+        loop {
+            if !(first && kind == LoopKind::DoWhile) {
+                for h in header {
+                    self.warp_stmt(h)?;
+                }
+                if self.uniform_cond(s, cond)? != Some(true) {
+                    break;
+                }
+            }
+            first = false;
+            iters += 1;
+            if iters > MAX_WARP_ITERS {
+                return Err(self.inconclusive(
+                    s.span,
+                    format!("a loop with barriers runs more than {MAX_WARP_ITERS} iterations"),
+                ));
+            }
+            self.warp_block(body)?;
+            for l in self.lanes.iter_mut() {
+                if l.flow == Flow::Continue {
+                    l.flow = Flow::Normal;
+                }
+            }
+            if let Some(l) = self
+                .lanes
+                .iter()
+                .find(|l| l.flow == Flow::Normal && l.maybe_jump.is_some())
+            {
+                let (span, blame) = l.maybe_jump.clone().unwrap_or((s.span, Blame::Other(String::new())));
+                return Err(self.inconclusive(span, blame.message("leaving a loop with barriers")));
+            }
+            if self.lanes.iter().all(|l| l.flow != Flow::Normal) {
+                break;
+            }
+            for h in step {
+                self.warp_stmt(h)?;
+            }
+        }
+        for l in self.lanes.iter_mut() {
+            if l.flow == Flow::Break {
+                l.flow = Flow::Normal;
+            }
+        }
+        Ok(())
+    }
+
+    /// A known integer equal in all active lanes (barrier ids and counts).
+    fn uniform_int(&mut self, s: &Stmt, e: &Expr, what: &str) -> Result<i64, Stop> {
+        let mut seen = None;
+        for li in self.active() {
+            match self.eval(li, e) {
+                Val::K(v) if seen.is_none_or(|p| p == v) => seen = Some(v),
+                Val::K(_) => {
+                    return Err(self.inconclusive(s.span, format!("the {what} differs among the lanes of a warp")));
+                }
+                Val::S(sym) => {
+                    let blame = self.unk.blame(&sym);
+                    return Err(self.inconclusive(s.span, blame.message(&format!("the {what}"))));
+                }
+            }
+        }
+        Ok(seen.unwrap_or(0))
+    }
+
+    fn barrier(&mut self, s: &Stmt, b: &Barrier) -> Result<(), Stop> {
+        let active = self.active();
+        if active.is_empty() {
+            return Ok(());
+        }
+        if active.len() != self.lanes.len() {
+            let (cond_stmt, cond_span) = self.div_src.unwrap_or((s.label, s.span));
+            return Err(Stop::Diverged(Divergence {
+                barrier: s.label,
+                span: s.span,
+                cond_stmt,
+                cond_span,
+                within_warp: true,
+            }));
+        }
+        if let Some((span, blame)) = active.iter().find_map(|&li| self.lanes[li].maybe_exit.clone()) {
+            return Err(self.inconclusive(span, blame.message("a return before a barrier")));
+        }
+        let all = (self.ctx.warps * WARP) as i64;
+        let (kind, id, count) = match b {
+            Barrier::Block => (EvKind::Sync, 0, all),
+            Barrier::Warp => (EvKind::Warp, 0, 0),
+            Barrier::NamedSync { id, count } => {
+                let id = self.uniform_int(s, id, "barrier id")?;
+                let count = match count {
+                    Some(c) => self.uniform_int(s, c, "barrier thread count")?,
+                    None => all,
+                };
+                (EvKind::Sync, id, count)
+            }
+            Barrier::NamedArrive { id, count } => {
+                let id = self.uniform_int(s, id, "barrier id")?;
+                let count = self.uniform_int(s, count, "barrier thread count")?;
+                (EvKind::Arrive, id, count)
+            }
+        };
+        if kind != EvKind::Warp {
+            let bad = if !(0..=15).contains(&id) {
+                Some(SyncDefectKind::BadId { id })
+            } else if count <= 0 || count % WARP as i64 != 0 || count > u32::MAX as i64 {
+                Some(SyncDefectKind::BadCount { count })
+            } else {
+                None
+            };
+            if let Some(kind) = bad {
+                if self.ctx.bad.insert(s.label) {
+                    let what = match kind {
+                        SyncDefectKind::BadId { id } => {
+                            format!("barrier id {id} is outside 0..=15")
+                        }
+                        _ => {
+                            format!("barrier thread count {count} is not a positive multiple of 32")
+                        }
+                    };
+                    self.defects.push(SyncDefect {
+                        kind,
+                        labels: vec![s.label],
+                        spans: vec![s.span],
+                        trace: vec![what],
+                    });
+                }
+                return Ok(());
+            }
+        }
+        self.trace.events.push(Event {
+            kind,
+            id: id as u32,
+            count: count as u32,
+            label: s.label,
+            span: s.span,
+        });
+        Ok(())
+    }
+
+    // ---- lane-by-lane execution (statements without barriers) ----
+
+    fn lane_block(&mut self, li: usize, b: &Block) -> Result<(), Stop> {
+        for s in &b.stmts {
+            if self.lanes[li].flow != Flow::Normal {
+                break;
+            }
+            self.lane_stmt(li, s)?;
+        }
+        Ok(())
+    }
+
+    fn lane_stmt(&mut self, li: usize, s: &Stmt) -> Result<(), Stop> {
+        match &s.kind {
+            StmtKind::Basic(ops) => {
+                for op in ops {
+                    self.op(li, s.label, op)?;
+                }
+                Ok(())
+            }
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => match self.eval(li, cond) {
+                Val::K(v) => self.lane_block(li, if v != 0 { then_blk } else { else_blk }),
+                Val::S(c) => self.symbolic_if(li, s, c, then_blk, else_blk),
+            },
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                ..
+            } => self.lane_loop(li, s, *kind, header, cond, body, step),
+            StmtKind::Break => {
+                self.lanes[li].flow = Flow::Break;
+                Ok(())
+            }
+            StmtKind::Continue => {
+                self.lanes[li].flow = Flow::Continue;
+                Ok(())
+            }
+            StmtKind::Return => {
+                self.lanes[li].flow = Flow::Return;
+                Ok(())
+            }
+            StmtKind::Barrier(..) | StmtKind::Assume(_) => Ok(()),
+        }
+    }
+
+    fn push_pred(&mut self, li: usize, p: Rc<Sym>) {
+        let l = &mut self.lanes[li];
+        let p = match l.preds.last() {
+            Some(top) => Rc::new(Sym::Bin(BinOp::And, ScalarTy::Bool, top.clone(), p)),
+            None => p,
+        };
+        l.preds.push(p);
+    }
+
+    /// Both branches under their path predicates; variables merged with `select`.
+    fn symbolic_if(&mut self, li: usize, s: &Stmt, c: Rc<Sym>, then_blk: &Block, else_blk: &Block) -> Result<(), Stop> {
+        let c = if c.ty() == ScalarTy::Bool {
+            c
+        } else {
+            Rc::new(Sym::Cast(ScalarTy::Bool, c))
+        };
+        let saved = self.lanes[li].env.clone();
+        self.push_pred(li, c.clone());
+        self.lane_block(li, then_blk)?;
+        self.lanes[li].preds.pop();
+        let then_env = std::mem::replace(&mut self.lanes[li].env, saved);
+        let then_flow = std::mem::replace(&mut self.lanes[li].flow, Flow::Normal);
+        self.push_pred(li, Rc::new(Sym::Un(UnOp::Not, ScalarTy::Bool, c.clone())));
+        self.lane_block(li, else_blk)?;
+        self.lanes[li].preds.pop();
+        let else_flow = self.lanes[li].flow;
+        let k = self.ctx.k;
+        let lane = &mut self.lanes[li];
+        for (i, t) in then_env.into_iter().enumerate() {
+            if t != lane.env[i] {
+                let ty = k.vars[i].ty;
+                lane.env[i] = Val::S(Rc::new(Sym::Select(c.clone(), t.term(ty), lane.env[i].term(ty))));
+            }
+        }
+        if then_flow != else_flow {
+            lane.flow = Flow::Normal;
+            let blame = self.unk.blame(&c);
+            for f in [then_flow, else_flow] {
+                match f {
+                    Flow::Return => lane.maybe_exit = Some((s.span, blame.clone())),
+                    Flow::Break | Flow::Continue => lane.maybe_jump = Some((s.span, blame.clone())),
+                    Flow::Normal => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn lane_loop(
+        &mut self,
+        li: usize,
+        s: &Stmt,
+        kind: LoopKind,
+        header: &[Stmt],
+        cond: &Expr,
+        body: &Block,
+        step: &[Stmt],
+    ) -> Result<(), Stop> {
+        let outer_jump = self.lanes[li].maybe_jump.take();
+        let mut first = true;
+        let mut iters = 0u64;
+        loop {
+            if !(first && kind == LoopKind::DoWhile) {
+                for h in header {
+                    self.lane_stmt(li, h)?;
+                }
+                match self.eval(li, cond) {
+                    Val::K(0) => break,
+                    Val::K(_) => {}
+                    Val::S(_) => {
+                        self.abstract_loop(li, s, header, cond, body, step)?;
+                        break;
+                    }
+                }
+            }
+            first = false;
+            if iters >= MAX_LANE_ITERS {
+                self.abstract_loop(li, s, header, cond, body, step)?;
+                break;
+            }
+            iters += 1;
+            self.lane_block(li, body)?;
+            let lane = &mut self.lanes[li];
+            match lane.flow {
+                Flow::Break => {
+                    lane.flow = Flow::Normal;
+                    break;
+                }
+                Flow::Return => break,
+                Flow::Continue => lane.flow = Flow::Normal,
+                Flow::Normal => {}
+            }
+            if lane.maybe_jump.is_some() {
+                // Some path left this iteration early: the concrete unrolling no longer
+                // follows every path, so summarize the remaining iterations.
+                self.abstract_loop(li, s, header, cond, body, step)?;
+                break;
+            }
+            for h in step {
+                self.lane_stmt(li, h)?;
+            }
+        }
+        self.lanes[li].maybe_jump = outer_jump;
+        Ok(())
+    }
+
+    /// Havocs the loop's variables and runs one generic iteration under the loop guard: its
+    /// accesses stand for those of every remaining iteration.
+    fn abstract_loop(
+        &mut self,
+        li: usize,
+        s: &Stmt,
+        header: &[Stmt],
+        cond: &Expr,
+        body: &Block,
+        step: &[Stmt],
+    ) -> Result<(), Stop> {
+        let vars = match self.ctx.loops.get(&s.label) {
+            Some(v) => v.clone(),
+            None => {
+                let v = Rc::new(assigned_vars(s));
+                self.ctx.loops.insert(s.label, v.clone());
+                v
+            }
+        };
+        self.havoc(li, &vars);
+        for h in header {
+            self.lane_stmt(li, h)?;
+        }
+        self.lanes[li].flow = Flow::Normal;
+        let c = self.eval(li, cond);
+        if c != Val::K(0) {
+            let pushed = if let Val::S(c) = c {
+                let c = if c.ty() == ScalarTy::Bool {
+                    c
+                } else {
+                    Rc::new(Sym::Cast(ScalarTy::Bool, c))
+                };
+                self.push_pred(li, c);
+                true
+            } else {
+                false
+            };
+            self.lane_block(li, body)?;
+            if self.lanes[li].flow == Flow::Return {
+                self.lanes[li].maybe_exit = Some((s.span, Blame::Other("the trip count of a loop".into())));
+            }
+            self.lanes[li].flow = Flow::Normal;
+            for h in step {
+                self.lane_stmt(li, h)?;
+            }
+            self.lanes[li].flow = Flow::Normal;
+            if pushed {
+                self.lanes[li].preds.pop();
+            }
+        }
+        self.lanes[li].maybe_jump = None;
+        self.havoc(li, &vars);
+        Ok(())
+    }
+
+    fn havoc(&mut self, li: usize, vars: &[VarId]) {
+        for &v in vars {
+            let var = self.ctx.k.var(v);
+            self.lanes[li].env[v.0 as usize] = self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
+        }
+    }
+
+    fn op(&mut self, li: usize, label: Label, op: &Op) -> Result<(), Stop> {
+        match op {
+            Op::Assign(v, e) => {
+                let ty = self.ctx.k.var(*v).ty;
+                let x = match self.eval(li, e) {
+                    Val::K(x) => Val::K(norm(x, ty)),
+                    s => s,
+                };
+                self.lanes[li].env[v.0 as usize] = x;
+            }
+            Op::Read(dst, a) | Op::Atomic(dst, a) => {
+                self.access(li, label, a)?;
+                if let Some(v) = dst {
+                    let name = self.ctx.k.array(a.array).name.clone();
+                    let ty = self.ctx.k.var(*v).ty;
+                    self.lanes[li].env[v.0 as usize] = self.unk.fresh(Origin::Read(name), ty);
+                }
+            }
+            Op::Write(a, _) => self.access(li, label, a)?,
+        }
+        Ok(())
+    }
+
+    fn access(&mut self, li: usize, label: Label, a: &Access) -> Result<(), Stop> {
+        if self.ctx.k.array(a.array).space == Space::Local {
+            return Ok(());
+        }
+        self.ctx.accesses += 1;
+        if self.ctx.accesses > MAX_ACCESSES {
+            return Err(self.inconclusive(
+                a.span,
+                format!("the emulation exceeds {MAX_ACCESSES} memory accesses; give smaller parameters"),
+            ));
+        }
+        let offset = self.eval(li, &a.offset);
+        let seg = self.trace.events.len() as u32;
+        let pred = self.lanes[li].preds.last().cloned();
+        match (&offset, &pred) {
+            (Val::K(o), None) => self.trace.conc.push(ConcAccess {
+                offset: *o,
+                label: label.0,
+                array: a.array.0,
+                seg,
+                size: a.size,
+                lane: li as u8,
+                kind: a.kind,
+            }),
+            _ => self.trace.sym.push(SymAccess {
+                label,
+                array: a.array,
+                kind: a.kind,
+                size: a.size,
+                seg,
+                lane: li as u8,
+                offset,
+                pred,
+            }),
+        }
+        Ok(())
+    }
+}

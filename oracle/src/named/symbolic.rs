@@ -1,0 +1,360 @@
+//! Race checks for accesses with a symbolic address or path predicate: one Z3 query per
+//! concurrent candidate pair (thread ids and loop counters concrete, unknowns as bit-vectors,
+//! wrap-around per IR type), identical queries answered once. Unknown → race, marked assumed.
+
+use super::hb::Hb;
+use super::races::{concurrent_with, conflicts, groups, kind_code, Buckets, RaceCtx, Rec, Side};
+use super::skeleton::SymAccess;
+use super::value::{signed, width, Sym, Val};
+use crate::ir::{ArrayId, BinOp, Label, ScalarTy, UnOp};
+use std::collections::HashMap;
+use std::rc::Rc;
+use z3::ast::{Bool, BV};
+use z3::{Params, SatResult, Solver};
+
+/// Queries issued before the remaining candidates are assumed racy.
+const MAX_QUERIES: u64 = 20_000;
+/// Distinct concrete offsets encoded exactly; beyond this their hull is used.
+const MAX_OFFSETS: usize = 64;
+
+/// A Z3 value: boolean or bit-vector.
+#[derive(Clone)]
+enum Z {
+    B(Bool),
+    V(BV),
+}
+
+fn to_bool(z: Z) -> Bool {
+    match z {
+        Z::B(b) => b,
+        Z::V(v) => {
+            let w = v.get_size();
+            v.eq(BV::from_u64(0, w)).not()
+        }
+    }
+}
+
+/// Coerces to a bit-vector of `w` bits, extending by the signedness of `from`.
+fn to_bv(z: Z, from: ScalarTy, w: u32) -> BV {
+    let v = match z {
+        Z::B(b) => return b.ite(&BV::from_u64(1, w), &BV::from_u64(0, w)),
+        Z::V(v) => v,
+    };
+    let have = v.get_size();
+    if have == w {
+        v
+    } else if have > w {
+        v.extract(w - 1, 0)
+    } else if signed(from) {
+        v.sign_ext(w - have)
+    } else {
+        v.zero_ext(w - have)
+    }
+}
+
+fn enc(s: &Sym) -> Z {
+    match s {
+        Sym::Const(v, ScalarTy::Bool) => Z::B(Bool::from_bool(*v != 0)),
+        Sym::Const(v, t) => Z::V(BV::from_i64(*v, width(*t))),
+        Sym::Unknown(n, ScalarTy::Bool) => Z::B(Bool::new_const(format!("u{n}"))),
+        Sym::Unknown(n, t) => Z::V(BV::new_const(format!("u{n}"), width(*t))),
+        Sym::Un(UnOp::Not, _, a) => Z::B(to_bool(enc(a)).not()),
+        Sym::Un(op, t, a) => {
+            let v = to_bv(enc(a), a.ty(), width(*t));
+            Z::V(if *op == UnOp::Neg { v.bvneg() } else { v.bvnot() })
+        }
+        Sym::Bin(op, t, a, b) => bin(*op, *t, a, b),
+        Sym::Cast(t, a) => match t {
+            ScalarTy::Bool => Z::B(to_bool(enc(a))),
+            _ => Z::V(to_bv(enc(a), a.ty(), width(*t))),
+        },
+        Sym::Select(c, a, b) => {
+            let c = to_bool(enc(c));
+            match (enc(a), enc(b)) {
+                (Z::B(x), Z::B(y)) => Z::B(c.ite(&x, &y)),
+                (x, y) => {
+                    let w = width(a.ty());
+                    Z::V(c.ite(&to_bv(x, a.ty(), w), &to_bv(y, b.ty(), w)))
+                }
+            }
+        }
+    }
+}
+
+fn bin(op: BinOp, t: ScalarTy, a: &Sym, b: &Sym) -> Z {
+    use BinOp::*;
+    if matches!(op, And | Or) || (t == ScalarTy::Bool && matches!(op, Eq | Ne)) {
+        let (x, y) = (to_bool(enc(a)), to_bool(enc(b)));
+        return Z::B(match op {
+            And => Bool::and(&[x, y]),
+            Or => Bool::or(&[x, y]),
+            Eq => x.iff(&y),
+            _ => x.xor(&y),
+        });
+    }
+    let w = width(t);
+    let (x, y) = (to_bv(enc(a), a.ty(), w), to_bv(enc(b), b.ty(), w));
+    let s = signed(t);
+    match op {
+        Add => Z::V(x.bvadd(&y)),
+        Sub => Z::V(x.bvsub(&y)),
+        Mul => Z::V(x.bvmul(&y)),
+        Div => Z::V(if s { x.bvsdiv(&y) } else { x.bvudiv(&y) }),
+        Rem => Z::V(if s { x.bvsrem(&y) } else { x.bvurem(&y) }),
+        Shl => Z::V(x.bvshl(&y)),
+        Shr => Z::V(if s { x.bvashr(&y) } else { x.bvlshr(&y) }),
+        BitAnd => Z::V(x.bvand(&y)),
+        BitOr => Z::V(x.bvor(&y)),
+        BitXor => Z::V(x.bvxor(&y)),
+        Lt => Z::B(if s { x.bvslt(&y) } else { x.bvult(&y) }),
+        Le => Z::B(if s { x.bvsle(&y) } else { x.bvule(&y) }),
+        Gt => Z::B(if s { x.bvsgt(&y) } else { x.bvugt(&y) }),
+        Ge => Z::B(if s { x.bvsge(&y) } else { x.bvuge(&y) }),
+        Eq => Z::B(x.eq(&y)),
+        Ne => Z::B(x.eq(&y).not()),
+        And | Or => unreachable!("handled above"),
+    }
+}
+
+/// The 64-bit byte offset of an access.
+fn offset(v: &Val) -> BV {
+    match v {
+        Val::K(o) => BV::from_i64(*o, 64),
+        Val::S(s) => to_bv(enc(s), s.ty(), 64),
+    }
+}
+
+/// `[a, a+sa)` and `[b, b+sb)` intersect.
+fn overlap(a: &BV, sa: u32, b: &BV, sb: u32) -> Bool {
+    let sa = BV::from_u64(sa.max(1) as u64, 64);
+    let sb = BV::from_u64(sb.max(1) as u64, 64);
+    Bool::and(&[a.bvslt(b.bvadd(&sb)), b.bvslt(a.bvadd(&sa))])
+}
+
+/// One side of a symbolic query (the key for deduplication).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Other {
+    /// A symbolic access: offset, size, predicate.
+    Sym(Val, u32, Option<Rc<Sym>>),
+    /// Concrete unit ranges `[lo, hi)` in bytes.
+    Units(Vec<(i64, i64)>),
+}
+
+/// A query: the symbolic access (offset, size, predicate) against the other side.
+type QueryKey = (Val, u32, Option<Rc<Sym>>, Other);
+/// An answer: `Some((witness offset, assumed))` when the sides may overlap.
+type Answer = Option<(Option<i64>, bool)>;
+/// Concrete records of one (label, kind) group with their address units.
+type UnitGroup = (Vec<Rec>, Vec<i64>);
+
+/// The solver with its cache.
+struct Queries {
+    solver: Solver,
+    cache: HashMap<QueryKey, Answer>,
+    issued: u64,
+}
+
+impl Queries {
+    /// `Some((offset, assumed))` when the two sides can touch a common byte.
+    fn ask(&mut self, x: &SymAccess, other: Other) -> Answer {
+        let key = (x.offset.clone(), x.size, x.pred.clone(), other.clone());
+        if let Some(r) = self.cache.get(&key) {
+            return *r;
+        }
+        if self.issued >= MAX_QUERIES {
+            return Some((None, true));
+        }
+        self.issued += 1;
+        let ox = offset(&x.offset);
+        let mut parts = vec![];
+        if let Some(p) = &x.pred {
+            parts.push(to_bool(enc(p)));
+        }
+        match &other {
+            Other::Sym(o, size, pred) => {
+                if let Some(p) = pred {
+                    parts.push(to_bool(enc(p)));
+                }
+                parts.push(overlap(&ox, x.size, &offset(o), *size));
+            }
+            Other::Units(r) => {
+                let alts: Vec<Bool> = r
+                    .iter()
+                    .map(|&(lo, hi)| overlap(&ox, x.size, &BV::from_i64(lo, 64), (hi - lo) as u32))
+                    .collect();
+                parts.push(Bool::or(&alts));
+            }
+        }
+        self.solver.push();
+        self.solver.assert(Bool::and(&parts));
+        let r = match self.solver.check() {
+            SatResult::Unsat => None,
+            SatResult::Sat => {
+                let off = self
+                    .solver
+                    .get_model()
+                    .and_then(|m| m.eval(&ox, true))
+                    .and_then(|v| v.as_i64());
+                Some((off, false))
+            }
+            SatResult::Unknown => Some((None, true)),
+        };
+        self.solver.pop(1);
+        self.cache.insert(key, r);
+        r
+    }
+}
+
+/// A symbolic access with its warp.
+struct Inst<'a> {
+    warp: u32,
+    a: &'a SymAccess,
+}
+
+impl Inst<'_> {
+    fn rec(&self) -> Rec {
+        Rec {
+            label: self.a.label.0,
+            kind: kind_code(self.a.kind),
+            warp: self.warp,
+            seg: self.a.seg,
+            lane: self.a.lane,
+        }
+    }
+    fn side(&self) -> Side {
+        Side {
+            label: self.a.label,
+            kind: self.a.kind,
+            warp: self.warp,
+            seg: self.a.seg,
+            lane: self.a.lane,
+        }
+    }
+}
+
+/// Checks every symbolic access against concrete and symbolic ones; returns queries issued.
+pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: bool, timeout_ms: u32) -> u64 {
+    let insts: Vec<Inst> = cx
+        .warps
+        .iter()
+        .enumerate()
+        .flat_map(|(w, t)| t.sym.iter().map(move |a| Inst { warp: w as u32, a }))
+        .filter(|i| {
+            cx.k.arrays
+                .get(i.a.array.0 as usize)
+                .is_some_and(|x| x.space != crate::ir::Space::Local)
+        })
+        .collect();
+    if insts.is_empty() {
+        return 0;
+    }
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms.max(1));
+    solver.set_params(&params);
+    let mut q = Queries {
+        solver,
+        cache: HashMap::new(),
+        issued: 0,
+    };
+    // Concrete records of each array with a symbolic access, grouped by (label, kind).
+    let mut per_array: HashMap<u32, Vec<Rec>> = HashMap::new();
+    let mut rec_unit: HashMap<u32, Vec<i64>> = HashMap::new();
+    for i in &insts {
+        per_array.entry(i.a.array.0).or_default();
+    }
+    for (bi, &(arr, u)) in b.keys.iter().enumerate() {
+        if let Some(v) = per_array.get_mut(&arr) {
+            let units = rec_unit.entry(arr).or_default();
+            for r in b.bucket(bi as u32) {
+                v.push(*r);
+                units.push(u);
+            }
+        }
+    }
+    let mut grouped: HashMap<u32, Vec<UnitGroup>> = HashMap::new();
+    for (arr, recs) in per_array {
+        let us = rec_unit.remove(&arr).unwrap_or_default();
+        let mut idx: Vec<usize> = (0..recs.len()).collect();
+        idx.sort_unstable_by_key(|&i| recs[i]);
+        let sorted: Vec<Rec> = idx.iter().map(|&i| recs[i]).collect();
+        let sorted_units: Vec<i64> = idx.iter().map(|&i| us[i]).collect();
+        let mut out = vec![];
+        let mut start = 0;
+        for g in groups(&sorted) {
+            out.push((g.to_vec(), sorted_units[start..start + g.len()].to_vec()));
+            start += g.len();
+        }
+        grouped.insert(arr, out);
+    }
+    for x in &insts {
+        let arr = x.a.array;
+        let g = b.unit.get(&arr.0).copied().unwrap_or(1).max(1);
+        let xr = x.rec();
+        for (grp, us) in grouped.get(&arr.0).map(|v| v.as_slice()).unwrap_or(&[]) {
+            let l = Label(grp[0].label);
+            if !conflicts(xr.kind, grp[0].kind) || cx.reported(x.a.label, l, arr) {
+                continue;
+            }
+            // Offsets of every concurrent instance of another thread in this group.
+            let mut offs = vec![];
+            let mut witness_rec = None;
+            let mut i = 0;
+            while i < grp.len() {
+                let end = i + grp[i..].partition_point(|r| r.warp == grp[i].warp);
+                let part = &grp[i..end];
+                if let Some(y) = concurrent_with(hb, &xr, part, warp_sync) {
+                    witness_rec.get_or_insert(y);
+                    for (r, &u) in part.iter().zip(&us[i..end]) {
+                        if concurrent_with(hb, &xr, std::slice::from_ref(r), warp_sync).is_some() {
+                            offs.push(u);
+                        }
+                    }
+                }
+                i = end;
+            }
+            let Some(y) = witness_rec else { continue };
+            offs.sort_unstable();
+            offs.dedup();
+            let g = g as i64;
+            let ranges: Vec<(i64, i64)> = if offs.len() <= MAX_OFFSETS {
+                offs.iter().map(|&u| (u * g, (u + 1) * g)).collect()
+            } else {
+                vec![(offs[0] * g, (offs[offs.len() - 1] + 1) * g)]
+            };
+            if let Some((off, assumed)) = q.ask(x.a, Other::Units(ranges)) {
+                let side = Side {
+                    label: l,
+                    kind: super::races::kind_of(y.kind),
+                    warp: y.warp,
+                    seg: y.seg,
+                    lane: y.lane,
+                };
+                cx.report(arr, x.side(), side, off, assumed);
+            }
+        }
+    }
+    // Symbolic against symbolic.
+    let mut by_array: HashMap<ArrayId, Vec<usize>> = HashMap::new();
+    for (i, x) in insts.iter().enumerate() {
+        by_array.entry(x.a.array).or_default().push(i);
+    }
+    for (arr, ix) in by_array {
+        for (p, &i) in ix.iter().enumerate() {
+            for &j in &ix[p..] {
+                let (x, y) = (&insts[i], &insts[j]);
+                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind)) || cx.reported(x.a.label, y.a.label, arr) {
+                    continue;
+                }
+                if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none() {
+                    continue;
+                }
+                let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
+                if let Some((off, assumed)) = q.ask(x.a, other) {
+                    cx.report(arr, x.side(), y.side(), off, assumed);
+                }
+            }
+        }
+    }
+    q.issued
+}

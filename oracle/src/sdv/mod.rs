@@ -1,0 +1,285 @@
+//! Oracle 1: the SDV checker for block-wide barriers.
+//!
+//! Synchronous, delayed-visibility semantics: the threads of a block run in lock step with
+//! predicated `if`s and loops, and a write becomes visible to other threads only at a barrier.
+//! The check reports every racing pair of access statements per array (with the loop iteration
+//! relations under which they race and a witness) and every block-wide barrier reached under a
+//! non-uniform predicate. Kernels with named barriers belong to the named-barrier checker.
+//!
+//! Pipeline: [`uniformity`] → barrier intervals over a lock-step CFG (`intervals`) → one Z3
+//! conflict query per (access pair, relation) on two symbolic threads (`symex`, `query`).
+//!
+//! Assumptions (each excludes only executions that real launches do not have):
+//! - CUDA's launch limits (blockDim ≤ 1024×1024×64 with ≤ 1024 threads, gridDim.y/z ≤ 65535),
+//!   fewer than 2^31 threads per grid dimension, and a block or grid dimension the kernel never
+//!   mentions (`threadIdx.y`, `blockIdx.z`, ...) has size 1 when the launch leaves it unknown;
+//! - signed integer arithmetic does not overflow (undefined behaviour in C); unsigned arithmetic
+//!   wraps around and that is modelled exactly;
+//! - a loop's additive induction variable does not wrap around before the iteration in question.
+
+mod fold;
+mod induction;
+mod intervals;
+mod query;
+mod symex;
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+mod uniform;
+
+pub use uniform::{uniformity, Level, Uniformity};
+
+use crate::ir::*;
+use crate::report::*;
+use crate::tree::{for_each_stmt, LabelTree};
+use intervals::{common_depth, Intervals};
+use query::{Engine, Outcome, Pairing, Query};
+use std::collections::HashMap;
+
+/// Options of the SDV checker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SdvOptions {
+    /// Solver time limit per query, in milliseconds (an unanswered query counts as a race).
+    pub timeout_ms: u32,
+    /// Also look for races between threads of different blocks on global memory.
+    pub check_inter_block: bool,
+}
+
+impl Default for SdvOptions {
+    fn default() -> Self {
+        SdvOptions {
+            timeout_ms: 2000,
+            check_inter_block: true,
+        }
+    }
+}
+
+/// One memory access of the kernel.
+#[derive(Clone, Copy)]
+struct Site<'k> {
+    label: Label,
+    op: usize,
+    access: &'k Access,
+}
+
+/// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
+pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
+    let mut report = Report::default();
+    if let Some(span) = first_named_barrier(k) {
+        report.inconclusive.push(Inconclusive {
+            span,
+            message: "kernel uses named barriers; use the named-barrier checker".into(),
+        });
+        return report;
+    }
+    let unif = uniformity(k);
+    let tree = LabelTree::new(k);
+    report.divergences = divergences(k, &unif, &tree);
+
+    let sites = access_sites(k, &tree);
+    let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
+    labels.dedup();
+    let iv = Intervals::compute(k, &unif, &tree, &labels);
+    let mut engine = Engine::new(k, unif.nu_vars().clone(), opts.timeout_ms);
+    let mut races = RaceSet::default();
+    let grid_may_exceed_one = k
+        .launch
+        .grid_dim
+        .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
+
+    for (i, a) in sites.iter().enumerate() {
+        for (j, b) in sites.iter().enumerate().skip(i) {
+            if !may_conflict(k, a.access, b.access) {
+                continue;
+            }
+            let common: Vec<Label> = {
+                let la = tree.get(a.label).loop_owners();
+                let lb = tree.get(b.label).loop_owners();
+                let n = common_depth(&la, &lb);
+                la[..n].to_vec()
+            };
+            if let Some((cross, same)) = iv.get(a.label, b.label) {
+                for &rel in cross {
+                    let shared = match rel {
+                        IterRelation::SameIteration => common.clone(),
+                        IterRelation::AcrossBackEdge(d) => common[..(d as usize - 1).min(common.len())].to_vec(),
+                        IterRelation::Unknown => Vec::new(),
+                    };
+                    let same_instance = i == j && rel == IterRelation::SameIteration;
+                    let q = Query {
+                        a: (a.label, a.op, a.access),
+                        b: (b.label, b.op, b.access),
+                        other_iteration: match rel {
+                            IterRelation::AcrossBackEdge(d) => common.get(d as usize - 1).copied(),
+                            _ => None,
+                        },
+                        shared,
+                        pairing: if same.contains(&rel) {
+                            Pairing::AnyThreads
+                        } else {
+                            Pairing::DifferentWarps
+                        },
+                        lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
+                    };
+                    let outcome = engine.run(&q);
+                    races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome);
+                }
+            }
+            let global = k.array(a.access.array).space == Space::Global;
+            if opts.check_inter_block && global && grid_may_exceed_one {
+                let q = Query {
+                    a: (a.label, a.op, a.access),
+                    b: (b.label, b.op, b.access),
+                    shared: Vec::new(),
+                    other_iteration: None,
+                    pairing: Pairing::InterBlock,
+                    lockstep_group: None,
+                };
+                let outcome = engine.run(&q);
+                races.record(a, b, RaceScope::InterBlock, None, outcome);
+            }
+        }
+    }
+    report.races = races.finish();
+    report.queries = engine.queries;
+    report
+}
+
+fn first_named_barrier(k: &Kernel) -> Option<Span> {
+    let mut found = None;
+    for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Barrier(b, _) = &s.kind {
+            if b.is_named() && found.is_none() {
+                found = Some(s.span);
+            }
+        }
+    });
+    found
+}
+
+/// Block-wide barriers whose predicate is not block-uniform.
+fn divergences(k: &Kernel, unif: &Uniformity, tree: &LabelTree) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Barrier(b, _) = &s.kind {
+            let level = unif.level(s.label);
+            if b.is_block_wide() && level != Level::Block {
+                let cond = unif.cause(s.label).unwrap_or(s.label);
+                let cond_span = tree.info.get(&cond).map_or(s.span, |i| i.span);
+                out.push(Divergence {
+                    barrier: s.label,
+                    span: s.span,
+                    cond_stmt: cond,
+                    cond_span,
+                    within_warp: level == Level::Thread,
+                });
+            }
+        }
+    });
+    out
+}
+
+/// Every access to a shared or global array, in text order.
+fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
+    let mut out = Vec::new();
+    for_each_stmt(&k.body, &mut |s: &'k Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            for (op, o) in ops.iter().enumerate() {
+                let access = match o {
+                    Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a) => a,
+                    Op::Assign(..) => continue,
+                };
+                let local = k
+                    .arrays
+                    .get(access.array.0 as usize)
+                    .is_none_or(|a| a.space == Space::Local);
+                if !local {
+                    out.push(Site {
+                        label: s.label,
+                        op,
+                        access,
+                    });
+                }
+            }
+        }
+    });
+    out.sort_by_key(|s| (tree.get(s.label).post, s.op));
+    out
+}
+
+/// Cheap filter: same array, not both reads, not both atomics.
+fn may_conflict(k: &Kernel, a: &Access, b: &Access) -> bool {
+    use AccessKind::*;
+    a.array == b.array
+        && k.array(a.array).space != Space::Local
+        && !matches!((a.kind, b.kind), (Read, Read) | (Atomic, Atomic))
+}
+
+/// Races collected per (first label, second label, array, scope).
+#[derive(Default)]
+struct RaceSet {
+    races: Vec<Race>,
+    index: HashMap<(Label, Label, ArrayId, bool), usize>,
+}
+
+impl RaceSet {
+    fn record(&mut self, a: &Site, b: &Site, scope: RaceScope, rel: Option<IterRelation>, outcome: Outcome) {
+        let (witness, assumed) = match outcome {
+            Outcome::Unsat => return,
+            Outcome::Sat(w) => (w, false),
+            Outcome::Unknown => (Witness::default(), true),
+        };
+        let key = (a.label, b.label, a.access.array, scope == RaceScope::InterBlock);
+        let idx = *self.index.entry(key).or_insert_with(|| {
+            self.races.push(Race {
+                array: a.access.array,
+                first: RaceAccess {
+                    label: a.label,
+                    span: a.access.span,
+                    kind: a.access.kind,
+                },
+                second: RaceAccess {
+                    label: b.label,
+                    span: b.access.span,
+                    kind: b.access.kind,
+                },
+                kind: RaceKind::of(a.access.kind, b.access.kind),
+                relations: Vec::new(),
+                scope,
+                witness: witness.clone(),
+                assumed,
+            });
+            self.races.len() - 1
+        });
+        let r = &mut self.races[idx];
+        if let Some(rel) = rel {
+            if !r.relations.contains(&rel) {
+                r.relations.push(rel);
+            }
+        }
+        if r.assumed && !assumed {
+            // A proven race replaces an assumed one's (empty) witness.
+            r.assumed = false;
+            r.witness = witness;
+            r.first = RaceAccess {
+                label: a.label,
+                span: a.access.span,
+                kind: a.access.kind,
+            };
+            r.second = RaceAccess {
+                label: b.label,
+                span: b.access.span,
+                kind: b.access.kind,
+            };
+            r.kind = RaceKind::of(a.access.kind, b.access.kind);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Race> {
+        for r in &mut self.races {
+            r.relations.sort();
+        }
+        self.races
+    }
+}

@@ -1,0 +1,373 @@
+//! Conflict queries: can two threads touch overlapping bytes of one array, at least one writing,
+//! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
+
+use super::symex::{self, Geometry, SiteTerms, ThreadVars, Walk};
+use crate::ir::*;
+use crate::report::{ThreadId, Witness};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use z3::ast::{Bool, BV};
+use z3::{Model, SatResult, Solver};
+
+/// `blockDim` and `gridDim`: concrete when the launch configuration gives them.
+pub(crate) fn geometry(k: &Kernel) -> Geometry {
+    let dims = ["x", "y", "z"];
+    let pick = |known: Option<[u32; 3]>, name: &str| -> [BV; 3] {
+        std::array::from_fn(|i| match known {
+            Some(v) => BV::from_u64(v[i] as u64, 32),
+            None => BV::new_const(format!("{name}_{}", dims[i]), 32),
+        })
+    };
+    Geometry {
+        bdim: pick(k.launch.block_dim, "bdim"),
+        gdim: pick(k.launch.grid_dim, "gdim"),
+    }
+}
+
+/// Range constraints of the geometry and of the given threads' coordinates.
+pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadVars]) -> Vec<Bool> {
+    let mut out = Vec::new();
+    let used = used_dims(k);
+    let one = BV::from_u64(1, 32);
+    // CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535.
+    let block_max = [1024u64, 1024, 64];
+    let grid_max = [u32::MAX as u64 >> 1, 65535, 65535];
+    if k.launch.block_dim.is_none() {
+        let wide: Vec<BV> = g.bdim.iter().map(|d| d.zero_ext(32)).collect();
+        let total = wide[0].bvmul(&wide[1]).bvmul(&wide[2]);
+        for (i, d) in g.bdim.iter().enumerate() {
+            if used.thread[i] {
+                out.push(d.bvuge(&one));
+                out.push(d.bvule(BV::from_u64(block_max[i], 32)));
+            } else {
+                // A dimension the kernel never looks at is assumed to be 1.
+                out.push(d.eq(&one));
+            }
+        }
+        out.push(total.bvule(BV::from_u64(1024, 64)));
+    }
+    if k.launch.grid_dim.is_none() {
+        for (i, d) in g.gdim.iter().enumerate() {
+            if used.block[i] {
+                out.push(d.bvuge(&one));
+                out.push(d.bvule(BV::from_u64(grid_max[i], 32)));
+            } else {
+                out.push(d.eq(&one));
+            }
+        }
+    }
+    // Assumed launch limit: fewer than 2^31 threads per grid dimension, so the usual global
+    // index `blockIdx * blockDim + threadIdx` fits in an `int`.
+    for (gd, bd) in g.gdim.iter().zip(&g.bdim) {
+        out.push(
+            gd.zero_ext(32)
+                .bvmul(bd.zero_ext(32))
+                .bvule(BV::from_u64(i32::MAX as u64, 64)),
+        );
+    }
+    for t in threads {
+        for i in 0..3 {
+            out.push(t.tid[i].bvult(&g.bdim[i]));
+            out.push(t.bid[i].bvult(&g.gdim[i]));
+        }
+    }
+    out
+}
+
+/// Which thread and block dimensions a kernel mentions.
+struct UsedDims {
+    thread: [bool; 3],
+    block: [bool; 3],
+}
+
+fn used_dims(k: &Kernel) -> UsedDims {
+    let mut u = UsedDims {
+        thread: [false; 3],
+        block: [false; 3],
+    };
+    let mut see = |e: &Expr| {
+        e.for_each_builtin(&mut |b| match b {
+            Builtin::ThreadIdx(d) | Builtin::BlockDim(d) => u.thread[d.index()] = true,
+            Builtin::BlockIdx(d) | Builtin::GridDim(d) => u.block[d.index()] = true,
+            Builtin::WarpSize => {}
+        })
+    };
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| for_each_expr(s, &mut see));
+    // x always exists; an unused x dimension still may have many threads.
+    u.thread[0] = true;
+    u.block[0] = true;
+    u
+}
+
+/// Calls `f` on every expression directly inside statement `s` (not nested statements).
+pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
+    match &s.kind {
+        StmtKind::Basic(ops) => {
+            for op in ops {
+                match op {
+                    Op::Assign(_, e) => f(e),
+                    Op::Read(_, a) | Op::Atomic(_, a) => f(&a.offset),
+                    Op::Write(a, e) => {
+                        f(&a.offset);
+                        f(e)
+                    }
+                }
+            }
+        }
+        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } | StmtKind::Assume(cond) => f(cond),
+        StmtKind::Barrier(Barrier::NamedSync { id, count }, _) => {
+            f(id);
+            if let Some(c) = count {
+                f(c)
+            }
+        }
+        StmtKind::Barrier(Barrier::NamedArrive { id, count }, _) => {
+            f(id);
+            f(count)
+        }
+        _ => {}
+    }
+}
+
+/// Linear thread index within the block (64 bits).
+pub(crate) fn linear_tid(t: &ThreadVars, g: &Geometry) -> BV {
+    let w = |x: &BV| x.zero_ext(32);
+    w(&t.tid[0]).bvadd(w(&g.bdim[0]).bvmul(w(&t.tid[1]).bvadd(w(&g.bdim[1]).bvmul(w(&t.tid[2])))))
+}
+
+/// The warp a thread belongs to.
+pub(crate) fn warp_of(t: &ThreadVars, g: &Geometry) -> BV {
+    group_of(t, g, 32)
+}
+
+/// The lock-step group of `n` consecutive threads a thread belongs to.
+pub(crate) fn group_of(t: &ThreadVars, g: &Geometry, n: u32) -> BV {
+    linear_tid(t, g).bvudiv(BV::from_u64(n.max(1) as u64, 64))
+}
+
+fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
+    Bool::or(&[a[0].eq(&b[0]).not(), a[1].eq(&b[1]).not(), a[2].eq(&b[2]).not()])
+}
+
+/// How the two threads of a query relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Pairing {
+    /// Same block, any two distinct threads.
+    AnyThreads,
+    /// Same block, threads of different warps.
+    DifferentWarps,
+    /// Different blocks.
+    InterBlock,
+}
+
+/// One conflict query.
+pub(crate) struct Query<'a> {
+    /// First access (thread 1).
+    pub a: (Label, usize, &'a Access),
+    /// Second access (thread 2).
+    pub b: (Label, usize, &'a Access),
+    /// Loops in whose current iteration both threads are.
+    pub shared: Vec<Label>,
+    /// A loop in which the threads are in different iterations.
+    pub other_iteration: Option<Label>,
+    /// Thread relation.
+    pub pairing: Pairing,
+    /// `--warp-sync=N` applies: threads of one N-group cannot race here.
+    pub lockstep_group: Option<u32>,
+}
+
+/// The answer to a query.
+#[derive(Clone, Debug)]
+pub(crate) enum Outcome {
+    /// No race.
+    Unsat,
+    /// A race with a witness.
+    Sat(Witness),
+    /// The solver gave up: a race is assumed.
+    Unknown,
+}
+
+/// Runs conflict queries on one solver, caching walks and identical queries.
+pub(crate) struct Engine<'k> {
+    k: &'k Kernel,
+    nu: HashSet<VarId>,
+    geom: Geometry,
+    intra: [ThreadVars; 2],
+    inter: [ThreadVars; 2],
+    solver: Solver,
+    walks: HashMap<(u8, bool, Vec<Label>), Rc<Walk>>,
+    memo: HashMap<Bool, Outcome>,
+    /// Number of solver calls.
+    pub queries: u64,
+}
+
+impl<'k> Engine<'k> {
+    /// A solver with the geometry constraints asserted once.
+    pub(crate) fn new(k: &'k Kernel, nu: HashSet<VarId>, timeout_ms: u32) -> Engine<'k> {
+        let geom = geometry(k);
+        let intra = [ThreadVars::new(1, "bid"), ThreadVars::new(2, "bid")];
+        let inter = [ThreadVars::new(1, "bidA"), ThreadVars::new(2, "bidB")];
+        let solver = Solver::new();
+        let mut p = z3::Params::new();
+        p.set_u32("timeout", timeout_ms);
+        solver.set_params(&p);
+        let all: Vec<&ThreadVars> = intra.iter().chain(inter.iter()).collect();
+        for c in geometry_constraints(k, &geom, &all) {
+            solver.assert(&c);
+        }
+        Engine {
+            k,
+            nu,
+            geom,
+            intra,
+            inter,
+            solver,
+            walks: HashMap::new(),
+            memo: HashMap::new(),
+            queries: 0,
+        }
+    }
+
+    fn walk(&mut self, tag: u8, inter: bool, shared: &[Label]) -> Rc<Walk> {
+        let key = (tag, inter, shared.to_vec());
+        if let Some(w) = self.walks.get(&key) {
+            return w.clone();
+        }
+        let th = if inter {
+            &self.inter[tag as usize - 1]
+        } else {
+            &self.intra[tag as usize - 1]
+        };
+        let set: HashSet<Label> = shared.iter().copied().collect();
+        let w = Rc::new(symex::walk(self.k, &self.nu, &self.geom, th, &set));
+        self.walks.insert(key, w.clone());
+        w
+    }
+
+    /// Decides one query.
+    pub(crate) fn run(&mut self, q: &Query) -> Outcome {
+        let inter = q.pairing == Pairing::InterBlock;
+        let w1 = self.walk(1, inter, &q.shared);
+        let w2 = self.walk(2, inter, &q.shared);
+        let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1))) else {
+            // Every access is visited by the walk; a missing one would be a bug: assume a race.
+            return Outcome::Unknown;
+        };
+        let [t1, t2] = if inter { &self.inter } else { &self.intra };
+        let mut parts = vec![
+            s1.at.ctrl.clone(),
+            s1.at.facts.clone(),
+            s2.at.ctrl.clone(),
+            s2.at.facts.clone(),
+            overlap(&s1.offset, q.a.2.size, &s2.offset, q.b.2.size),
+        ];
+        match q.pairing {
+            Pairing::InterBlock => parts.push(distinct(&t1.bid, &t2.bid)),
+            Pairing::AnyThreads => parts.push(distinct(&t1.tid, &t2.tid)),
+            Pairing::DifferentWarps => {
+                parts.push(distinct(&t1.tid, &t2.tid));
+                parts.push(warp_of(t1, &self.geom).eq(warp_of(t2, &self.geom)).not());
+            }
+        }
+        if let Some(l) = q.other_iteration {
+            if let (Some(r1), Some(r2)) = (w1.iters.get(&l), w2.iters.get(&l)) {
+                parts.push(r1.eq(r2).not());
+            }
+        }
+        if let (Some(n), false) = (q.lockstep_group, inter) {
+            parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
+        }
+        let formula = Bool::and(&parts);
+        if let Some(o) = self.memo.get(&formula) {
+            return o.clone();
+        }
+        self.queries += 1;
+        self.solver.push();
+        self.solver.assert(&formula);
+        let res = self.solver.check();
+        let outcome = match res {
+            SatResult::Unsat => Outcome::Unsat,
+            SatResult::Unknown => Outcome::Unknown,
+            SatResult::Sat => match self.solver.get_model() {
+                Some(m) => Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q)),
+                None => Outcome::Unknown,
+            },
+        };
+        self.solver.pop(1);
+        self.memo.insert(formula, outcome.clone());
+        outcome
+    }
+
+    fn witness(&self, m: &Model, a: (&ThreadVars, &SiteTerms), b: (&ThreadVars, &SiteTerms), q: &Query) -> Witness {
+        let val = |x: &BV| m.eval(x, true).and_then(|v| v.as_u64());
+        let sval = |x: &BV| m.eval(x, true).and_then(|v| v.as_u64()).map(|u| u as i64);
+        let coords = |t: &ThreadVars| ThreadId {
+            thread: std::array::from_fn(|i| val(&t.tid[i]).unwrap_or(0) as u32),
+            block: std::array::from_fn(|i| val(&t.bid[i]).unwrap_or(0) as u32),
+        };
+        let mut values = Vec::new();
+        for (v, x1) in &a.1.loop_vals {
+            let name = self.k.var(*v).name.clone();
+            let v1 = signed_value(self.k, *v, m, x1);
+            let v2 =
+                b.1.loop_vals
+                    .iter()
+                    .find(|(w, _)| w == v)
+                    .map(|(_, x2)| signed_value(self.k, *v, m, x2));
+            values.push((name, v1, v2.filter(|x| *x != v1)));
+        }
+        for (v, x2) in &b.1.loop_vals {
+            if !a.1.loop_vals.iter().any(|(w, _)| w == v) {
+                values.push((
+                    format!("{} (thread 2)", self.k.var(*v).name),
+                    signed_value(self.k, *v, m, x2),
+                    None,
+                ));
+            }
+        }
+        for var in self.k.vars.iter().filter(|v| v.kind == VarKind::Param && v.ty.is_int()) {
+            if self.k.launch.params.contains_key(&var.name) {
+                continue;
+            }
+            let bits = match var.ty {
+                ScalarTy::Int { bits, .. } => bits as u32,
+                _ => continue,
+            };
+            let c = BV::new_const(format!("param_{}", var.name), bits);
+            if let Some(x) = m.eval(&c, false).and_then(|v| v.as_u64()) {
+                values.push((var.name.clone(), super::fold::normalize(x as i64, var.ty), None));
+            }
+        }
+        let o1 = sval(&a.1.offset);
+        let o2 = sval(&b.1.offset);
+        let byte_offset = match (o1, o2) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        let elem = self.k.array(q.a.2.array).elem_size.max(1) as i64;
+        Witness {
+            threads: vec![coords(a.0), coords(b.0)],
+            values,
+            index: byte_offset.map(|o| o.div_euclid(elem)),
+            byte_offset,
+        }
+    }
+}
+
+/// The model value of `x`, read with the signedness of variable `v`'s type.
+fn signed_value(k: &Kernel, v: VarId, m: &Model, x: &BV) -> i64 {
+    let u = m.eval(x, true).and_then(|r| r.as_u64()).unwrap_or(0);
+    match k.var(v).ty {
+        ScalarTy::Int { signed: true, bits } => super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits }),
+        _ => u as i64,
+    }
+}
+
+/// `[o1, o1+s1)` and `[o2, o2+s2)` intersect (computed in 66 bits: no wrap-around).
+fn overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
+    let x1 = o1.sign_ext(2);
+    let x2 = o2.sign_ext(2);
+    let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));
+    let e2 = x2.bvadd(BV::from_u64(s2 as u64, 66));
+    Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
+}

@@ -1,0 +1,766 @@
+//! Symbolic execution of one thread over the structured IR, producing Z3 terms.
+//!
+//! One walk visits every statement once. A loop is summarised by one "arbitrary iteration": the
+//! variables it modifies are fresh at its head (and again at its exit), and its guard is part of
+//! the control predicate of its body. For every access the walk records the thread's control
+//! predicate (if conditions, loop guards, break/continue/return), the facts known there (assumes,
+//! loop exit conditions) and the byte offset. Two walks (one per thread) share the names of
+//! uniform values: parameters, geometry, and the head values of uniform loop variables of the
+//! loops listed as shared (both threads in the same iteration of them).
+
+use super::fold::type_of;
+use super::induction::{inductions, Update};
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+use z3::ast::{Bool, BV};
+
+/// A symbolic value: a bit-vector (integers, opaque values as 64 bits) or a boolean.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    /// Integer or opaque bits.
+    Bv(BV),
+    /// `bool`.
+    B(Bool),
+}
+
+/// The thread geometry shared by both threads of a query.
+pub(crate) struct Geometry {
+    /// `blockDim` per dimension (32 bits).
+    pub bdim: [BV; 3],
+    /// `gridDim` per dimension (32 bits).
+    pub gdim: [BV; 3],
+}
+
+/// The coordinates of one symbolic thread.
+#[derive(Clone)]
+pub(crate) struct ThreadVars {
+    /// Distinguishes the thread's private names (1 or 2).
+    pub tag: u8,
+    /// `threadIdx`.
+    pub tid: [BV; 3],
+    /// `blockIdx`.
+    pub bid: [BV; 3],
+}
+
+impl ThreadVars {
+    /// Thread `tag` with its own `threadIdx` and the block-index names given by `block_prefix`.
+    pub fn new(tag: u8, block_prefix: &str) -> ThreadVars {
+        let dims = ["x", "y", "z"];
+        ThreadVars {
+            tag,
+            tid: dims.map(|d| BV::new_const(format!("tid{tag}_{d}"), 32)),
+            bid: dims.map(|d| BV::new_const(format!("{block_prefix}_{d}"), 32)),
+        }
+    }
+}
+
+/// Control predicate and known facts at a program point.
+#[derive(Clone, Debug)]
+pub(crate) struct PointTerms {
+    /// The thread executes this point iff `ctrl` holds.
+    pub ctrl: Bool,
+    /// Facts that hold whenever the thread reaches this point.
+    pub facts: Bool,
+}
+
+/// What a walk records about one memory access.
+#[derive(Clone, Debug)]
+pub(crate) struct SiteTerms {
+    /// Control predicate and facts at the access.
+    pub at: PointTerms,
+    /// Byte offset (64 bits).
+    pub offset: BV,
+    /// Values of the enclosing loops' induction variables.
+    pub loop_vals: Vec<(VarId, BV)>,
+}
+
+/// The result of walking a kernel as one thread.
+#[derive(Default)]
+pub(crate) struct Walk {
+    /// Accesses by (statement label, op index).
+    pub sites: HashMap<(Label, usize), SiteTerms>,
+    /// Every statement and block label: the point where it starts.
+    pub before: HashMap<Label, PointTerms>,
+    /// Every statement label: the point right after it.
+    pub after: HashMap<Label, PointTerms>,
+    /// The iteration counter of every loop (32 bits).
+    pub iters: HashMap<Label, BV>,
+    /// The value of every `if` and loop condition, with the point where it is evaluated (for a
+    /// loop: at the head of the summarised iteration).
+    pub conds: HashMap<Label, (PointTerms, Bool)>,
+}
+
+struct Frame {
+    shared: bool,
+    var: Option<VarId>,
+}
+
+/// Walks `k` as thread `th`. `nu` holds the non-uniform variables; `shared` the loops in whose
+/// current iteration both threads of the query are.
+pub(crate) fn walk(k: &Kernel, nu: &HashSet<VarId>, geom: &Geometry, th: &ThreadVars, shared: &HashSet<Label>) -> Walk {
+    let mut w = Walker {
+        k,
+        nu,
+        geom,
+        th,
+        shared,
+        env: HashMap::new(),
+        ctrl: Bool::from_bool(true),
+        facts: Bool::from_bool(true),
+        frames: Vec::new(),
+        counter: 0,
+        ub: Vec::new(),
+        cond_depth: 0,
+        out: Walk::default(),
+    };
+    w.block(&k.body);
+    w.out
+}
+
+struct Walker<'a> {
+    k: &'a Kernel,
+    nu: &'a HashSet<VarId>,
+    geom: &'a Geometry,
+    th: &'a ThreadVars,
+    shared: &'a HashSet<Label>,
+    env: HashMap<VarId, Val>,
+    ctrl: Bool,
+    facts: Bool,
+    frames: Vec<Frame>,
+    counter: u32,
+    /// No-signed-overflow conditions of the expressions evaluated since the last flush.
+    ub: Vec<Bool>,
+    /// Inside an operand that C may not evaluate (`?:` branches, right of `&&`/`||`).
+    cond_depth: u32,
+    out: Walk,
+}
+
+/// The Z3 width of an integer type (opaque values are 64 bits).
+fn width(ty: ScalarTy) -> u32 {
+    match ty {
+        ScalarTy::Int { bits, .. } => bits as u32,
+        _ => 64,
+    }
+}
+
+fn signed(ty: ScalarTy) -> bool {
+    matches!(ty, ScalarTy::Int { signed: true, .. })
+}
+
+impl Val {
+    /// As a boolean (`!= 0` for bit-vectors).
+    pub fn to_bool(&self) -> Bool {
+        match self {
+            Val::B(b) => b.clone(),
+            Val::Bv(x) => x.eq(BV::from_u64(0, x.get_size())).not(),
+        }
+    }
+}
+
+impl<'a> Walker<'a> {
+    fn point(&self) -> PointTerms {
+        PointTerms {
+            ctrl: self.ctrl.clone(),
+            facts: self.facts.clone(),
+        }
+    }
+
+    fn context_shared(&self) -> bool {
+        self.frames.iter().all(|f| f.shared)
+    }
+
+    /// A fresh unknown of type `ty`; shared by both threads when it is a deterministic function
+    /// of uniform values in a context where both threads are in the same iterations.
+    fn unknown(&mut self, kind: &str, ty: ScalarTy, shareable: bool) -> Val {
+        self.counter += 1;
+        let name = if shareable && self.context_shared() {
+            format!("{kind}{}_s", self.counter)
+        } else {
+            format!("{kind}{}_t{}", self.counter, self.th.tag)
+        };
+        match ty {
+            ScalarTy::Bool => Val::B(Bool::new_const(name)),
+            _ => Val::Bv(BV::new_const(name, width(ty))),
+        }
+    }
+
+    fn uniform_expr(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        e.for_each_builtin(&mut |b| ok &= !matches!(b, Builtin::ThreadIdx(_)));
+        e.for_each_var(&mut |v| ok &= !self.nu.contains(&v));
+        ok
+    }
+
+    fn var(&mut self, v: VarId) -> Val {
+        if let Some(x) = self.env.get(&v) {
+            return x.clone();
+        }
+        let Some(info) = self.k.vars.get(v.0 as usize) else {
+            return self.unknown("bad", ScalarTy::I64, false);
+        };
+        let val = if info.kind == VarKind::Param {
+            match (self.k.launch.params.get(&info.name), info.ty) {
+                (Some(&c), ScalarTy::Int { bits, .. }) => Val::Bv(BV::from_i64(c, bits as u32)),
+                (Some(&c), ScalarTy::Bool) => Val::B(Bool::from_bool(c != 0)),
+                (_, ScalarTy::Bool) => Val::B(Bool::new_const(format!("param_{}", info.name))),
+                (_, ty) => Val::Bv(BV::new_const(format!("param_{}", info.name), width(ty))),
+            }
+        } else {
+            // Read before any assignment: an arbitrary per-thread value.
+            self.unknown("uninit", info.ty, false)
+        };
+        self.env.insert(v, val.clone());
+        val
+    }
+
+    /// Converts `v` of type `from` to type `to` with C's conversion rules.
+    fn convert(&mut self, v: Val, from: ScalarTy, to: ScalarTy, shareable: bool) -> Val {
+        if from == to {
+            return v;
+        }
+        match to {
+            ScalarTy::Bool => Val::B(v.to_bool()),
+            ScalarTy::Int { bits, .. } => {
+                let bits = bits as u32;
+                match v {
+                    _ if from == ScalarTy::Opaque => self.unknown("cast", to, shareable),
+                    Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, bits), &BV::from_u64(0, bits))),
+                    Val::Bv(x) => Val::Bv(resize(&x, bits, signed(from))),
+                }
+            }
+            ScalarTy::Opaque => match v {
+                Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, 64), &BV::from_u64(0, 64))),
+                Val::Bv(x) => Val::Bv(resize(&x, 64, signed(from))),
+            },
+        }
+    }
+
+    fn eval_as(&mut self, e: &Expr, to: ScalarTy) -> Val {
+        let v = self.eval(e);
+        let from = type_of(self.k, e);
+        let sh = self.uniform_expr(e);
+        self.convert(v, from, to, sh)
+    }
+
+    fn eval_bool(&mut self, e: &Expr) -> Bool {
+        self.eval(e).to_bool()
+    }
+
+    fn eval(&mut self, e: &Expr) -> Val {
+        match e {
+            Expr::Const(v, ty) => match ty {
+                ScalarTy::Bool => Val::B(Bool::from_bool(*v != 0)),
+                _ => Val::Bv(BV::from_i64(*v, width(*ty))),
+            },
+            Expr::Builtin(b) => Val::Bv(match b {
+                Builtin::ThreadIdx(d) => self.th.tid[d.index()].clone(),
+                Builtin::BlockIdx(d) => self.th.bid[d.index()].clone(),
+                Builtin::BlockDim(d) => self.geom.bdim[d.index()].clone(),
+                Builtin::GridDim(d) => self.geom.gdim[d.index()].clone(),
+                Builtin::WarpSize => BV::from_u64(32, 32),
+            }),
+            Expr::Var(v) => self.var(*v),
+            Expr::Un(op, ty, a) => {
+                let sh = self.uniform_expr(e);
+                match (op, ty) {
+                    (UnOp::Not, _) => Val::B(self.eval_bool(a).not()),
+                    (_, ScalarTy::Int { .. }) => {
+                        let Val::Bv(x) = self.eval_as(a, *ty) else {
+                            unreachable!("int conversion")
+                        };
+                        Val::Bv(if *op == UnOp::Neg { x.bvneg() } else { x.bvnot() })
+                    }
+                    (_, ScalarTy::Bool) => Val::B(self.eval_bool(a).not()),
+                    _ => self.unknown("op", *ty, sh),
+                }
+            }
+            Expr::Bin(op, ty, a, b) => self.eval_bin(e, *op, *ty, a, b),
+            Expr::Cast(ty, a) => self.eval_as(a, *ty),
+            Expr::Select(c, a, b) => {
+                let c = self.eval_bool(c);
+                let ta = type_of(self.k, a);
+                self.cond_depth += 1;
+                let x = self.eval(a);
+                let y = self.eval_as(b, ta);
+                self.cond_depth -= 1;
+                match (x, y) {
+                    (Val::Bv(x), Val::Bv(y)) if x.get_size() == y.get_size() => Val::Bv(c.ite(&x, &y)),
+                    (Val::B(x), Val::B(y)) => Val::B(c.ite(&x, &y)),
+                    _ => {
+                        let sh = self.uniform_expr(e);
+                        self.unknown("sel", ta, sh)
+                    }
+                }
+            }
+            Expr::Opaque(ty, _) => {
+                let sh = self.uniform_expr(e);
+                self.unknown("opq", *ty, sh)
+            }
+        }
+    }
+
+    fn eval_bin(&mut self, e: &Expr, op: BinOp, ty: ScalarTy, a: &Expr, b: &Expr) -> Val {
+        use BinOp::*;
+        let sh = self.uniform_expr(e);
+        if matches!(op, And | Or) {
+            let x = self.eval_bool(a);
+            self.cond_depth += 1;
+            let y = self.eval_bool(b);
+            self.cond_depth -= 1;
+            return Val::B(if op == And {
+                Bool::and(&[x, y])
+            } else {
+                Bool::or(&[x, y])
+            });
+        }
+        let result_ty = if op.is_predicate() { ScalarTy::Bool } else { ty };
+        match ty {
+            ScalarTy::Opaque => self.unknown("op", result_ty, sh),
+            ScalarTy::Bool => {
+                let (x, y) = (self.eval_bool(a), self.eval_bool(b));
+                match op {
+                    Eq => Val::B(x.eq(&y)),
+                    Ne => Val::B(x.eq(&y).not()),
+                    BitAnd => Val::B(Bool::and(&[x, y])),
+                    BitOr => Val::B(Bool::or(&[x, y])),
+                    BitXor => Val::B(x.xor(&y)),
+                    _ => self.unknown("op", result_ty, sh),
+                }
+            }
+            ScalarTy::Int { signed: s, .. } => {
+                let (Val::Bv(x), Val::Bv(y)) = (self.eval_as(a, ty), self.eval_as(b, ty)) else {
+                    unreachable!("int conversion yields bit-vectors")
+                };
+                let bv = |r: BV| Val::Bv(r);
+                let pb = |r: Bool| Val::B(r);
+                match op {
+                    Add | Sub | Mul if s && self.cond_depth == 0 => {
+                        self.no_signed_overflow(op, &x, &y);
+                        self.eval_bin_bits(op, &x, &y)
+                    }
+                    Add | Sub | Mul => self.eval_bin_bits(op, &x, &y),
+                    Div if s => bv(x.bvsdiv(&y)),
+                    Div => bv(x.bvudiv(&y)),
+                    Rem if s => bv(x.bvsrem(&y)),
+                    Rem => bv(x.bvurem(&y)),
+                    Shl => bv(x.bvshl(&y)),
+                    Shr if s => bv(x.bvashr(&y)),
+                    Shr => bv(x.bvlshr(&y)),
+                    BitAnd => bv(x.bvand(&y)),
+                    BitOr => bv(x.bvor(&y)),
+                    BitXor => bv(x.bvxor(&y)),
+                    Lt if s => pb(x.bvslt(&y)),
+                    Lt => pb(x.bvult(&y)),
+                    Le if s => pb(x.bvsle(&y)),
+                    Le => pb(x.bvule(&y)),
+                    Gt if s => pb(x.bvsgt(&y)),
+                    Gt => pb(x.bvugt(&y)),
+                    Ge if s => pb(x.bvsge(&y)),
+                    Ge => pb(x.bvuge(&y)),
+                    Eq => pb(x.eq(&y)),
+                    Ne => pb(x.eq(&y).not()),
+                    And | Or => unreachable!("handled above"),
+                }
+            }
+        }
+    }
+
+    /// Signed overflow is undefined behaviour in C: executions that reach a race do not have it.
+    fn no_signed_overflow(&mut self, op: BinOp, x: &BV, y: &BV) {
+        let conds = match op {
+            BinOp::Add => [x.bvadd_no_overflow(y, true), x.bvadd_no_underflow(y)],
+            BinOp::Sub => [x.bvsub_no_overflow(y), x.bvsub_no_underflow(y, true)],
+            _ => [x.bvmul_no_overflow(y, true), x.bvmul_no_underflow(y)],
+        };
+        self.ub.extend(conds);
+    }
+
+    fn eval_bin_bits(&self, op: BinOp, x: &BV, y: &BV) -> Val {
+        Val::Bv(match op {
+            BinOp::Add => x.bvadd(y),
+            BinOp::Sub => x.bvsub(y),
+            _ => x.bvmul(y),
+        })
+    }
+
+    /// Records the pending no-overflow conditions as facts of the current point.
+    fn flush_ub(&mut self) {
+        if !self.ub.is_empty() {
+            let all = Bool::and(&std::mem::take(&mut self.ub));
+            self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&all)]);
+        }
+    }
+
+    fn assign(&mut self, v: VarId, e: &Expr) {
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
+        let val = self.eval_as(e, ty);
+        self.flush_ub();
+        self.env.insert(v, val);
+    }
+
+    fn fresh_into(&mut self, v: VarId, kind: &str) {
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
+        let val = self.unknown(kind, ty, false);
+        self.env.insert(v, val);
+    }
+
+    fn site(&mut self, label: Label, op: usize, acc: &Access) {
+        let Val::Bv(offset) = self.eval_as(&acc.offset, ScalarTy::I64) else {
+            unreachable!("int conversion yields bit-vectors")
+        };
+        // The offset's no-overflow conditions concern this access only: keeping them out of
+        // the facts of later points keeps later queries small.
+        let facts0 = self.facts.clone();
+        self.flush_ub();
+        let at = self.point();
+        self.facts = facts0;
+        let mut loop_vals = Vec::new();
+        let vars: Vec<VarId> = self.frames.iter().filter_map(|f| f.var).collect();
+        for v in vars {
+            if let Val::Bv(x) = self.var(v) {
+                loop_vals.push((v, x));
+            }
+        }
+        self.out.sites.insert((label, op), SiteTerms { at, offset, loop_vals });
+    }
+
+    fn block(&mut self, b: &Block) {
+        self.out.before.insert(b.label, self.point());
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        self.out.before.insert(s.label, self.point());
+        match &s.kind {
+            StmtKind::Basic(ops) => {
+                for (i, op) in ops.iter().enumerate() {
+                    match op {
+                        Op::Assign(v, e) => self.assign(*v, e),
+                        Op::Read(dst, acc) | Op::Atomic(dst, acc) => {
+                            self.site(s.label, i, acc);
+                            if let Some(d) = dst {
+                                self.fresh_into(*d, "rd");
+                            }
+                        }
+                        Op::Write(acc, _) => self.site(s.label, i, acc),
+                    }
+                }
+            }
+            StmtKind::Assume(e) => {
+                let c = self.eval_bool(e);
+                self.flush_ub();
+                self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&c)]);
+            }
+            StmtKind::Barrier(..) => {}
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return => {
+                self.ctrl = Bool::from_bool(false);
+            }
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => self.if_(s.label, cond, then_blk, else_blk),
+            StmtKind::Loop {
+                kind,
+                header,
+                cond,
+                body,
+                step,
+                var,
+            } => self.loop_(s.label, *kind, header, cond, body, step, *var),
+        }
+        self.out.after.insert(s.label, self.point());
+    }
+
+    fn if_(&mut self, label: Label, cond: &Expr, then_blk: &Block, else_blk: &Block) {
+        let c = self.eval_bool(cond);
+        self.flush_ub();
+        self.out.conds.insert(label, (self.point(), c.clone()));
+        let env0 = self.env.clone();
+        let ctrl0 = self.ctrl.clone();
+        let then_ctrl = Bool::and(&[ctrl0.clone(), c.clone()]);
+        let else_ctrl = Bool::and(&[ctrl0.clone(), c.not()]);
+        self.ctrl = then_ctrl.clone();
+        self.block(then_blk);
+        let env_t = std::mem::replace(&mut self.env, env0);
+        let ctrl_t = std::mem::replace(&mut self.ctrl, else_ctrl.clone());
+        self.block(else_blk);
+        let env_e = std::mem::take(&mut self.env);
+        let ctrl_e = self.ctrl.clone();
+        // Without a jump in either branch the predicate after the `if` is the one before it.
+        self.ctrl = if ctrl_t == then_ctrl && ctrl_e == else_ctrl {
+            ctrl0
+        } else {
+            Bool::or(&[ctrl_t, ctrl_e])
+        };
+        self.env = self.merge(&c, env_t, env_e);
+    }
+
+    fn merge(&mut self, c: &Bool, t: HashMap<VarId, Val>, mut e: HashMap<VarId, Val>) -> HashMap<VarId, Val> {
+        let mut out = HashMap::new();
+        for (v, tv) in t {
+            let ev = match e.remove(&v) {
+                Some(x) => x,
+                None => self.uninit(v),
+            };
+            out.insert(v, self.ite(c, tv, ev));
+        }
+        for (v, ev) in e {
+            let tv = self.uninit(v);
+            out.insert(v, self.ite(c, tv, ev));
+        }
+        out
+    }
+
+    fn uninit(&mut self, v: VarId) -> Val {
+        let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
+        self.unknown("uninit", ty, false)
+    }
+
+    fn ite(&mut self, c: &Bool, t: Val, e: Val) -> Val {
+        match (t, e) {
+            (Val::Bv(x), Val::Bv(y)) if x.get_size() == y.get_size() => {
+                if x == y {
+                    Val::Bv(x)
+                } else {
+                    Val::Bv(c.ite(&x, &y))
+                }
+            }
+            (Val::B(x), Val::B(y)) => {
+                if x == y {
+                    Val::B(x)
+                } else {
+                    Val::B(c.ite(&x, &y))
+                }
+            }
+            (x, _) => x,
+        }
+    }
+
+    fn havoc(&mut self, l: Label, vars: &[VarId], prefix: &str, shared: bool) {
+        for &v in vars {
+            let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
+            let name = if shared && !self.nu.contains(&v) {
+                format!("{prefix}{}_{}_s", l.0, v.0)
+            } else {
+                format!("{prefix}{}_{}_t{}", l.0, v.0, self.th.tag)
+            };
+            let val = match ty {
+                ScalarTy::Bool => Val::B(Bool::new_const(name)),
+                _ => Val::Bv(BV::new_const(name, width(ty))),
+            };
+            self.env.insert(v, val);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn loop_(
+        &mut self,
+        label: Label,
+        kind: LoopKind,
+        header: &[Stmt],
+        cond: &Expr,
+        body: &Block,
+        step: &[Stmt],
+        var: Option<VarId>,
+    ) {
+        let entry_ctrl = self.ctrl.clone();
+        let entry_facts = self.facts.clone();
+        let mods = modified_vars(header, body, step);
+        let shared = self.shared.contains(&label) && self.context_shared();
+        // Lock step: both threads are in the same iteration r of a shared loop.
+        let iter = BV::new_const(
+            if shared {
+                format!("it{}_s", label.0)
+            } else {
+                format!("it{}_t{}", label.0, self.th.tag)
+            },
+            32,
+        );
+        self.out.iters.insert(label, iter.clone());
+        let ind = inductions(self.k, header, body, step);
+        let mut closed = Vec::new();
+        let mut no_wrap = Vec::new();
+        for (v, upd) in &ind {
+            if let Some((val, nw)) = self.closed_form(*v, upd, &iter) {
+                closed.push((*v, val));
+                no_wrap.extend(nw);
+            }
+        }
+        self.frames.push(Frame { shared, var });
+        let havocked: Vec<VarId> = mods
+            .iter()
+            .copied()
+            .filter(|v| !closed.iter().any(|(w, _)| w == v))
+            .collect();
+        self.havoc(label, &havocked, "h", shared);
+        for (v, val) in closed {
+            self.env.insert(v, Val::Bv(val));
+        }
+        if kind != LoopKind::DoWhile {
+            for h in header {
+                self.stmt(h);
+            }
+            let c = self.eval_bool(cond);
+            self.flush_ub();
+            self.out.conds.insert(label, (self.point(), c.clone()));
+            self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
+        }
+        let body_ctrl = self.ctrl.clone();
+        if !no_wrap.is_empty() {
+            let nw = Bool::and(&no_wrap);
+            self.facts = Bool::and(&[self.facts.clone(), body_ctrl.implies(&nw)]);
+        }
+        self.block(body);
+        if has_jump(body, &|k| matches!(k, StmtKind::Continue)) {
+            // Threads arrive at the step from the end of the body and from `continue`s.
+            let body_mods = modified_vars(&[], body, &[]);
+            self.havoc(label, &body_mods, "c", false);
+        }
+        self.ctrl = body_ctrl;
+        for st in step {
+            self.stmt(st);
+        }
+        if kind == LoopKind::DoWhile {
+            for h in header {
+                self.stmt(h);
+            }
+            let c = self.eval_bool(cond);
+            self.ub.clear();
+            self.out.conds.insert(label, (self.point(), c));
+        }
+        self.frames.pop();
+        // After the loop: fresh values, shared when both threads are in the same iteration of
+        // every enclosing loop; the guard is false unless the thread may have left by `break`.
+        let outer_shared = self.context_shared();
+        self.havoc(label, &mods, "x", outer_shared);
+        self.ctrl = entry_ctrl;
+        // Facts of the summarised iteration speak about its own fresh values, which nothing
+        // after the loop refers to: dropping them keeps later queries small.
+        self.facts = entry_facts;
+        if !has_jump(body, &|k| matches!(k, StmtKind::Break)) {
+            let c = self.eval_bool(cond);
+            self.flush_ub();
+            self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(c.not())]);
+        }
+    }
+}
+
+impl Walker<'_> {
+    /// The value of induction variable `v` at the head of iteration `r`, and the assumption that
+    /// an additive counter has not wrapped around on its way there.
+    fn closed_form(&mut self, v: VarId, upd: &Update, r: &BV) -> Option<(BV, Option<Bool>)> {
+        let Val::Bv(init) = self.var(v) else {
+            return None;
+        };
+        let w = init.get_size();
+        match upd {
+            Update::Add { step, sub, signed } => {
+                let ty = ScalarTy::Int {
+                    bits: w as u8,
+                    signed: *signed,
+                };
+                let Val::Bv(e) = self.eval_as(step, ty) else {
+                    return None;
+                };
+                self.ub.clear();
+                let delta = resize(r, w, false).bvmul(&e);
+                let val = if *sub { init.bvsub(&delta) } else { init.bvadd(&delta) };
+                // The same sum without wrap-around, in a width where it cannot overflow.
+                let wide = w + 34;
+                let ext = |x: &BV| {
+                    if *signed {
+                        x.sign_ext(wide - w)
+                    } else {
+                        x.zero_ext(wide - w)
+                    }
+                };
+                let d = r.zero_ext(wide - 32).bvmul(ext(&e));
+                let exact = if *sub {
+                    ext(&init).bvsub(&d)
+                } else {
+                    ext(&init).bvadd(&d)
+                };
+                let (lo, hi) = if *signed {
+                    (
+                        BV::from_i64(-(1i64 << (w - 1).min(62)), wide),
+                        BV::from_i64(1i64 << (w - 1).min(62), wide),
+                    )
+                } else {
+                    (BV::from_i64(0, wide), BV::from_u64(1u64 << w.min(63), wide))
+                };
+                let fits = if w >= 64 {
+                    // 64-bit counters: keep only the sign condition (the bound does not fit in i64).
+                    if *signed {
+                        Bool::from_bool(true)
+                    } else {
+                        exact.bvsge(&lo)
+                    }
+                } else {
+                    Bool::and(&[exact.bvsge(&lo), exact.bvslt(&hi)])
+                };
+                Some((val, Some(fits)))
+            }
+            Update::Shift { amount, left, arith } => {
+                // Repeated shifts saturate: r shifts by c are one shift by min(r*c, w).
+                let r64 = r.zero_ext(32);
+                let times = r64.bvmul(BV::from_u64(*amount as u64, 64));
+                let wbv = BV::from_u64(w as u64, 64);
+                let amt = times.bvuge(&wbv).ite(&wbv, &times);
+                let amt = resize(&amt, w, false);
+                let val = if *left {
+                    init.bvshl(&amt)
+                } else if *arith {
+                    init.bvashr(&amt)
+                } else {
+                    init.bvlshr(&amt)
+                };
+                Some((val, None))
+            }
+        }
+    }
+}
+
+/// Resizes a bit-vector, extending by the source signedness.
+pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
+    let w = x.get_size();
+    match w.cmp(&bits) {
+        std::cmp::Ordering::Equal => x.clone(),
+        std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
+        std::cmp::Ordering::Less if from_signed => x.sign_ext(bits - w),
+        std::cmp::Ordering::Less => x.zero_ext(bits - w),
+    }
+}
+
+/// Variables assigned anywhere in the given statements (including nested loops).
+pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec<VarId> {
+    let mut out = Vec::new();
+    let mut add = |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            for op in ops {
+                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) = op {
+                    if !out.contains(v) {
+                        out.push(*v);
+                    }
+                }
+            }
+        }
+    };
+    for s in header.iter().chain(step) {
+        crate::tree::visit_stmt(s, &mut add);
+    }
+    crate::tree::for_each_stmt(body, &mut add);
+    out
+}
+
+/// Whether `b` contains a statement matching `pred` that belongs to the loop owning `b`
+/// (not nested in an inner loop).
+pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::If { then_blk, else_blk, .. } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
+        StmtKind::Loop { .. } => false,
+        k => pred(k),
+    })
+}

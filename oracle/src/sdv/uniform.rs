@@ -1,0 +1,329 @@
+//! Uniformity analysis: which variables hold the same value in every thread of a block, and for
+//! every label whether the predicate under which it executes is uniform across the block, only
+//! within each warp, or neither.
+//!
+//! Variables and predicates are computed together to a fixpoint (a condition on a non-uniform
+//! variable makes assignments under it non-uniform, which can make further conditions
+//! non-uniform). A label whose predicate is syntactically thread-dependent is then checked with
+//! Z3: if no two threads of one warp can disagree on it, it is warp-uniform.
+
+use super::symex::{self, ThreadVars};
+use crate::ir::*;
+use crate::tree::Position;
+use std::collections::{HashMap, HashSet};
+use z3::{SatResult, Solver};
+
+/// How uniform the predicate of a label is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// The same for all threads of the block.
+    Block,
+    /// The same for all lanes of each warp, but not across warps.
+    Warp,
+    /// May differ between lanes of one warp.
+    Thread,
+}
+
+/// The result of the uniformity analysis of one kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Uniformity {
+    nu_vars: HashSet<VarId>,
+    before: HashMap<Label, (Level, Option<Label>)>,
+    after: HashMap<Label, (Level, Option<Label>)>,
+}
+
+impl Uniformity {
+    /// Level of the predicate under which label `l` (statement or block start) executes.
+    /// Unknown labels are reported as [`Level::Thread`].
+    pub fn level(&self, l: Label) -> Level {
+        self.before.get(&l).map_or(Level::Thread, |x| x.0)
+    }
+    /// Level of the predicate right after statement `l` (differs from [`Uniformity::level`] when
+    /// `l` contains a `break`/`continue`/`return` under a non-uniform condition).
+    pub fn level_after(&self, l: Label) -> Level {
+        self.after
+            .get(&l)
+            .or_else(|| self.before.get(&l))
+            .map_or(Level::Thread, |x| x.0)
+    }
+    /// Level of a barrier inserted at `pos`.
+    pub fn position_level(&self, pos: Position) -> Level {
+        match pos {
+            Position::BlockStart(b) => self.level(b),
+            Position::After(l) => self.level_after(l),
+        }
+    }
+    /// The innermost statement whose non-uniform condition makes `l`'s predicate non-uniform.
+    pub fn cause(&self, l: Label) -> Option<Label> {
+        self.before.get(&l).and_then(|x| x.1)
+    }
+    /// Whether variable `v` holds the same value in all threads of a block.
+    pub fn is_uniform_var(&self, v: VarId) -> bool {
+        !self.nu_vars.contains(&v)
+    }
+    /// The non-uniform variables.
+    pub(crate) fn nu_vars(&self) -> &HashSet<VarId> {
+        &self.nu_vars
+    }
+}
+
+/// Computes the uniformity of every variable and label of `k`.
+pub fn uniformity(k: &Kernel) -> Uniformity {
+    let mut nu: HashSet<VarId> = HashSet::new();
+    let taint = loop {
+        let t = Taint::run(k, &nu);
+        let mut next = nu.clone();
+        update_vars(&k.body, &t.before, &mut next);
+        if next == nu {
+            break t;
+        }
+        nu = next;
+    };
+    // A predicate built from conditions that each agree across the lanes of a warp agrees
+    // across the lanes of a warp: one solver query per non-uniform condition suffices.
+    let mut sources: Vec<Label> = taint
+        .before
+        .values()
+        .chain(taint.after.values())
+        .flatten()
+        .copied()
+        .collect();
+    sources.sort();
+    sources.dedup();
+    let mut cond_level: HashMap<Label, Level> = HashMap::new();
+    if !sources.is_empty() {
+        let warp = WarpCheck::new(k, &nu);
+        for src in sources {
+            cond_level.insert(src, warp.level(src));
+        }
+    }
+    let classify = |srcs: &Srcs| {
+        let level = srcs
+            .iter()
+            .map(|s| cond_level.get(s).copied().unwrap_or(Level::Thread))
+            .max()
+            .unwrap_or(Level::Block);
+        (level, srcs.last().copied())
+    };
+    let mut u = Uniformity {
+        nu_vars: nu.clone(),
+        ..Default::default()
+    };
+    for (&l, srcs) in &taint.before {
+        u.before.insert(l, classify(srcs));
+    }
+    for (&l, srcs) in &taint.after {
+        u.after.insert(l, classify(srcs));
+    }
+    u
+}
+
+/// Whether `e` may differ between threads.
+pub(crate) fn nu_expr(e: &Expr, nu: &HashSet<VarId>) -> bool {
+    let mut r = false;
+    e.for_each_builtin(&mut |b| r |= matches!(b, Builtin::ThreadIdx(_)));
+    e.for_each_var(&mut |v| r |= nu.contains(&v));
+    r
+}
+
+fn update_vars(b: &Block, before: &HashMap<Label, Srcs>, nu: &mut HashSet<VarId>) {
+    crate::tree::for_each_stmt(b, &mut |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            let divergent = before.get(&s.label).is_some_and(|x| !x.is_empty());
+            for op in ops {
+                match op {
+                    Op::Assign(v, e) if divergent || nu_expr(e, nu) => {
+                        nu.insert(*v);
+                    }
+                    Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                        nu.insert(*v);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    });
+}
+
+/// The non-uniform conditions a predicate depends on (innermost last; empty: uniform).
+type Srcs = Vec<Label>;
+
+fn join(a: &Srcs, b: &Srcs) -> Srcs {
+    let mut out = a.clone();
+    for l in b {
+        if !out.contains(l) {
+            out.push(*l);
+        }
+    }
+    out
+}
+
+fn with(a: &Srcs, l: Label) -> Srcs {
+    join(a, &vec![l])
+}
+
+/// The syntactic pass: for each label, the non-uniform conditions its predicate depends on.
+struct Taint<'a> {
+    nu: &'a HashSet<VarId>,
+    before: HashMap<Label, Srcs>,
+    after: HashMap<Label, Srcs>,
+    /// Conditions of `return`s under non-uniform predicates passed so far: everything later
+    /// depends on them.
+    ret: Srcs,
+    /// Conditions of `break`s under non-uniform predicates in the current loop.
+    brk: Srcs,
+}
+
+impl<'a> Taint<'a> {
+    fn run(k: &Kernel, nu: &'a HashSet<VarId>) -> Taint<'a> {
+        let mut t = Taint {
+            nu,
+            before: HashMap::new(),
+            after: HashMap::new(),
+            ret: Vec::new(),
+            brk: Vec::new(),
+        };
+        t.block(&k.body, &Vec::new());
+        t
+    }
+
+    fn eff(&self, cur: &Srcs) -> Srcs {
+        join(&self.ret, cur)
+    }
+
+    /// Walks a block; returns the conditions of non-uniform jumps that leave it (the code after
+    /// it in the same iteration runs under a predicate depending on them).
+    fn block(&mut self, b: &Block, cur: &Srcs) -> Srcs {
+        self.before.insert(b.label, self.eff(cur));
+        let mut c = cur.clone();
+        let mut esc = Vec::new();
+        for s in &b.stmts {
+            let j = self.stmt(s, &c);
+            c = join(&c, &j);
+            esc = join(&esc, &j);
+        }
+        esc
+    }
+
+    fn stmt(&mut self, s: &Stmt, cur: &Srcs) -> Srcs {
+        let cur = self.eff(cur);
+        self.before.insert(s.label, cur.clone());
+        let esc = match &s.kind {
+            StmtKind::Basic(_) | StmtKind::Barrier(..) | StmtKind::Assume(_) => Vec::new(),
+            StmtKind::Break => {
+                self.brk = join(&self.brk, &cur);
+                cur.clone()
+            }
+            StmtKind::Continue => cur.clone(),
+            StmtKind::Return => {
+                self.ret = join(&self.ret, &cur);
+                cur.clone()
+            }
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => {
+                let inner = if nu_expr(cond, self.nu) {
+                    with(&cur, s.label)
+                } else {
+                    cur.clone()
+                };
+                let e1 = self.block(then_blk, &inner);
+                let e2 = self.block(else_blk, &inner);
+                join(&e1, &e2)
+            }
+            StmtKind::Loop {
+                header,
+                cond,
+                body,
+                step,
+                ..
+            } => {
+                let inner = if nu_expr(cond, self.nu) {
+                    with(&cur, s.label)
+                } else {
+                    cur.clone()
+                };
+                let saved = std::mem::take(&mut self.brk);
+                let ret0 = self.ret.clone();
+                self.loop_pass(header, body, step, &inner);
+                // A non-uniform break or return disables threads for all later iterations:
+                // the whole loop runs under a predicate depending on it.
+                let cause = join(&self.brk, &self.ret[ret0.len()..].to_vec());
+                if !cause.is_empty() {
+                    self.loop_pass(header, body, step, &join(&inner, &cause));
+                }
+                self.brk = saved;
+                Vec::new()
+            }
+        };
+        self.after.insert(s.label, self.eff(&join(&cur, &esc)));
+        esc
+    }
+
+    fn loop_pass(&mut self, header: &[Stmt], body: &Block, step: &[Stmt], inner: &Srcs) {
+        for h in header {
+            self.stmt(h, inner);
+        }
+        self.block(body, inner);
+        for h in step {
+            self.stmt(h, inner);
+        }
+    }
+}
+
+/// Decides warp-uniformity of control predicates with two threads of one warp.
+struct WarpCheck {
+    solver: Solver,
+    w1: symex::Walk,
+    w2: symex::Walk,
+}
+
+impl WarpCheck {
+    fn new(k: &Kernel, nu: &HashSet<VarId>) -> WarpCheck {
+        let geom = super::query::geometry(k);
+        let t1 = ThreadVars::new(1, "bid");
+        let t2 = ThreadVars::new(2, "bid");
+        // Both threads in the same iteration of every loop.
+        let mut all_loops = HashSet::new();
+        crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            if matches!(s.kind, StmtKind::Loop { .. }) {
+                all_loops.insert(s.label);
+            }
+        });
+        let w1 = symex::walk(k, nu, &geom, &t1, &all_loops);
+        let w2 = symex::walk(k, nu, &geom, &t2, &all_loops);
+        let solver = Solver::new();
+        let mut p = z3::Params::new();
+        p.set_u32("timeout", 2000);
+        solver.set_params(&p);
+        for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
+            solver.assert(&c);
+        }
+        let w1_ = super::query::warp_of(&t1, &geom);
+        let w2_ = super::query::warp_of(&t2, &geom);
+        solver.assert(w1_.eq(&w2_));
+        WarpCheck { solver, w1, w2 }
+    }
+
+    /// [`Level::Warp`] when no two threads of one warp that reach condition `src` can evaluate
+    /// it differently.
+    fn level(&self, src: Label) -> Level {
+        let (Some(c1), Some(c2)) = (self.w1.conds.get(&src), self.w2.conds.get(&src)) else {
+            return Level::Thread;
+        };
+        self.solver.push();
+        for p in [&c1.0, &c2.0] {
+            self.solver.assert(&p.ctrl);
+            self.solver.assert(&p.facts);
+        }
+        self.solver.assert(c1.1.xor(&c2.1));
+        let r = self.solver.check();
+        self.solver.pop(1);
+        match r {
+            SatResult::Unsat => Level::Warp,
+            _ => Level::Thread,
+        }
+    }
+}

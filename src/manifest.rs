@@ -1,0 +1,119 @@
+//! The corpus manifest (`corpus/manifest.yaml`): launch configs and expected outcomes of every
+//! corpus kernel. Read by the corpus tests and the benchmarks.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The whole manifest.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// One entry per kernel.
+    pub kernels: Vec<Entry>,
+}
+
+/// One corpus kernel.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Path relative to `corpus/`.
+    pub path: String,
+    /// The `__global__` function.
+    pub kernel: String,
+    /// micro | sdk | racy | named | regress.
+    pub group: String,
+    /// Concrete scalar parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, i64>,
+    /// `-D` definitions.
+    #[serde(default)]
+    pub defines: BTreeMap<String, serde_yaml_ng::Value>,
+    /// What the kernel exercises.
+    #[serde(default)]
+    pub notes: String,
+    /// Barrier statements in the file as written.
+    #[serde(default)]
+    pub original_barriers: Option<u32>,
+    /// Expected `check` outcome.
+    pub check: CheckExpect,
+    /// Expected `fix` outcome.
+    #[serde(default)]
+    pub fix: Option<FixExpect>,
+}
+
+/// Expected verification outcome.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct CheckExpect {
+    /// clean | racy | divergent | unfixable | deadlock | ...
+    pub outcome: String,
+    /// Racing source-line pairs `[earlier, later]`.
+    #[serde(default)]
+    pub races: Vec<[u32; 2]>,
+    /// Extra pairs the oracle reports that cannot happen, each with its cause.
+    #[serde(default)]
+    pub imprecise: Vec<Imprecision>,
+}
+
+/// A documented false alarm.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Imprecision {
+    /// The reported line pair.
+    pub lines: [u32; 2],
+    /// Why the oracle reports it.
+    pub reason: String,
+}
+
+/// Expected synthesis outcome.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct FixExpect {
+    /// fixed | clean | unfixable.
+    pub outcome: String,
+    /// Minimum number of barriers to insert.
+    #[serde(default)]
+    pub barriers: Option<u32>,
+    /// Expected placement cost.
+    #[serde(default)]
+    pub cost: Option<f64>,
+    /// Why the kernel cannot be fixed (same-statement, inter-block, divergent-region, ...).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl Entry {
+    /// Absolute path of the kernel file given the corpus directory.
+    pub fn file(&self, corpus: &Path) -> PathBuf {
+        corpus.join(&self.path)
+    }
+
+    /// Front-end options for this entry (its params and defines).
+    pub fn front_options(&self) -> crate::front::FrontOptions {
+        crate::front::FrontOptions {
+            kernel: Some(self.kernel.clone()),
+            params: self.params.clone(),
+            defines: self
+                .defines
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        serde_yaml_ng::Value::Number(n) => n.to_string(),
+                        serde_yaml_ng::Value::String(s) => s.clone(),
+                        serde_yaml_ng::Value::Bool(b) => (*b as i32).to_string(),
+                        other => format!("{other:?}"),
+                    };
+                    (k.clone(), Some(v))
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Reads and parses a manifest file.
+pub fn load(path: &Path) -> Result<Manifest, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,107 @@
+//! Every corpus kernel lowers; spans of accesses and barriers point at the right text.
+
+use autosync::front;
+use autosync::manifest;
+use autosync_oracle::ir::*;
+use autosync_oracle::tree::for_each_stmt;
+use std::path::Path;
+
+fn corpus() -> &'static Path {
+    Path::new("corpus")
+}
+
+#[test]
+fn every_manifest_kernel_lowers() {
+    let m = manifest::load(&corpus().join("manifest.yaml")).expect("manifest parses");
+    assert!(m.kernels.len() >= 40, "corpus has {} kernels", m.kernels.len());
+    for e in &m.kernels {
+        let unit =
+            front::load(&e.file(corpus()), &e.front_options()).unwrap_or_else(|err| panic!("{}: {:?}", e.path, err));
+        assert_eq!(unit.kernels.len(), 1, "{}: kernel {}", e.path, e.kernel);
+        assert_eq!(unit.kernels[0].name, e.kernel);
+    }
+}
+
+#[test]
+fn every_corpus_file_is_in_the_manifest() {
+    let m = manifest::load(&corpus().join("manifest.yaml")).expect("manifest parses");
+    let listed: std::collections::BTreeSet<String> = m.kernels.iter().map(|e| e.path.clone()).collect();
+    let mut stack = vec![corpus().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for ent in std::fs::read_dir(&d).unwrap() {
+            let p = ent.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "cu") {
+                let rel = p.strip_prefix(corpus()).unwrap().to_string_lossy().replace('\\', "/");
+                assert!(listed.contains(&rel), "{rel} is not in corpus/manifest.yaml");
+            }
+        }
+    }
+}
+
+fn span_text<'a>(unit: &'a front::SourceUnit, s: Span) -> &'a str {
+    let t = &unit.texts[s.file.0 as usize];
+    &t[s.lo as usize..(s.hi as usize).min(t.len())]
+}
+
+#[test]
+fn access_and_barrier_spans_cover_their_source() {
+    let m = manifest::load(&corpus().join("manifest.yaml")).expect("manifest parses");
+    let mut accesses = 0;
+    let mut barriers = 0;
+    for e in &m.kernels {
+        let unit = front::load(&e.file(corpus()), &e.front_options()).unwrap();
+        let k = &unit.kernels[0];
+        // Names through which an array can be reached: the array itself and pointer variables.
+        let pointer_names: Vec<&str> = k
+            .vars
+            .iter()
+            .filter(|v| v.kind == VarKind::Temp)
+            .map(|v| v.name.as_str())
+            .collect();
+        for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
+            StmtKind::Basic(ops) => {
+                for op in ops {
+                    let acc = match op {
+                        Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a) => a,
+                        Op::Assign(..) => continue,
+                    };
+                    accesses += 1;
+                    let text = span_text(&unit, acc.span);
+                    let name = &k.array(acc.array).name;
+                    assert!(
+                        text.contains(name.as_str()) || pointer_names.iter().any(|p| text.contains(p)),
+                        "{}: access span `{text}` does not name array `{name}`",
+                        k.loc(acc.span)
+                    );
+                }
+            }
+            StmtKind::Barrier(..) => {
+                barriers += 1;
+                let text = span_text(&unit, s.span);
+                let ok = [
+                    "__syncthreads",
+                    "bar.",
+                    "barrier.",
+                    "sync(",
+                    "arrive",
+                    "__syncwarp",
+                    "Barrier",
+                ]
+                .iter()
+                .any(|w| text.contains(w));
+                assert!(
+                    ok,
+                    "{}: barrier span `{text}` does not cover a barrier call",
+                    k.loc(s.span)
+                );
+            }
+            _ => {}
+        });
+    }
+    assert!(
+        accesses > 200 && barriers > 50,
+        "{accesses} accesses, {barriers} barriers"
+    );
+}
