@@ -114,10 +114,8 @@ pub fn apply(src: &str, fix: &Fix) -> String {
     let mut cursor = 0;
     for e in &fix.edits {
         let end = e.offset.saturating_add(e.delete);
-        let valid = e.offset >= cursor
-            && end <= src.len()
-            && src.is_char_boundary(e.offset)
-            && src.is_char_boundary(end);
+        let valid =
+            e.offset >= cursor && end <= src.len() && src.is_char_boundary(e.offset) && src.is_char_boundary(end);
         if !valid {
             continue;
         }

@@ -90,9 +90,7 @@ struct Index<'k> {
 
 impl<'k> Index<'k> {
     fn new(k: &'k Kernel) -> Self {
-        let mut ix = Index {
-            nodes: HashMap::new(),
-        };
+        let mut ix = Index { nodes: HashMap::new() };
         ix.block(&k.body);
         ix
     }
@@ -107,15 +105,11 @@ impl<'k> Index<'k> {
     fn stmt(&mut self, s: &'k Stmt) {
         self.nodes.insert(s.label, Node::Stmt(s));
         match &s.kind {
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => {
+            StmtKind::If { then_blk, else_blk, .. } => {
                 self.block(then_blk);
                 self.block(else_blk);
             }
-            StmtKind::Loop {
-                header, body, step, ..
-            } => {
+            StmtKind::Loop { header, body, step, .. } => {
                 header.iter().for_each(|h| self.stmt(h));
                 self.block(body);
                 step.iter().for_each(|h| self.stmt(h));
@@ -143,10 +137,7 @@ impl<'k> Index<'k> {
                 return Err(EmitError::at(
                     pos,
                     Some(b.span),
-                    format!(
-                        "L{} is a block; only statements have an after-position",
-                        l.0
-                    ),
+                    format!("L{} is a block; only statements have an after-position", l.0),
                 ))
             }
             (Position::BlockStart(_), Some(Node::Stmt(s))) => {
@@ -163,10 +154,7 @@ impl<'k> Index<'k> {
             return Err(EmitError::at(
                 pos,
                 None,
-                format!(
-                    "{} has no source text (the {what} was synthesized)",
-                    describe(pos)
-                ),
+                format!("{} has no source text (the {what} was synthesized)", describe(pos)),
             ));
         }
         if span.file.0 != 0 {
@@ -298,9 +286,10 @@ impl<'s, 'i> Planner<'s, 'i> {
             };
             let pos = first.pos;
             let (lo, hi) = (s.span.lo as usize, s.span.hi as usize);
-            if let Some(next) = b.stmts[i + 1..].iter().find(|n| {
-                span_ok(self.src, n.span) && (n.span.lo as usize) < hi && (n.span.hi as usize) > lo
-            }) {
+            if let Some(next) = b.stmts[i + 1..]
+                .iter()
+                .find(|n| span_ok(self.src, n.span) && (n.span.lo as usize) < hi && (n.span.hi as usize) > lo)
+            {
                 return Err(EmitError::at(
                     pos,
                     Some(s.span),
@@ -345,9 +334,7 @@ impl<'s, 'i> Planner<'s, 'i> {
 
     fn children(&mut self, s: &Stmt) -> Result<(), EmitError> {
         match &s.kind {
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => {
+            StmtKind::If { then_blk, else_blk, .. } => {
                 self.block(then_blk, Some(s))?;
                 self.block(else_blk, Some(s))
             }
@@ -378,29 +365,17 @@ impl<'s, 'i> Planner<'s, 'i> {
             }
         }
         if span_ok(src, b.span) {
-            return format!(
-                "{}{}",
-                text::indent_of(src, b.span.lo as usize),
-                self.style.unit
-            );
+            return format!("{}{}", text::indent_of(src, b.span.lo as usize), self.style.unit);
         }
         self.style.unit.clone()
     }
 
     /// Opens the braces of a brace-less body: `{` after the header, or on its own line before
     /// the body when the header line ends in a comment or is a preprocessor line.
-    fn open_wrap(
-        &mut self,
-        b: &Block,
-        owner: Option<&Stmt>,
-        starts: &[&Insertion],
-    ) -> Result<Wrap, EmitError> {
+    fn open_wrap(&mut self, b: &Block, owner: Option<&Stmt>, starts: &[&Insertion]) -> Result<Wrap, EmitError> {
         let src = self.src;
         if !span_ok(src, b.span) {
-            let pos = starts
-                .first()
-                .map(|i| i.pos)
-                .unwrap_or(Position::BlockStart(b.label));
+            let pos = starts.first().map(|i| i.pos).unwrap_or(Position::BlockStart(b.label));
             return Err(EmitError::at(
                 pos,
                 Some(b.span),
@@ -411,10 +386,7 @@ impl<'s, 'i> Planner<'s, 'i> {
             ));
         }
         if let Some(o) = owner.filter(|o| !written_out(src, o, b)) {
-            let pos = starts
-                .first()
-                .map(|i| i.pos)
-                .unwrap_or(Position::BlockStart(b.label));
+            let pos = starts.first().map(|i| i.pos).unwrap_or(Position::BlockStart(b.label));
             return Err(EmitError::at(
                 pos,
                 Some(o.span),
@@ -429,9 +401,7 @@ impl<'s, 'i> Planner<'s, 'i> {
         let body = b.span.lo as usize;
         let outer = owner
             .filter(|o| span_ok(src, o.span))
-            .map_or(text::indent_of(src, body), |o| {
-                text::indent_of(src, o.span.lo as usize)
-            })
+            .map_or(text::indent_of(src, body), |o| text::indent_of(src, o.span.lo as usize))
             .to_string();
         let gap = text::ws_before(src, body);
         let seq = self.next_seq();
@@ -537,8 +507,7 @@ impl<'s, 'i> Planner<'s, 'i> {
                 let last = p.lines.last();
                 let closes = last.is_some_and(|l| l.closes);
                 if closes
-                    && (text::starts_with_keyword(src, code, "else")
-                        || text::starts_with_keyword(src, code, "while"))
+                    && (text::starts_with_keyword(src, code, "else") || text::starts_with_keyword(src, code, "while"))
                 {
                     // `} else` / `} while (c);`
                     ins.push(' ');
@@ -636,12 +605,10 @@ fn written_out(src: &str, owner: &Stmt, b: &Block) -> bool {
     let keyword = match &owner.kind {
         StmtKind::If { .. } => "if",
         StmtKind::Loop {
-            kind: LoopKind::For,
-            ..
+            kind: LoopKind::For, ..
         } => "for",
         StmtKind::Loop {
-            kind: LoopKind::While,
-            ..
+            kind: LoopKind::While, ..
         } => "while",
         StmtKind::Loop {
             kind: LoopKind::DoWhile,
@@ -674,10 +641,7 @@ fn render_lines(ins: &[&Insertion], indent: &str) -> Vec<Line> {
             } else {
                 format!("{indent}{l}")
             };
-            out.push(Line {
-                text,
-                closes: false,
-            });
+            out.push(Line { text, closes: false });
         }
         let comment = i
             .comment

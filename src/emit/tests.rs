@@ -20,8 +20,7 @@ fn lower_unit_near(src: &str, include_dir: Option<&Path>) -> (tempfile::TempDir,
         include_dirs: include_dir.map(Path::to_path_buf).into_iter().collect(),
         ..FrontOptions::default()
     };
-    let unit = load(&path, &opts)
-        .unwrap_or_else(|e| panic!("front end rejected the test source: {e:?}\n{src}"));
+    let unit = load(&path, &opts).unwrap_or_else(|e| panic!("front end rejected the test source: {e:?}\n{src}"));
     (dir, unit)
 }
 
@@ -34,11 +33,7 @@ fn lower(src: &str) -> Kernel {
 fn stmt(k: &Kernel, src: &str, needle: &str) -> Label {
     let mut found = None;
     for_each_stmt(&k.body, &mut |s: &Stmt| {
-        if found.is_none()
-            && s.emit_after
-            && s.span.file.0 == 0
-            && src[s.span.lo as usize..].starts_with(needle)
-        {
+        if found.is_none() && s.emit_after && s.span.file.0 == 0 && src[s.span.lo as usize..].starts_with(needle) {
             found = Some(s.label);
         }
     });
@@ -52,9 +47,7 @@ fn blocks_of(k: &Kernel, src: &str, needle: &str) -> Vec<Label> {
     for_each_stmt(&k.body, &mut |s: &Stmt| {
         if s.label == l {
             match &s.kind {
-                StmtKind::If {
-                    then_blk, else_blk, ..
-                } => out.extend([then_blk.label, else_blk.label]),
+                StmtKind::If { then_blk, else_blk, .. } => out.extend([then_blk.label, else_blk.label]),
                 StmtKind::Loop { body, .. } => out.push(body.label),
                 _ => {}
             }
@@ -82,9 +75,7 @@ fn skeleton(b: &Block) -> String {
     fn stmt(s: &Stmt, out: &mut String) {
         match &s.kind {
             StmtKind::Basic(_) => out.push_str("b "),
-            StmtKind::If {
-                then_blk, else_blk, ..
-            } => {
+            StmtKind::If { then_blk, else_blk, .. } => {
                 out.push_str("if");
                 block(then_blk, out);
                 block(else_blk, out);
@@ -119,11 +110,7 @@ fn assert_relowers_like(k: &Kernel, out: &str, positions: &[Position]) {
 /// Like [`assert_relowers_like`] for a file whose includes live in `include_dir`.
 fn assert_relowers_near(k: &Kernel, out: &str, positions: &[Position], include_dir: Option<&Path>) {
     let (_dir, unit) = lower_unit_near(out, include_dir);
-    let again = unit
-        .kernels
-        .iter()
-        .find(|x| x.name == k.name)
-        .expect("kernel survives");
+    let again = unit.kernels.iter().find(|x| x.name == k.name).expect("kernel survives");
     let inserts: Vec<_> = positions.iter().map(|p| (*p, Barrier::Block)).collect();
     let (expected, _) = insert_barriers(k, &inserts).expect("positions exist");
     assert_eq!(
@@ -149,10 +136,7 @@ fn after_a_simple_statement() {
     let out = fixed(&k, SIMPLE, &[sync(Position::After(l))]);
     assert_eq!(
         out,
-        SIMPLE.replace(
-            "    s[t] = in[t];\n",
-            "    s[t] = in[t];\n    __syncthreads();\n"
-        )
+        SIMPLE.replace("    s[t] = in[t];\n", "    s[t] = in[t];\n    __syncthreads();\n")
     );
     assert_relowers_like(&k, &out, &[Position::After(l)]);
 }
@@ -200,10 +184,7 @@ fn block_start_of_a_loop_body() {
     let body = blocks_of(&k, src, "for")[0];
     let out = fixed(&k, src, &[sync(Position::BlockStart(body))]);
     // The new line copies the first statement's (unusual) indentation.
-    assert_eq!(
-        out,
-        src.replace("i++) {\n", "i++) {\n      __syncthreads();\n")
-    );
+    assert_eq!(out, src.replace("i++) {\n", "i++) {\n      __syncthreads();\n"));
     assert_relowers_like(&k, &out, &[Position::BlockStart(body)]);
 }
 
@@ -538,10 +519,7 @@ fn crlf_file_keeps_crlf() {
     let out = apply(&src, &fix);
     assert_eq!(
         out,
-        src.replace(
-            "    s[t] = in[t];\r\n",
-            "    s[t] = in[t];\r\n    __syncthreads();\r\n"
-        )
+        src.replace("    s[t] = in[t];\r\n", "    s[t] = in[t];\r\n    __syncthreads();\r\n")
     );
     assert!(out.match_indices('\n').all(|(i, _)| &out[i - 1..i] == "\r"));
     assert_eq!(fix.edits.len(), 1);
@@ -569,9 +547,7 @@ fn indentation_unit_is_detected_for_one_line_bodies() {
     let then = blocks_of(&k, src, "if (threadIdx.x > 3)")[0];
     let out = fixed(&k, src, &[sync(Position::BlockStart(then))]);
     assert!(
-        out.contains(
-            "  if (threadIdx.x > 3) {\n    __syncthreads();\n    s[threadIdx.x] = 2.0f;\n  }\n"
-        ),
+        out.contains("  if (threadIdx.x > 3) {\n    __syncthreads();\n    s[threadIdx.x] = 2.0f;\n  }\n"),
         "{out}"
     );
 }
@@ -589,11 +565,7 @@ fn trailing_comment_stays_on_its_line() {
     let k = lower(src);
     let a = stmt(&k, src, "s[t] = in[t]");
     let b = stmt(&k, src, "out[t] =");
-    let out = fixed(
-        &k,
-        src,
-        &[sync(Position::After(a)), sync(Position::After(b))],
-    );
+    let out = fixed(&k, src, &[sync(Position::After(a)), sync(Position::After(b))]);
     assert_eq!(
         out,
         "__global__ void k(const float *in, float *out)
@@ -703,10 +675,7 @@ fn annotation_comment_is_one_line() {
 fn bad_positions_are_errors() {
     let k = lower(SIMPLE);
     let unknown = plan(&k, SIMPLE, &[sync(Position::After(Label(9999)))]).unwrap_err();
-    assert!(
-        unknown.message.contains("no statement or block L9999"),
-        "{unknown}"
-    );
+    assert!(unknown.message.contains("no statement or block L9999"), "{unknown}");
     let after_block = plan(&k, SIMPLE, &[sync(Position::After(k.body.label))]).unwrap_err();
     assert!(after_block.message.contains("is a block"), "{after_block}");
     let l = stmt(&k, SIMPLE, "s[t] = in[t]");
@@ -802,10 +771,7 @@ __global__ void k(float *o, int n)
     // After the whole macro use is fine.
     let l = stmt(&k, src, "GUARD(");
     let out = fixed(&k, src, &[sync(Position::After(l))]);
-    assert!(
-        out.contains("1.0f);\n    __syncthreads();\n    LOOP"),
-        "{out}"
-    );
+    assert!(out.contains("1.0f);\n    __syncthreads();\n    LOOP"), "{out}");
 }
 
 #[test]
@@ -858,10 +824,7 @@ fn write_atomic_keeps_permissions_and_links() {
     let link = dir.path().join("link.cu");
     std::os::unix::fs::symlink(&p, &link).unwrap();
     write_atomic(&link, "via link").unwrap();
-    assert!(std::fs::symlink_metadata(&link)
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "via link");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -913,8 +876,7 @@ fn every_candidate_position_of_the_corpus_relowers() {
         for k in &unit.kernels {
             let positions = candidate_positions(k);
             for &p in &positions {
-                let fix = plan(k, src, &[sync(p)])
-                    .unwrap_or_else(|e| panic!("{}: {p:?}: {e}", path.display()));
+                let fix = plan(k, src, &[sync(p)]).unwrap_or_else(|e| panic!("{}: {p:?}: {e}", path.display()));
                 assert_relowers_near(k, &apply(src, &fix), &[p], path.parent());
                 checked += 1;
             }
@@ -958,8 +920,7 @@ fn corpus_in_crlf_gets_only_crlf_lines() {
             assert_keeps_code(&crlf, &fix);
             let out = apply(&crlf, &fix);
             assert!(
-                out.match_indices('\n')
-                    .all(|(i, _)| i > 0 && &out[i - 1..i] == "\r"),
+                out.match_indices('\n').all(|(i, _)| i > 0 && &out[i - 1..i] == "\r"),
                 "{}: a line without CR",
                 path.display()
             );
@@ -981,9 +942,7 @@ fn writes(k: &Kernel, l: Label) -> bool {
     for_each_stmt(&k.body, &mut |s: &Stmt| {
         if s.label == l {
             if let StmtKind::Basic(ops) = &s.kind {
-                w = ops
-                    .iter()
-                    .any(|o| matches!(o, Op::Write(..) | Op::Atomic(..)));
+                w = ops.iter().any(|o| matches!(o, Op::Write(..) | Op::Atomic(..)));
             }
         }
     });
@@ -1020,34 +979,22 @@ fn corpus_diff(rel: &str, how: Pick) -> String {
 
 #[test]
 fn snapshot_braceless_for() {
-    insta::assert_snapshot!(corpus_diff(
-        "regress/braceless_for.cu",
-        Pick::AfterFirstWrite
-    ));
+    insta::assert_snapshot!(corpus_diff("regress/braceless_for.cu", Pick::AfterFirstWrite));
 }
 
 #[test]
 fn snapshot_braceless_if() {
-    insta::assert_snapshot!(corpus_diff(
-        "regress/braceless_if.cu",
-        Pick::BlockStartAfterWrite
-    ));
+    insta::assert_snapshot!(corpus_diff("regress/braceless_if.cu", Pick::BlockStartAfterWrite));
 }
 
 #[test]
 fn snapshot_one_line_if() {
-    insta::assert_snapshot!(corpus_diff(
-        "regress/one_line_if.cu",
-        Pick::BlockStartAfterWrite
-    ));
+    insta::assert_snapshot!(corpus_diff("regress/one_line_if.cu", Pick::BlockStartAfterWrite));
 }
 
 #[test]
 fn snapshot_comments_blank() {
-    insta::assert_snapshot!(corpus_diff(
-        "regress/comments_blank.cu",
-        Pick::AfterFirstWrite
-    ));
+    insta::assert_snapshot!(corpus_diff("regress/comments_blank.cu", Pick::AfterFirstWrite));
 }
 
 #[test]
@@ -1067,8 +1014,5 @@ fn snapshot_loop_inter() {
 
 #[test]
 fn snapshot_reduce_tree() {
-    insta::assert_snapshot!(corpus_diff(
-        "sdk/reduce_tree.cu",
-        Pick::BlockStartAfterWrite
-    ));
+    insta::assert_snapshot!(corpus_diff("sdk/reduce_tree.cu", Pick::BlockStartAfterWrite));
 }

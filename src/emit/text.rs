@@ -86,9 +86,7 @@ pub fn indent_of(src: &str, at: usize) -> &str {
 
 /// Whether only spaces and tabs precede `at` on its line.
 pub fn starts_line(src: &str, at: usize) -> bool {
-    src[line_start(src, at)..at]
-        .bytes()
-        .all(|b| b == b' ' || b == b'\t')
+    src[line_start(src, at)..at].bytes().all(|b| b == b' ' || b == b'\t')
 }
 
 /// Whether `a` and `b` are on the same line.
@@ -223,14 +221,8 @@ mod tests {
 
     #[test]
     fn detects_indent_unit() {
-        assert_eq!(
-            detect_indent_unit("f()\n{\n\tx;\n\tif (c) {\n\t\ty;\n\t}\n}\n"),
-            "\t"
-        );
-        assert_eq!(
-            detect_indent_unit("f()\n{\n  x;\n  if (c) {\n    y;\n  }\n}\n"),
-            "  "
-        );
+        assert_eq!(detect_indent_unit("f()\n{\n\tx;\n\tif (c) {\n\t\ty;\n\t}\n}\n"), "\t");
+        assert_eq!(detect_indent_unit("f()\n{\n  x;\n  if (c) {\n    y;\n  }\n}\n"), "  ");
         assert_eq!(
             detect_indent_unit("f()\n{\n    x;\n    /*\n     * c\n     */\n}\n"),
             "    "
