@@ -233,6 +233,7 @@ struct Wrap {
     outer: String,
 }
 
+/// Walks the kernel in text order, collecting anchors, brace openings and wrapped bodies.
 struct Planner<'s, 'i> {
     src: &'s str,
     style: Style,
