@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod emit;
 pub mod front;
 pub mod manifest;
 pub mod synth;

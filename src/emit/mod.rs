@@ -1,0 +1,128 @@
+//! Emission: turns barrier insertions at IR positions into exact text edits of the original
+//! file, applies them, and shows them as a unified diff.
+//!
+//! The edits follow the file's own style (indentation unit, LF/CRLF) and never touch a byte
+//! they do not need to: every edit only inserts new lines, breaks a line where code follows the
+//! insertion point, or (for a brace-less body) adds braces around the body and reproduces the
+//! body's bytes verbatim inside one edit.
+
+mod diff;
+mod plan;
+mod text;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+pub use diff::unified_diff;
+pub use plan::plan;
+pub use write::write_atomic;
+
+use autosync_oracle::ir::Span;
+use autosync_oracle::tree::Position;
+use std::fmt;
+
+/// One text change in file 0: delete `delete` bytes at `offset`, then insert `insert` there.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Edit {
+    /// Byte offset in the original text.
+    pub offset: usize,
+    /// Number of original bytes replaced.
+    pub delete: usize,
+    /// Replacement text.
+    pub insert: String,
+}
+
+/// A set of edits for one file: sorted by offset and non-overlapping.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fix {
+    /// The edits, in increasing offset order.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// Whether the fix changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+}
+
+/// The statement written for a barrier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarrierText {
+    /// `__syncthreads();`
+    SyncThreads,
+    /// Any other statement text, e.g. an inline-PTX named barrier or the kernel's own helper.
+    Custom(String),
+}
+
+impl BarrierText {
+    /// The statement text (possibly several lines, without indentation).
+    pub fn text(&self) -> &str {
+        match self {
+            BarrierText::SyncThreads => "__syncthreads();",
+            BarrierText::Custom(s) => s,
+        }
+    }
+}
+
+/// One barrier to write at a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insertion {
+    /// Where, in IR terms.
+    pub pos: Position,
+    /// What to write.
+    pub text: BarrierText,
+    /// Optional trailing `// comment` (`--annotate`): which races the barrier removes.
+    pub comment: Option<String>,
+}
+
+/// Why a set of insertions cannot be written into the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitError {
+    /// The position that could not be emitted, when there is one.
+    pub pos: Option<Position>,
+    /// The source span involved, when known.
+    pub span: Option<Span>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl EmitError {
+    fn at(pos: Position, span: Option<Span>, message: impl Into<String>) -> Self {
+        EmitError {
+            pos: Some(pos),
+            span,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+/// Applies a fix to the text it was planned for. Edits that fall outside the text, split a
+/// UTF-8 character or overlap an earlier edit are skipped (`plan` never produces them).
+pub fn apply(src: &str, fix: &Fix) -> String {
+    let extra: usize = fix.edits.iter().map(|e| e.insert.len()).sum();
+    let mut out = String::with_capacity(src.len() + extra);
+    let mut cursor = 0;
+    for e in &fix.edits {
+        let end = e.offset.saturating_add(e.delete);
+        let valid =
+            e.offset >= cursor && end <= src.len() && src.is_char_boundary(e.offset) && src.is_char_boundary(end);
+        if !valid {
+            continue;
+        }
+        out.push_str(&src[cursor..e.offset]);
+        out.push_str(&e.insert);
+        cursor = end;
+    }
+    out.push_str(&src[cursor..]);
+    out
+}

@@ -1,0 +1,71 @@
+//! Atomic file replacement: readers see the old file or the new one, never a torn write.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Replaces the file at `path` with `contents`: writes a temporary file in the same directory,
+/// flushes it to disk, gives it the original file's permissions and renames it over the
+/// original. A symbolic link is followed, so the link stays a link.
+pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
+    let target = resolve_link(path)?;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let perms = match fs::metadata(&target) {
+        Ok(m) => Some(m.permissions()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let (tmp_path, mut tmp) = create_temp(&dir, &name)?;
+    let written = (|| {
+        tmp.write_all(contents.as_bytes())?;
+        if let Some(p) = &perms {
+            tmp.set_permissions(p.clone())?;
+        }
+        tmp.sync_all()?;
+        drop(tmp);
+        fs::rename(&tmp_path, &target)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp_path);
+        return Err(e);
+    }
+    // Make the rename itself durable; not every platform can open a directory, so best effort.
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The file a path finally names (links followed), or the path itself when it does not exist.
+fn resolve_link(path: &Path) -> io::Result<PathBuf> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+/// Creates a fresh hidden temporary file next to the target.
+fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let pid = std::process::id();
+    let mut last_err = None;
+    for _ in 0..100 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let p = dir.join(format!(".{name}.autosync-{pid}-{n}.tmp"));
+        match OpenOptions::new().write(true).create_new(true).open(&p) {
+            Ok(f) => return Ok((p, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_err.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
+}
