@@ -121,8 +121,7 @@ fn load_hard<S: Solve + Default>(p: &MaxSatProblem) -> Result<(S, BasicVarManage
     for clause in p.hard_clauses() {
         solver.add_clause_ref(clause).map_err(backend_err)?;
     }
-    let next_free =
-        u32::try_from(p.num_vars()).map_err(|_| MaxSatError::Internal("too many vars".into()))?;
+    let next_free = u32::try_from(p.num_vars()).map_err(|_| MaxSatError::Internal("too many vars".into()))?;
     Ok((solver, BasicVarManager::from_next_free(Var::new(next_free))))
 }
 

@@ -14,8 +14,8 @@ use rustsat::{
 };
 
 use super::{
-    backend_err, extract_model, load_hard, sat_calls, weight_usize, MaxSatError, MaxSatProblem,
-    MaxSatResult, MaxSatSolver, SolveStats, VarisatSolver,
+    backend_err, extract_model, load_hard, sat_calls, weight_usize, MaxSatError, MaxSatProblem, MaxSatResult,
+    MaxSatSolver, SolveStats, VarisatSolver,
 };
 
 /// Solution-improving linear search over backend `S`.
@@ -77,9 +77,7 @@ fn improve<S: SolveIncremental + SatSolveStats>(
     let mut bound: DynamicPolyWatchdog = indicators.into_iter().collect();
     while cost > 0 {
         let ub = weight_usize(cost - 1)?;
-        bound
-            .encode_ub_change(ub..=ub, solver, vars)
-            .map_err(backend_err)?;
+        bound.encode_ub_change(ub..=ub, solver, vars).map_err(backend_err)?;
         let assumps = bound.enforce_ub(ub).map_err(backend_err)?;
         if solver.solve_assumps(&assumps).map_err(backend_err)? != SolverResult::Sat {
             break;

@@ -20,8 +20,8 @@ use rustsat::{
 };
 
 use super::{
-    backend_err, extract_model, load_hard, sat_calls, MaxSatError, MaxSatProblem, MaxSatResult,
-    MaxSatSolver, SolveStats, VarisatSolver,
+    backend_err, extract_model, load_hard, sat_calls, MaxSatError, MaxSatProblem, MaxSatResult, MaxSatSolver,
+    SolveStats, VarisatSolver,
 };
 
 /// How many times a core is re-solved to shrink it before relaxation.
@@ -115,12 +115,7 @@ impl<S: SolveIncremental + SatSolveStats> Search<'_, S> {
             match self.solver.solve_assumps(&assumps).map_err(backend_err)? {
                 SolverResult::Sat => {
                     self.record_model()?;
-                    let lower = self
-                        .weights
-                        .values()
-                        .copied()
-                        .filter(|&w| w > 0 && w < threshold)
-                        .max();
+                    let lower = self.weights.values().copied().filter(|&w| w > 0 && w < threshold).max();
                     match lower {
                         Some(next) => threshold = next,
                         None => return self.final_check(),
@@ -133,9 +128,7 @@ impl<S: SolveIncremental + SatSolveStats> Search<'_, S> {
                     }
                     self.relax(&core)?;
                 }
-                SolverResult::Interrupted => {
-                    return Err(MaxSatError::Backend("SAT call interrupted".into()))
-                }
+                SolverResult::Interrupted => return Err(MaxSatError::Backend("SAT call interrupted".into())),
             }
         }
     }
@@ -254,17 +247,13 @@ impl<S: SolveIncremental + SatSolveStats> Search<'_, S> {
             many => {
                 let name = self.vars.new_lit();
                 for &l in many {
-                    self.solver
-                        .add_clause(Clause::from([!name, l]))
-                        .map_err(backend_err)?;
+                    self.solver.add_clause(Clause::from([!name, l])).map_err(backend_err)?;
                 }
                 name
             }
         };
         let slot = self.weights.entry(lit).or_insert(0);
-        *slot = slot
-            .checked_add(weight)
-            .ok_or(MaxSatError::WeightOverflow)?;
+        *slot = slot.checked_add(weight).ok_or(MaxSatError::WeightOverflow)?;
         self.outputs.insert(lit, (tot, bound));
         Ok(())
     }

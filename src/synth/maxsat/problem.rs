@@ -85,18 +85,16 @@ impl MaxSatProblem {
     ///
     /// [`WeightOverflow`] if the sum does not fit in `u64`.
     pub fn total_weight(&self) -> Result<u64, WeightOverflow> {
-        self.soft.iter().try_fold(0u64, |acc, &(_, w)| {
-            acc.checked_add(w).ok_or(WeightOverflow)
-        })
+        self.soft
+            .iter()
+            .try_fold(0u64, |acc, &(_, w)| acc.checked_add(w).ok_or(WeightOverflow))
     }
 
     /// Whether `model` (values by variable index; missing variables are false) satisfies every
     /// hard clause.
     #[must_use]
     pub fn satisfies_hard(&self, model: &[bool]) -> bool {
-        self.hard
-            .iter()
-            .all(|cl| cl.iter().any(|&l| lit_value(model, l)))
+        self.hard.iter().all(|cl| cl.iter().any(|&l| lit_value(model, l)))
     }
 
     /// Cost of `model`: total weight of the soft literals it falsifies (saturating).

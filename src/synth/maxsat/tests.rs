@@ -10,10 +10,7 @@ use rustsat::{
 use super::*;
 
 fn algorithms() -> Vec<(&'static str, Box<dyn MaxSatSolver>)> {
-    vec![
-        ("linear", Algorithm::Linear.solver()),
-        ("oll", Algorithm::Oll.solver()),
-    ]
+    vec![("linear", Algorithm::Linear.solver()), ("oll", Algorithm::Oll.solver())]
 }
 
 /// Minimum cost over all assignments satisfying the hard clauses, or `None` if there is none.
@@ -53,14 +50,7 @@ fn empty_problem_costs_nothing() {
     let p = MaxSatProblem::new();
     for (name, mut solver) in algorithms() {
         let res = solver.solve(&p).unwrap();
-        assert_eq!(
-            res,
-            MaxSatResult::Optimal {
-                cost: 0,
-                model: vec![]
-            },
-            "{name}"
-        );
+        assert_eq!(res, MaxSatResult::Optimal { cost: 0, model: vec![] }, "{name}");
     }
 }
 
@@ -210,10 +200,7 @@ fn huge_weights_are_rejected_not_wrapped() {
     p.add_soft(x[0], u64::MAX);
     p.add_soft(x[1], 2);
     for (name, mut solver) in algorithms() {
-        assert!(
-            matches!(solver.solve(&p), Err(MaxSatError::WeightOverflow)),
-            "{name}"
-        );
+        assert!(matches!(solver.solve(&p), Err(MaxSatError::WeightOverflow)), "{name}");
     }
 }
 
@@ -426,10 +413,7 @@ fn incomplete_varisat_core_is_repaired() {
         p.add_hard(&[x[a], x[b]]);
     }
     p.add_hard(&[x[4], x[2], x[3]]);
-    for (i, w) in [852u64, 780, 852, 853, 853, 73, 781, 853]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, w) in [852u64, 780, 852, 853, 853, 73, 781, 853].into_iter().enumerate() {
         p.add_soft(!x[i], w);
     }
     assert!(assert_optimal(&p).is_some());

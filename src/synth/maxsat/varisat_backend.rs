@@ -137,10 +137,7 @@ impl VarisatSolver {
         let failed = self.inner.failed_core().unwrap_or(&[]);
         let mut core = Vec::with_capacity(failed.len());
         for &l in failed {
-            core.push(
-                from_varisat(l)
-                    .ok_or_else(|| anyhow::anyhow!("varisat core literal out of range"))?,
-            );
+            core.push(from_varisat(l).ok_or_else(|| anyhow::anyhow!("varisat core literal out of range"))?);
         }
         core.sort_unstable();
         core.dedup();
@@ -168,11 +165,7 @@ impl VarisatSolver {
     }
 
     fn value(&self, lit: Lit) -> TernaryVal {
-        let val = self
-            .model
-            .get(lit.vidx())
-            .copied()
-            .unwrap_or(TernaryVal::DontCare);
+        let val = self.model.get(lit.vidx()).copied().unwrap_or(TernaryVal::DontCare);
         if lit.is_neg() {
             !val
         } else {

@@ -1,0 +1,130 @@
+//! Differential tests on the corpus: the SDV oracle reports every race the brute-force executor
+//! finds (zero misses), and the SDV and named-barrier checkers agree on `__syncthreads` kernels
+//! with concrete parameters.
+
+use autosync::check::uses_named_barriers;
+use autosync::front;
+use autosync::manifest::{self, Entry};
+use autosync_oracle::exec::{execute, ExecConfig, ExecError};
+use autosync_oracle::ir::{ArrayId, Kernel, Label};
+use autosync_oracle::report::{RaceScope, Report};
+use autosync_oracle::{named, sdv};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+type Pair = (Label, Label, ArrayId, bool);
+
+fn norm(a: Label, b: Label, arr: ArrayId, inter: bool) -> Pair {
+    (a.min(b), a.max(b), arr, inter)
+}
+
+fn oracle_pairs(r: &Report) -> BTreeSet<Pair> {
+    r.races
+        .iter()
+        .map(|x| norm(x.first.label, x.second.label, x.array, x.scope == RaceScope::InterBlock))
+        .collect()
+}
+
+fn load(e: &Entry) -> Kernel {
+    let unit = front::load(&e.file(Path::new("corpus")), &e.front_options()).unwrap();
+    unit.kernels.into_iter().next().unwrap()
+}
+
+#[test]
+fn sdv_oracle_finds_every_race_the_executor_finds() {
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let mut compared = 0;
+    let mut races_seen = 0;
+    let mut misses = Vec::new();
+    for e in &m.kernels {
+        let k = load(e);
+        if uses_named_barriers(&k) {
+            continue;
+        }
+        let Some(mut cfg) = ExecConfig::from_launch(&k.launch) else {
+            continue;
+        };
+        let mut seen = BTreeSet::new();
+        let mut ran = false;
+        // Several seeds: memory contents can decide data-dependent paths.
+        for seed in 0..3 {
+            cfg.seed = seed;
+            match execute(&k, &cfg) {
+                Ok(rep) => {
+                    ran = true;
+                    seen.extend(
+                        rep.races
+                            .iter()
+                            .map(|r| norm(r.first, r.second, r.array, r.inter_block)),
+                    );
+                }
+                Err(ExecError::MissingParam(_)) => break,
+                Err(err) => panic!("{}: executor failed: {err}", e.path),
+            }
+        }
+        if !ran {
+            continue;
+        }
+        compared += 1;
+        races_seen += seen.len();
+        let r = sdv::check(&k, &sdv::SdvOptions::default());
+        let found = oracle_pairs(&r);
+        for p in seen.difference(&found) {
+            misses.push(format!("{}: executor race {:?} not reported by the oracle", e.path, p));
+        }
+    }
+    assert!(compared >= 25, "only {compared} kernels compared");
+    assert!(races_seen > 20, "executor found only {races_seen} races");
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+#[test]
+fn sdv_and_named_checkers_agree_on_syncthreads_kernels() {
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let mut compared = 0;
+    let mut disagreements = Vec::new();
+    for e in &m.kernels {
+        let k = load(e);
+        // Kernels with documented SDV imprecision are exactly where the two must differ.
+        if uses_named_barriers(&k) || k.launch.block_dim.is_none() || !e.check.imprecise.is_empty() {
+            continue;
+        }
+        let n = named::check(
+            &k,
+            &named::NamedOptions {
+                timeout_ms: 1000,
+                ..Default::default()
+            },
+        );
+        if !n.inconclusive.is_empty() {
+            continue;
+        }
+        let s = sdv::check(
+            &k,
+            &sdv::SdvOptions {
+                check_inter_block: false,
+                ..Default::default()
+            },
+        );
+        if !s.inconclusive.is_empty() || s.races.iter().any(|r| r.assumed) || n.races.iter().any(|r| r.assumed) {
+            continue;
+        }
+        compared += 1;
+        let (sp, np) = (oracle_pairs(&s), oracle_pairs(&n));
+        // A block-wide barrier some warps skip is divergence for SDV and a hang for the named checker.
+        let s_bad = !s.divergences.is_empty();
+        let n_bad = !n.divergences.is_empty() || !n.sync_defects.is_empty();
+        if sp != np || s_bad != n_bad {
+            disagreements.push(format!(
+                "{}: sdv {:?} / named {:?}; divergences {} / {}",
+                e.path,
+                sp,
+                np,
+                s.divergences.len(),
+                n.divergences.len()
+            ));
+        }
+    }
+    assert!(compared >= 10, "only {compared} kernels compared");
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
