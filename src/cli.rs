@@ -30,8 +30,52 @@ struct Cli {
 enum Command {
     /// Verify kernels: races, barrier divergence, named-barrier defects, with witnesses.
     Check(CheckArgs),
+    /// Insert the missing barriers (in place, or as a diff / check / stdout).
+    Fix(FixArgs),
     /// Print the kernel IR with labels, spans and launch configuration.
     Ir(IrArgs),
+}
+
+#[derive(Args, Debug)]
+struct FixArgs {
+    /// CUDA files or directories (searched for .cu/.cuh).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Print a unified diff and write nothing.
+    #[arg(long, conflicts_with_all = ["check", "stdout"])]
+    diff: bool,
+    /// Write nothing; exit 1 if a fix would change a file.
+    #[arg(long, conflicts_with = "stdout")]
+    check: bool,
+    /// Print the patched file to standard output and write nothing.
+    #[arg(long)]
+    stdout: bool,
+    /// Print oracle calls, MaxSAT calls and time per kernel.
+    #[arg(long)]
+    stats: bool,
+    /// Add a trailing comment to each inserted barrier naming the races it removes.
+    #[arg(long)]
+    annotate: bool,
+    /// Synthesis strategy.
+    #[arg(long, value_enum, default_value = "maxsat")]
+    strategy: crate::fix::Strategy,
+    /// Cost factor per enclosing loop.
+    #[arg(long = "cost-loop", default_value_t = 100.0)]
+    cost_loop: f64,
+    /// Cost factor per enclosing if.
+    #[arg(long = "cost-if", default_value_t = 0.5)]
+    cost_if: f64,
+    /// Write each MaxSAT instance as WCNF into this directory.
+    #[arg(long = "dump-wcnf")]
+    dump_wcnf: Option<PathBuf>,
+    /// Solver time limit per query in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    timeout: u32,
+    /// Output format for the report.
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutFormat,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -303,6 +347,145 @@ fn run_check(a: &CheckArgs) -> u8 {
     worst
 }
 
+fn run_fix(a: &FixArgs) -> u8 {
+    use crate::fix::{fix_file, write_back, FixError, FixOptions};
+    if !(a.cost_loop.is_finite() && a.cost_loop >= 1.0 && a.cost_if.is_finite() && a.cost_if > 0.0) {
+        eprintln!("error: --cost-loop must be >= 1 and --cost-if > 0");
+        return exit::INPUT;
+    }
+    let files = expand_inputs(&a.files);
+    if files.is_empty() {
+        eprintln!("error: no .cu/.cuh files found in the given paths");
+        return exit::INPUT;
+    }
+    let opts = FixOptions {
+        synth: crate::synth::block::SynthOptions {
+            cost_loop: a.cost_loop,
+            cost_if: a.cost_if,
+            timeout_ms: a.timeout,
+            dump_wcnf: a.dump_wcnf.clone(),
+            ..Default::default()
+        },
+        strategy: a.strategy,
+        annotate: a.annotate,
+    };
+    let mut worst = exit::OK;
+    let rank = |c: u8| match c {
+        exit::INPUT => 5,
+        exit::INCONCLUSIVE => 4,
+        exit::UNFIXABLE => 3,
+        exit::DEFECTS => 2,
+        _ => 0,
+    };
+    let mut bump = |c: u8| {
+        if rank(c) > rank(worst) {
+            worst = c;
+        }
+    };
+    let mut json = Vec::new();
+    for f in &files {
+        let res = match fix_file(f, &a.input.front_options(), &opts) {
+            Ok(r) => r,
+            Err(FixError::Front(e)) => {
+                bump(report_front_error(f, None, &e));
+                continue;
+            }
+            Err(FixError::Emit(m)) | Err(FixError::Verification(m)) => {
+                eprintln!("{}: error: {m}; nothing written", f.display());
+                bump(exit::INCONCLUSIVE);
+                continue;
+            }
+        };
+        for k in &res.kernels {
+            match k.status {
+                "unfixable" => bump(exit::UNFIXABLE),
+                "inconclusive" => bump(exit::INCONCLUSIVE),
+                _ => {}
+            }
+            if a.format == OutFormat::Text {
+                for b in &k.barriers {
+                    let covers = if b.covers.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", covers {} race{}: {}",
+                            b.covers.len(),
+                            if b.covers.len() == 1 { "" } else { "s" },
+                            b.covers.join(", ")
+                        )
+                    };
+                    let verb = if a.diff || a.check || a.stdout {
+                        "would insert"
+                    } else {
+                        "inserted"
+                    };
+                    eprintln!(
+                        "{}:{}: {verb} __syncthreads() (cost {}{covers})",
+                        f.display(),
+                        b.line,
+                        fmt_cost(b.cost)
+                    );
+                }
+                if k.status == "unfixable" || k.status == "inconclusive" {
+                    eprintln!(
+                        "{}: kernel `{}` is {}; nothing written",
+                        f.display(),
+                        k.kernel,
+                        k.status
+                    );
+                    for r in &k.reasons {
+                        eprintln!("  {r}");
+                    }
+                }
+                if a.stats {
+                    eprintln!(
+                        "{}: kernel `{}`: {} oracle calls, {} MaxSAT calls, {} rounds, {:.1} ms",
+                        f.display(),
+                        k.kernel,
+                        k.stats.oracle_calls,
+                        k.stats.maxsat_calls,
+                        k.stats.rounds,
+                        k.stats.millis
+                    );
+                }
+            }
+        }
+        if res.changed {
+            if a.check {
+                bump(exit::DEFECTS);
+                if a.format == OutFormat::Text {
+                    eprintln!("{}: would change", f.display());
+                }
+            } else if a.diff {
+                print!("{}", res.diff);
+            } else if a.stdout {
+                print!("{}", res.patched.as_deref().unwrap_or_default());
+            } else if let Err(m) = write_back(f, &res) {
+                eprintln!("error: {m}");
+                bump(exit::INPUT);
+            }
+        } else if a.stdout {
+            print!("{}", res.original);
+        }
+        if a.format == OutFormat::Json {
+            json.push(serde_json::to_value(&res).unwrap_or_default());
+        }
+    }
+    if a.format == OutFormat::Json {
+        let doc = serde_json::json!({ "version": 1, "files": json });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    worst
+}
+
+fn fmt_cost(c: f64) -> String {
+    if c.fract() == 0.0 {
+        format!("{c:.0}")
+    } else {
+        format!("{c}")
+    }
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -316,6 +499,7 @@ pub fn main() -> ExitCode {
     let code = match &cli.cmd {
         Command::Ir(a) => run_ir(a),
         Command::Check(a) => run_check(a),
+        Command::Fix(a) => run_fix(a),
     };
     ExitCode::from(code)
 }

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod cli;
 pub mod emit;
+pub mod fix;
 pub mod front;
 pub mod manifest;
 pub mod synth;

@@ -1,0 +1,350 @@
+//! `autosync fix`: synthesize, emit, re-verify the patched text, and write it (or show it).
+//!
+//! Nothing is written unless every kernel of the file was fixed or already clean, and the
+//! patched file, lowered again from text, verifies with the oracle.
+
+use crate::emit::{self, BarrierText, Insertion};
+use crate::front::{self, FrontError, FrontOptions};
+use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
+use autosync_oracle::ir::Kernel;
+use autosync_oracle::report::Race;
+use autosync_oracle::sdv;
+use autosync_oracle::tree::LabelTree;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Which synthesis strategy to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+pub enum Strategy {
+    /// Weighted MaxSAT over the label tree, refined by the oracle.
+    Maxsat,
+    /// The AutoSync paper's baseline: barriers everywhere, then remove one at a time.
+    Naive,
+}
+
+/// Options of `fix`.
+#[derive(Clone, Debug)]
+pub struct FixOptions {
+    /// Synthesis options.
+    pub synth: SynthOptions,
+    /// Strategy.
+    pub strategy: Strategy,
+    /// Add a trailing comment naming the races each barrier removes.
+    pub annotate: bool,
+}
+
+/// What happened to one kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelFix {
+    /// Kernel name.
+    pub kernel: String,
+    /// fixed | clean | unfixable | inconclusive.
+    pub status: &'static str,
+    /// Inserted barriers.
+    pub barriers: Vec<BarrierJson>,
+    /// Total cost of inserted barriers.
+    pub cost: f64,
+    /// Unfixable reasons / inconclusive message.
+    pub reasons: Vec<String>,
+    /// Oracle calls, MaxSAT calls, rounds, milliseconds.
+    pub stats: StatsJson,
+    /// Races in the input (`first line ↔ second line`).
+    pub races: Vec<String>,
+}
+
+/// An inserted barrier, for reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct BarrierJson {
+    /// 1-based line in the patched file.
+    pub line: u32,
+    /// The inserted statement.
+    pub text: String,
+    /// Cost under the cost model.
+    pub cost: f64,
+    /// Races it separates, as `a↔b` line pairs.
+    pub covers: Vec<String>,
+}
+
+/// Counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StatsJson {
+    /// Oracle calls.
+    pub oracle_calls: u32,
+    /// MaxSAT solves.
+    pub maxsat_calls: u32,
+    /// Refinement rounds.
+    pub rounds: u32,
+    /// Wall time in milliseconds.
+    pub millis: f64,
+}
+
+/// What happened to one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileFix {
+    /// The path.
+    pub file: String,
+    /// Per kernel.
+    pub kernels: Vec<KernelFix>,
+    /// Whether the file's text changes.
+    pub changed: bool,
+    /// The unified diff (empty when unchanged).
+    #[serde(skip)]
+    pub diff: String,
+    /// The patched text (when changed).
+    #[serde(skip)]
+    pub patched: Option<String>,
+    /// The text as read (to detect changes on disk before writing).
+    #[serde(skip)]
+    pub original: String,
+}
+
+/// Why a file could not be processed.
+#[derive(Debug)]
+pub enum FixError {
+    /// Reading or lowering failed.
+    Front(FrontError),
+    /// Emission failed.
+    Emit(String),
+    /// The patched text did not verify (a bug; nothing is written).
+    Verification(String),
+}
+
+fn race_pair(k: &Kernel, r: &Race) -> String {
+    format!("{}↔{}", k.line(r.first.span), k.line(r.second.span))
+}
+
+/// Synthesizes barriers for every kernel of a file and prepares the patched text.
+pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Result<FileFix, FixError> {
+    let unit = front::load(path, front_opts).map_err(FixError::Front)?;
+    let original = unit.texts.first().cloned().unwrap_or_default();
+    let mut all_inserts: Vec<(usize, Insertion)> = Vec::new();
+    let mut kernels = Vec::new();
+    let mut all_ok = true;
+    for (ki, k) in unit.kernels.iter().enumerate() {
+        if crate::check::uses_named_barriers(k) {
+            all_ok = false;
+            kernels.push(KernelFix {
+                kernel: k.name.clone(),
+                status: "inconclusive",
+                barriers: vec![],
+                cost: 0.0,
+                reasons: vec!["kernel uses named barriers; named-barrier synthesis is not available yet (autosync check verifies it)".into()],
+                stats: StatsJson::default(),
+                races: vec![],
+            });
+            continue;
+        }
+        let syn: Synthesis = match opts.strategy {
+            Strategy::Maxsat => block::synthesize(k, &opts.synth),
+            Strategy::Naive => block::synthesize_naive(k, &opts.synth),
+        };
+        let stats = StatsJson {
+            oracle_calls: syn.stats.oracle_calls,
+            maxsat_calls: syn.stats.maxsat_calls,
+            rounds: syn.stats.rounds,
+            millis: syn.stats.time.as_secs_f64() * 1000.0,
+        };
+        let races: Vec<String> = syn.initial.races.iter().map(|r| race_pair(k, r)).collect();
+        match syn.outcome {
+            Outcome::AlreadyClean => kernels.push(KernelFix {
+                kernel: k.name.clone(),
+                status: "clean",
+                barriers: vec![],
+                cost: 0.0,
+                reasons: vec![],
+                stats,
+                races,
+            }),
+            Outcome::Fixed { barriers, cost } => {
+                for b in &barriers {
+                    let comment = opts.annotate.then(|| annotation(k, &syn.initial.races, b));
+                    all_inserts.push((
+                        ki,
+                        Insertion {
+                            pos: b.pos,
+                            text: BarrierText::SyncThreads,
+                            comment,
+                        },
+                    ));
+                }
+                kernels.push(KernelFix {
+                    kernel: k.name.clone(),
+                    status: "fixed",
+                    barriers: barriers
+                        .iter()
+                        .map(|b| BarrierJson {
+                            line: 0,
+                            text: "__syncthreads();".into(),
+                            cost: b.cost,
+                            covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
+                        })
+                        .collect(),
+                    cost,
+                    reasons: vec![],
+                    stats,
+                    races,
+                });
+            }
+            Outcome::Unfixable(why) => {
+                all_ok = false;
+                kernels.push(KernelFix {
+                    kernel: k.name.clone(),
+                    status: "unfixable",
+                    barriers: vec![],
+                    cost: 0.0,
+                    reasons: why.iter().map(|u| describe_unfixable(k, u)).collect(),
+                    stats,
+                    races,
+                });
+            }
+            Outcome::Inconclusive(msg) => {
+                all_ok = false;
+                kernels.push(KernelFix {
+                    kernel: k.name.clone(),
+                    status: "inconclusive",
+                    barriers: vec![],
+                    cost: 0.0,
+                    reasons: vec![msg],
+                    stats,
+                    races,
+                });
+            }
+        }
+    }
+    let mut result = FileFix {
+        file: path.display().to_string(),
+        kernels,
+        changed: false,
+        diff: String::new(),
+        patched: None,
+        original: original.clone(),
+    };
+    if !all_ok || all_inserts.is_empty() {
+        return Ok(result);
+    }
+    // One plan per kernel; kernels occupy disjoint text, so their edits merge.
+    let mut edits = Vec::new();
+    for (ki, k) in unit.kernels.iter().enumerate() {
+        let ins: Vec<Insertion> = all_inserts
+            .iter()
+            .filter(|(i, _)| *i == ki)
+            .map(|(_, x)| x.clone())
+            .collect();
+        if ins.is_empty() {
+            continue;
+        }
+        let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
+        edits.extend(fix.edits);
+    }
+    edits.sort_by_key(|e| e.offset);
+    let fix = emit::Fix { edits };
+    let patched = emit::apply(&original, &fix);
+    verify_patched(path, &patched, front_opts, &opts.synth)?;
+    fill_lines(&mut result, &patched, &original);
+    result.changed = patched != original;
+    result.diff = emit::unified_diff(&path.display().to_string(), &original, &patched);
+    result.patched = Some(patched);
+    Ok(result)
+}
+
+/// Finds the line of each inserted barrier in the patched text (the inserted lines in order).
+fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
+    let diff = similar::TextDiff::from_lines(original, patched);
+    let mut inserted: Vec<u32> = Vec::new();
+    for op in diff.ops() {
+        for change in diff.iter_changes(op) {
+            if change.tag() == similar::ChangeTag::Insert {
+                if let Some(i) = change.new_index() {
+                    if change.value().contains("__syncthreads") || change.value().contains("bar.") {
+                        inserted.push(i as u32 + 1);
+                    }
+                }
+            }
+        }
+    }
+    let mut it = inserted.into_iter();
+    for k in &mut result.kernels {
+        for b in &mut k.barriers {
+            b.line = it.next().unwrap_or(0);
+        }
+    }
+}
+
+/// Lowers the patched text again and checks it: emission must have put every barrier where the
+/// IR said, and the result must be race-free.
+fn verify_patched(path: &Path, patched: &str, front_opts: &FrontOptions, synth: &SynthOptions) -> Result<(), FixError> {
+    let unit = front::lower_text(path, patched, front_opts)
+        .map_err(|e| FixError::Verification(format!("the patched file does not lower: {}", e.message)))?;
+    for k in &unit.kernels {
+        let r = sdv::check(
+            k,
+            &sdv::SdvOptions {
+                timeout_ms: synth.timeout_ms,
+                ..Default::default()
+            },
+        );
+        if !r.is_clean() {
+            return Err(FixError::Verification(format!(
+                "kernel `{}`: the patched text does not verify ({} races); nothing written",
+                k.name,
+                r.races.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn annotation(k: &Kernel, races: &[Race], b: &Placed) -> String {
+    let pairs: Vec<String> = b.covers.iter().map(|&i| race_pair(k, &races[i])).collect();
+    let arrays: std::collections::BTreeSet<&str> = b
+        .covers
+        .iter()
+        .map(|&i| k.array(races[i].array).name.as_str())
+        .collect();
+    format!(
+        "autosync: orders {} on {} (lines {})",
+        if pairs.len() == 1 { "1 race" } else { "races" },
+        arrays.into_iter().collect::<Vec<_>>().join(", "),
+        pairs.join(", ")
+    )
+}
+
+/// A human sentence for an unfixable cause.
+pub fn describe_unfixable(k: &Kernel, u: &Unfixable) -> String {
+    match u {
+        Unfixable::SameStatement(r) => format!(
+            "{}: one statement reads and writes (or several threads write) `{}` at the same address; no barrier can go inside a statement (rewrite it with a temporary)",
+            k.loc(r.first.span),
+            k.array(r.array).name
+        ),
+        Unfixable::InterBlock(r) => format!(
+            "{} and {}: threads of different blocks race on `{}`; barriers only order threads of one block",
+            k.loc(r.first.span),
+            k.loc(r.second.span),
+            k.array(r.array).name
+        ),
+        Unfixable::DivergentRegion(r) => format!(
+            "{} and {}: every position between these accesses is under a thread-dependent condition; a barrier there would diverge",
+            k.loc(r.first.span),
+            k.loc(r.second.span)
+        ),
+        Unfixable::DivergentBarrier(l) => {
+            let tree = LabelTree::new(k);
+            format!("{}: an existing barrier is under a thread-dependent condition (barrier divergence)", k.loc(tree.get(*l).span))
+        }
+        Unfixable::NoPlacement => "no barrier placement removes every race".into(),
+    }
+}
+
+/// Writes the patched text if the file on disk is still what we read.
+pub fn write_back(path: &PathBuf, f: &FileFix) -> Result<(), String> {
+    let Some(patched) = &f.patched else { return Ok(()) };
+    let now = std::fs::read(path).map_err(|e| format!("{}: cannot re-read before writing: {e}", path.display()))?;
+    if now != f.original.as_bytes() {
+        return Err(format!(
+            "{}: the file changed on disk while autosync ran; nothing written (run again)",
+            path.display()
+        ));
+    }
+    emit::write_atomic(path, patched).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}

@@ -1,0 +1,568 @@
+//! Block-wide barrier placement: AutoSync's Algorithm 1 over the label tree, with the oracle's
+//! iteration relations used to emit only the options a race needs.
+//!
+//! For a race between labels `a ⪯ b` (text order):
+//! - `SameIteration` needs a barrier in the label interval `[a, b)`;
+//! - `AcrossBackEdge(d)` needs one in `[a, end_d) ∪ [start_d, b)` when the race goes from `a` in
+//!   iteration r to `b` in a later one, and in the narrower `[b, end_d) ∪ [start_d, a)` when it
+//!   goes from `b` to `a`. The oracle does not say which; we start with the first (exact for that
+//!   direction) and narrow to the second only if the verified placement still races there. The
+//!   narrow set implies the wide one, so each refinement removes the current placement.
+//!
+//! Positions are the candidate positions of the kernel that are block-uniform (so no barrier we
+//! place can diverge). Costs are `LC^loops · IC^conds`.
+
+use super::maxsat::{lit_value, Algorithm, MaxSatError, MaxSatProblem, MaxSatResult};
+use autosync_oracle::ir::{Barrier, Kernel, Label};
+use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
+use autosync_oracle::sdv::{self, Level};
+use autosync_oracle::tree::{candidate_positions, insert_barriers, LabelTree, Position, ScopeKind};
+use rustsat::types::{Lit, Var};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Cost model and search options.
+#[derive(Clone, Debug)]
+pub struct SynthOptions {
+    /// Cost factor per enclosing loop (LC).
+    pub cost_loop: f64,
+    /// Cost factor per enclosing conditional (IC).
+    pub cost_if: f64,
+    /// Solver time limit per oracle query.
+    pub timeout_ms: u32,
+    /// Upper bound on refinement rounds (a safety net; each round removes a placement).
+    pub max_rounds: u32,
+    /// MaxSAT algorithm.
+    pub algorithm: Algorithm,
+    /// Write every MaxSAT instance as WCNF into this directory.
+    pub dump_wcnf: Option<PathBuf>,
+}
+
+impl Default for SynthOptions {
+    fn default() -> Self {
+        SynthOptions {
+            cost_loop: 100.0,
+            cost_if: 0.5,
+            timeout_ms: 2000,
+            max_rounds: 64,
+            algorithm: Algorithm::Oll,
+            dump_wcnf: None,
+        }
+    }
+}
+
+/// Why a kernel cannot be fixed by adding barriers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unfixable {
+    /// One statement reads and writes (or writes from many threads) the same address.
+    SameStatement(Race),
+    /// Threads of different blocks race; barriers only order one block.
+    InterBlock(Race),
+    /// Every position between the two accesses is under a thread-dependent condition.
+    DivergentRegion(Race),
+    /// The input already has a barrier under a non-uniform condition.
+    DivergentBarrier(Label),
+    /// The placement problem has no solution (should not happen when every race has options).
+    NoPlacement,
+}
+
+impl Unfixable {
+    /// Short machine-readable reason.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Unfixable::SameStatement(_) => "same-statement",
+            Unfixable::InterBlock(_) => "inter-block",
+            Unfixable::DivergentRegion(_) => "divergent-region",
+            Unfixable::DivergentBarrier(_) => "barrier-divergence",
+            Unfixable::NoPlacement => "no-placement",
+        }
+    }
+}
+
+/// One inserted barrier.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// Where.
+    pub pos: Position,
+    /// Its cost under the cost model.
+    pub cost: f64,
+    /// The races of the original report this barrier's position separates.
+    pub covers: Vec<usize>,
+}
+
+/// Counters for `--stats`.
+#[derive(Clone, Debug, Default)]
+pub struct SynthStats {
+    /// Oracle calls (including the initial check).
+    pub oracle_calls: u32,
+    /// MaxSAT solves.
+    pub maxsat_calls: u32,
+    /// Refinement rounds.
+    pub rounds: u32,
+    /// Time spent.
+    pub time: Duration,
+}
+
+/// The result of synthesis.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// No race to begin with.
+    AlreadyClean,
+    /// A verified placement.
+    Fixed {
+        /// Barriers to insert, in text order.
+        barriers: Vec<Placed>,
+        /// Total cost.
+        cost: f64,
+    },
+    /// No barrier placement can fix the kernel.
+    Unfixable(Vec<Unfixable>),
+    /// The oracle could not decide (solver unknown, unsupported construct, round limit).
+    Inconclusive(String),
+}
+
+/// Synthesis result with the initial report (for rendering) and statistics.
+#[derive(Clone, Debug)]
+pub struct Synthesis {
+    /// The oracle's report on the input kernel.
+    pub initial: Report,
+    /// What to do.
+    pub outcome: Outcome,
+    /// Counters.
+    pub stats: SynthStats,
+}
+
+/// Facts about positions needed by the encoding.
+struct Space {
+    tree: LabelTree,
+    /// Block-uniform candidate positions in text order, with their cost.
+    positions: Vec<(Position, f64)>,
+    /// `post` order index and enclosing block labels per position.
+    pos_post: Vec<u32>,
+    pos_blocks: Vec<Vec<Label>>,
+}
+
+impl Space {
+    fn new(k: &Kernel, opts: &SynthOptions) -> Space {
+        let tree = LabelTree::new(k);
+        let unif = sdv::uniformity(k);
+        let mut positions = Vec::new();
+        let mut pos_post = Vec::new();
+        let mut pos_blocks = Vec::new();
+        for p in candidate_positions(k) {
+            if unif.position_level(p) != Level::Block {
+                continue;
+            }
+            let info = tree.get(p.label());
+            let cost = opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+            positions.push((p, cost));
+            pos_post.push(info.post);
+            pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
+        }
+        Space {
+            tree,
+            positions,
+            pos_post,
+            pos_blocks,
+        }
+    }
+
+    fn blocks_of(&self, l: Label) -> Vec<Label> {
+        self.tree.get(l).scopes.iter().map(|s| s.block).collect()
+    }
+
+    /// Positions in the label interval `[lo, hi)`: text order between the bounds, and every
+    /// enclosing block shared with one of the bounds (so the barrier runs whenever both do).
+    fn interval(&self, lo: Label, hi_post: u32, lo_blocks: &[Label], hi_blocks: &[Label]) -> Vec<usize> {
+        let lo_post = self.tree.get(lo).post;
+        (0..self.positions.len())
+            .filter(|&i| {
+                let p = self.pos_post[i];
+                lo_post <= p
+                    && p < hi_post
+                    && self.pos_blocks[i]
+                        .iter()
+                        .all(|b| lo_blocks.contains(b) || hi_blocks.contains(b))
+            })
+            .collect()
+    }
+
+    /// The loop statement at depth `d` (1 = outermost) common to `a` and `b`, with its body block.
+    fn common_loop(&self, a: Label, b: Label, d: u32) -> Option<(Label, Label)> {
+        let la: Vec<_> = self
+            .tree
+            .get(a)
+            .scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .copied()
+            .collect();
+        let lb: Vec<_> = self
+            .tree
+            .get(b)
+            .scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .copied()
+            .collect();
+        let s = la.get(d as usize - 1)?;
+        if lb.get(d as usize - 1) != Some(s) {
+            return None;
+        }
+        Some((s.owner?, s.block))
+    }
+
+    /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
+    /// to `y` (later iteration): after `x` to the end of the body, or from its start to `y`.
+    fn across(&self, x: Label, y: Label, d: u32) -> Vec<usize> {
+        let Some((loop_stmt, body)) = self.common_loop(x, y, d) else {
+            return vec![];
+        };
+        let end_post = self.tree.get(loop_stmt).post;
+        let xb = self.blocks_of(x);
+        let yb = self.blocks_of(y);
+        let mut v = self.interval(x, end_post, &xb, &xb);
+        v.extend(self.interval(body, self.tree.get(y).post, &yb, &yb));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Identity of a race for refinement: (first, second, array) labels.
+type RaceKey = (Label, Label, u32);
+
+fn key(r: &Race) -> RaceKey {
+    (r.first.label, r.second.label, r.array.0)
+}
+
+/// The constraint options of one race at a refinement level: one clause per needed relation.
+fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
+    let (a, b) = (r.first.label, r.second.label);
+    let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
+    let mut out = Vec::new();
+    let same = |out: &mut Vec<Vec<usize>>| {
+        let ab = space.blocks_of(a);
+        let bb = space.blocks_of(b);
+        out.push(space.interval(a, space.tree.get(b).post, &ab, &bb));
+    };
+    for rel in &r.relations {
+        match *rel {
+            IterRelation::SameIteration => same(&mut out),
+            IterRelation::AcrossBackEdge(d) => {
+                if narrow.contains(&(key(r), d)) {
+                    out.push(space.across(b, a, d));
+                } else {
+                    out.push(space.across(a, b, d));
+                }
+            }
+            IterRelation::Unknown => {
+                // Unclassified: demand what every relation would need.
+                same(&mut out);
+                for d in 1..=common_depth {
+                    out.push(space.across(b, a, d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Synthesizes a verified block-wide barrier placement for `k`.
+pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
+    let start = Instant::now();
+    let mut stats = SynthStats::default();
+    let sdv_opts = sdv::SdvOptions {
+        timeout_ms: opts.timeout_ms,
+        ..Default::default()
+    };
+    let initial = sdv::check(k, &sdv_opts);
+    stats.oracle_calls += 1;
+    let finish = |outcome: Outcome, mut stats: SynthStats, initial: Report| {
+        stats.time = start.elapsed();
+        Synthesis {
+            initial,
+            outcome,
+            stats,
+        }
+    };
+    if let Some(i) = initial.inconclusive.first() {
+        return finish(Outcome::Inconclusive(i.message.clone()), stats, initial);
+    }
+    if initial.races.is_empty() && initial.divergences.is_empty() {
+        return finish(Outcome::AlreadyClean, stats, initial);
+    }
+    let space = Space::new(k, opts);
+    // Unfixable races and divergent barriers in the input.
+    let mut unfixable: Vec<Unfixable> = initial
+        .divergences
+        .iter()
+        .map(|d| Unfixable::DivergentBarrier(d.barrier))
+        .collect();
+    for r in &initial.races {
+        if r.scope == RaceScope::InterBlock {
+            unfixable.push(Unfixable::InterBlock(r.clone()));
+            continue;
+        }
+        if clauses(&space, r, &BTreeSet::new()).iter().any(|c| c.is_empty()) {
+            let same_stmt = r.first.label == r.second.label && r.relations.contains(&IterRelation::SameIteration);
+            unfixable.push(if same_stmt {
+                Unfixable::SameStatement(r.clone())
+            } else {
+                Unfixable::DivergentRegion(r.clone())
+            });
+        }
+    }
+    if !unfixable.is_empty() {
+        return finish(Outcome::Unfixable(unfixable), stats, initial);
+    }
+    if initial.races.iter().any(|r| r.assumed) {
+        let r = initial.races.iter().find(|r| r.assumed).expect("checked");
+        let msg = format!(
+            "the solver could not decide whether {} and {} race; the placement could not be verified",
+            k.loc(r.first.span),
+            k.loc(r.second.span)
+        );
+        return finish(Outcome::Inconclusive(msg), stats, initial);
+    }
+
+    // Integer weights: scale so the smallest cost is at least 1000 units.
+    let min_cost = space
+        .positions
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-9);
+    let scale = 1000.0 / min_cost.min(1.0);
+    let mut known: Vec<Race> = initial.races.clone();
+    let mut narrow: BTreeSet<(RaceKey, u32)> = BTreeSet::new();
+    let mut round = 0;
+    loop {
+        round += 1;
+        stats.rounds = round;
+        if round > opts.max_rounds {
+            return finish(
+                Outcome::Inconclusive("refinement did not converge".into()),
+                stats,
+                initial,
+            );
+        }
+        let mut p = MaxSatProblem::new();
+        let vars: Vec<Var> = space.positions.iter().map(|_| p.new_var()).collect();
+        for (i, (_, cost)) in space.positions.iter().enumerate() {
+            p.add_soft(vars[i].neg_lit(), (cost * scale).round().max(1.0) as u64);
+        }
+        for r in &known {
+            for c in clauses(&space, r, &narrow) {
+                let lits: Vec<Lit> = c.iter().map(|&i| vars[i].pos_lit()).collect();
+                p.add_hard(&lits);
+            }
+        }
+        if let Some(dir) = &opts.dump_wcnf {
+            let _ = std::fs::create_dir_all(dir);
+            let path = dir.join(format!("{}-round{round}.wcnf", k.name));
+            if let Ok(mut f) = std::fs::File::create(&path) {
+                let _ = p.write_wcnf(&mut f);
+            }
+        }
+        let mut solver = opts.algorithm.solver();
+        stats.maxsat_calls += 1;
+        let model = match solver.solve(&p) {
+            Ok(MaxSatResult::Optimal { model, .. }) => model,
+            Ok(MaxSatResult::Unsat) => return finish(Outcome::Unfixable(vec![Unfixable::NoPlacement]), stats, initial),
+            Err(MaxSatError::WeightOverflow) => {
+                return finish(
+                    Outcome::Inconclusive("cost weights overflow; lower --cost-loop".into()),
+                    stats,
+                    initial,
+                )
+            }
+            Err(e) => {
+                return finish(
+                    Outcome::Inconclusive(format!("MaxSAT solver failed: {e:?}")),
+                    stats,
+                    initial,
+                )
+            }
+        };
+        let chosen: Vec<usize> = (0..vars.len())
+            .filter(|&i| lit_value(&model, vars[i].pos_lit()))
+            .collect();
+        let inserts: Vec<(Position, Barrier)> =
+            chosen.iter().map(|&i| (space.positions[i].0, Barrier::Block)).collect();
+        let candidate = match insert_barriers(k, &inserts) {
+            Ok((c, _)) => c,
+            Err(pos) => {
+                return finish(
+                    Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}")),
+                    stats,
+                    initial,
+                )
+            }
+        };
+        let report = sdv::check(&candidate, &sdv_opts);
+        stats.oracle_calls += 1;
+        if report.is_clean() {
+            let barriers = chosen
+                .iter()
+                .map(|&i| {
+                    let covers = initial
+                        .races
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| clauses(&space, r, &narrow).iter().any(|c| c.contains(&i)))
+                        .map(|(j, _)| j)
+                        .collect();
+                    Placed {
+                        pos: space.positions[i].0,
+                        cost: space.positions[i].1,
+                        covers,
+                    }
+                })
+                .collect::<Vec<_>>();
+            let cost = barriers.iter().map(|b| b.cost).sum();
+            return finish(Outcome::Fixed { barriers, cost }, stats, initial);
+        }
+        if !report.divergences.is_empty() || !report.inconclusive.is_empty() || report.races.iter().any(|r| r.assumed) {
+            let msg = report
+                .inconclusive
+                .first()
+                .map(|i| i.message.clone())
+                .unwrap_or_else(|| "a candidate placement could not be verified".into());
+            return finish(Outcome::Inconclusive(msg), stats, initial);
+        }
+        // Refine: new races become constraints; races still present with a back-edge relation
+        // get the narrow option.
+        let mut progress = false;
+        let known_keys: HashMap<RaceKey, usize> = known.iter().enumerate().map(|(i, r)| (key(r), i)).collect();
+        for r in report.races {
+            match known_keys.get(&key(&r)) {
+                None => {
+                    known.push(r);
+                    progress = true;
+                }
+                Some(&i) => {
+                    let mut rels: BTreeSet<IterRelation> = known[i].relations.iter().copied().collect();
+                    for rel in &r.relations {
+                        progress |= rels.insert(*rel);
+                        if let IterRelation::AcrossBackEdge(d) = rel {
+                            progress |= narrow.insert((key(&r), *d));
+                        }
+                    }
+                    known[i].relations = rels.into_iter().collect();
+                }
+            }
+        }
+        if !progress {
+            return finish(
+                Outcome::Inconclusive("the oracle still reports races that the encoding cannot separate".into()),
+                stats,
+                initial,
+            );
+        }
+    }
+}
+
+/// The naive baseline of the AutoSync paper: a barrier at every block-uniform position, then
+/// remove them one at a time while the oracle still verifies.
+pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
+    let start = Instant::now();
+    let mut stats = SynthStats::default();
+    let sdv_opts = sdv::SdvOptions {
+        timeout_ms: opts.timeout_ms,
+        ..Default::default()
+    };
+    let initial = sdv::check(k, &sdv_opts);
+    stats.oracle_calls += 1;
+    let done = |outcome, mut stats: SynthStats, initial| {
+        stats.time = start.elapsed();
+        Synthesis {
+            initial,
+            outcome,
+            stats,
+        }
+    };
+    if !initial.inconclusive.is_empty() {
+        return done(
+            Outcome::Inconclusive(initial.inconclusive[0].message.clone()),
+            stats,
+            initial,
+        );
+    }
+    if initial.is_clean() {
+        return done(Outcome::AlreadyClean, stats, initial);
+    }
+    let space = Space::new(k, opts);
+    let mut keep: Vec<bool> = vec![true; space.positions.len()];
+    let verify = |keep: &[bool], stats: &mut SynthStats| -> bool {
+        let inserts: Vec<(Position, Barrier)> = space
+            .positions
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(p, _)| (p.0, Barrier::Block))
+            .collect();
+        stats.oracle_calls += 1;
+        match insert_barriers(k, &inserts) {
+            Ok((c, _)) => sdv::check(&c, &sdv_opts).is_clean(),
+            Err(_) => false,
+        }
+    };
+    if !verify(&keep, &mut stats) {
+        return done(Outcome::Unfixable(vec![Unfixable::NoPlacement]), stats, initial);
+    }
+    // Costliest first, so the survivors tend to be cheap.
+    let mut order: Vec<usize> = (0..keep.len()).collect();
+    order.sort_by(|&x, &y| space.positions[y].1.total_cmp(&space.positions[x].1));
+    for i in order {
+        keep[i] = false;
+        if !verify(&keep, &mut stats) {
+            keep[i] = true;
+        }
+    }
+    let barriers: Vec<Placed> = space
+        .positions
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| Placed {
+            pos: p.0,
+            cost: p.1,
+            covers: vec![],
+        })
+        .collect();
+    let cost = barriers.iter().map(|b| b.cost).sum();
+    done(Outcome::Fixed { barriers, cost }, stats, initial)
+}
+
+/// Cost of the block-wide barriers already in a kernel (for comparison with a synthesized one).
+pub fn existing_barrier_cost(k: &Kernel, opts: &SynthOptions) -> (u32, f64) {
+    let tree = LabelTree::new(k);
+    let mut n = 0;
+    let mut cost = 0.0;
+    autosync_oracle::tree::for_each_stmt(&k.body, &mut |s| {
+        if let autosync_oracle::ir::StmtKind::Barrier(b, _) = &s.kind {
+            if b.is_block_wide() {
+                let info = tree.get(s.label);
+                n += 1;
+                cost += opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+            }
+        }
+    });
+    (n, cost)
+}
+
+/// Positions by index for tests: every block-uniform candidate position and its cost.
+pub fn block_uniform_positions(k: &Kernel, opts: &SynthOptions) -> Vec<(Position, f64)> {
+    Space::new(k, opts).positions
+}
+
+/// Races of a report grouped by label pair, for rendering.
+pub fn race_lines(k: &Kernel, races: &[Race]) -> BTreeMap<usize, (u32, u32)> {
+    races
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, (k.line(r.first.span), k.line(r.second.span))))
+        .collect()
+}
