@@ -328,6 +328,11 @@ pub fn describe_unfixable(k: &Kernel, u: &Unfixable) -> String {
             k.loc(r.first.span),
             k.loc(r.second.span)
         ),
+        Unfixable::NoSourcePosition(r) => format!(
+            "{} and {}: no statement boundary of the kernel's own source lies between these accesses (they are in one statement or inside one called function); put a barrier in that function or split the statement",
+            k.loc(r.first.span),
+            k.loc(r.second.span)
+        ),
         Unfixable::DivergentBarrier(l) => {
             let tree = LabelTree::new(k);
             format!("{}: an existing barrier is under a thread-dependent condition (barrier divergence)", k.loc(tree.get(*l).span))

@@ -61,6 +61,9 @@ pub enum Unfixable {
     InterBlock(Race),
     /// Every position between the two accesses is under a thread-dependent condition.
     DivergentRegion(Race),
+    /// No position of the kernel's own source lies between the accesses (they are in one
+    /// statement, or both inside one called `__device__` function).
+    NoSourcePosition(Race),
     /// The input already has a barrier under a non-uniform condition.
     DivergentBarrier(Label),
     /// The placement problem has no solution (should not happen when every race has options).
@@ -74,6 +77,7 @@ impl Unfixable {
             Unfixable::SameStatement(_) => "same-statement",
             Unfixable::InterBlock(_) => "inter-block",
             Unfixable::DivergentRegion(_) => "divergent-region",
+            Unfixable::NoSourcePosition(_) => "no-source-position",
             Unfixable::DivergentBarrier(_) => "barrier-divergence",
             Unfixable::NoPlacement => "no-placement",
         }
@@ -136,6 +140,8 @@ pub struct Synthesis {
 /// Facts about positions needed by the encoding.
 struct Space {
     tree: LabelTree,
+    /// Whether candidate positions under thread-dependent conditions are included.
+    all: bool,
     /// Block-uniform candidate positions in text order, with their cost.
     positions: Vec<(Position, f64)>,
     /// `post` order index and enclosing block labels per position.
@@ -145,13 +151,22 @@ struct Space {
 
 impl Space {
     fn new(k: &Kernel, opts: &SynthOptions) -> Space {
+        Space::build(k, opts, false)
+    }
+
+    /// Every candidate position, divergent ones included (to explain unfixable races).
+    fn with_divergent(k: &Kernel, opts: &SynthOptions) -> Space {
+        Space::build(k, opts, true)
+    }
+
+    fn build(k: &Kernel, opts: &SynthOptions, all: bool) -> Space {
         let tree = LabelTree::new(k);
         let unif = sdv::uniformity(k);
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
         let mut pos_blocks = Vec::new();
         for p in candidate_positions(k) {
-            if unif.position_level(p) != Level::Block {
+            if !all && unif.position_level(p) != Level::Block {
                 continue;
             }
             let info = tree.get(p.label());
@@ -162,6 +177,7 @@ impl Space {
         }
         Space {
             tree,
+            all,
             positions,
             pos_post,
             pos_blocks,
@@ -294,6 +310,8 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         return finish(Outcome::AlreadyClean, stats, initial);
     }
     let space = Space::new(k, opts);
+    let loose = Space::with_divergent(k, opts);
+    debug_assert!(loose.all && !space.all);
     // Unfixable races and divergent barriers in the input.
     let mut unfixable: Vec<Unfixable> = initial
         .divergences

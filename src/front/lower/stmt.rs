@@ -31,12 +31,15 @@ impl<'u, 't> Lowerer<'u, 't> {
             }
             "declaration" => {
                 self.stmt_span = span;
+                let before = self.blocks.last().map_or(0, Vec::len);
                 self.declaration(n)?;
                 self.flush(true);
+                self.anchor(before, span);
                 Ok(())
             }
             "expression_statement" => {
                 self.stmt_span = span;
+                let before = self.blocks.last().map_or(0, Vec::len);
                 if let Some(e) = n.named_child(0) {
                     let v = self.expr(e)?;
                     if let Val::Mem(p) = v {
@@ -45,6 +48,7 @@ impl<'u, 't> Lowerer<'u, 't> {
                     }
                 }
                 self.flush(true);
+                self.anchor(before, span);
                 Ok(())
             }
             "if_statement" => self.if_stmt(n),
@@ -76,6 +80,25 @@ impl<'u, 't> Lowerer<'u, 't> {
                 span,
                 format!("unsupported statement ({k}): `{}`", first_line(self.text(n))),
             )),
+        }
+    }
+
+    /// After a source statement whose lowering ended in statements that are not barrier
+    /// positions (an inlined call's body), adds an empty statement that is: a barrier right
+    /// after the call is a real place in the source.
+    fn anchor(&mut self, before: usize, span: Span) {
+        if self.in_inline() {
+            return;
+        }
+        let stmts = self.blocks.last().map_or(&[][..], Vec::as_slice);
+        if stmts.len() > before && !stmts.last().is_some_and(|s| s.emit_after) {
+            let label = self.label();
+            self.push(Stmt {
+                label,
+                span,
+                emit_after: true,
+                kind: StmtKind::Basic(vec![]),
+            });
         }
     }
 
