@@ -457,7 +457,9 @@ fn run_fix(a: &FixArgs) -> u8 {
                     eprintln!("{}: would change", f.display());
                 }
             } else if a.diff {
-                print!("{}", res.diff);
+                if a.format == OutFormat::Text {
+                    print!("{}", res.diff);
+                }
             } else if a.stdout {
                 print!("{}", res.patched.as_deref().unwrap_or_default());
             } else if let Err(m) = write_back(f, &res) {

@@ -88,7 +88,6 @@ pub struct FileFix {
     /// Whether the file's text changes.
     pub changed: bool,
     /// The unified diff (empty when unchanged).
-    #[serde(skip)]
     pub diff: String,
     /// The patched text (when changed).
     #[serde(skip)]
