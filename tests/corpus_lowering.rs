@@ -40,7 +40,7 @@ fn every_corpus_file_is_in_the_manifest() {
     }
 }
 
-fn span_text<'a>(unit: &'a front::SourceUnit, s: Span) -> &'a str {
+fn span_text(unit: &front::SourceUnit, s: Span) -> &str {
     let t = &unit.texts[s.file.0 as usize];
     &t[s.lo as usize..(s.hi as usize).min(t.len())]
 }

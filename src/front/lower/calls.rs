@@ -455,7 +455,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             },
             Val::Obj(sname, fields) => {
                 if sname == "NamedBarrier"
-                    || self.u.struct_methods.get(&sname).is_none()
+                    || !self.u.struct_methods.contains_key(&sname)
                         && matches!(mname, "sync" | "arrive" | "arrive_and_wait")
                         && sname.contains("Barrier")
                 {

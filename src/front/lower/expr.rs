@@ -773,14 +773,11 @@ impl<'u, 't> Lowerer<'u, 't> {
                     Some(Binding::Ptr {
                         array: old,
                         off: PtrOff::Var(var),
-                        pointee: pt,
+                        ..
                     }) if old == array => {
                         let _ = pointee;
                         self.ops.push(Op::Assign(var, off));
-                        Ok(Val::PtrVar(name.clone())).map(|v| {
-                            let _ = pt;
-                            v
-                        })
+                        Ok(Val::PtrVar(name.clone()))
                     }
                     Some(Binding::Ptr { array: old, .. }) if old != array => Err(FrontError::unsupported(
                         span,
@@ -983,11 +980,7 @@ pub(crate) fn bin_op(op: &str, le: Expr, lt: &CType, re: Expr, rt: &CType) -> Va
         common_int(lt, rt)
     };
     let l = convert(le, lt, &t);
-    let r = if matches!(op, "<<" | ">>") {
-        convert(re, rt, &t)
-    } else {
-        convert(re, rt, &t)
-    };
+    let r = convert(re, rt, &t);
     let arith = |b: BinOp| {
         Val::Scalar(
             Expr::Bin(b, t.scalar(), Box::new(l.clone()), Box::new(r.clone())),

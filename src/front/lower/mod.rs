@@ -235,19 +235,12 @@ impl<'t> Unit<'t> {
                         }
                     }
                 }
-                "alias_declaration" | "using_declaration" => {
-                    let t = self.text(ch);
-                    if t.contains("cooperative_groups") {
-                        if let Some(n) = ch.child_by_field_name("name") {
-                            self.namespaces_cg.push(self.text(n).to_string());
-                        }
-                    }
-                }
-                "namespace_alias_definition" => {
-                    if self.text(ch).contains("cooperative_groups") {
-                        if let Some(n) = ch.child_by_field_name("name") {
-                            self.namespaces_cg.push(self.text(n).to_string());
-                        }
+                // `namespace cg = cooperative_groups;` and `using` aliases of it.
+                "alias_declaration" | "using_declaration" | "namespace_alias_definition"
+                    if self.text(ch).contains("cooperative_groups") =>
+                {
+                    if let Some(n) = ch.child_by_field_name("name") {
+                        self.namespaces_cg.push(self.text(n).to_string());
                     }
                 }
                 _ => {}
