@@ -7,3 +7,4 @@ pub mod fix;
 pub mod front;
 pub mod manifest;
 pub mod synth;
+pub mod workload;

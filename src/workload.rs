@@ -1,0 +1,132 @@
+//! Generated workloads for benchmarks: warp-specialized producer/consumer pipelines as CUDA text.
+
+use std::fmt::Write;
+
+/// Shape of a generated pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineShape {
+    /// Warps per block (half produce, half consume; at least 2, at most 32).
+    pub warps: u32,
+    /// Pipeline stages (buffer slots), each with a "full" and an "empty" named barrier; 1..=7.
+    pub stages: u32,
+    /// Iterations of the producer and consumer loops.
+    pub iterations: u32,
+    /// Shared-memory accesses per stage per thread.
+    pub accesses: u32,
+    /// Leave out the consumers' release of a slot (a defect: unsafe reuse of the buffer).
+    pub drop_release: bool,
+}
+
+impl PipelineShape {
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        self.warps * 32
+    }
+    /// Dynamic named-barrier operations executed by all warps together.
+    pub fn dynamic_barriers(&self) -> u64 {
+        // Every warp does one sync and one arrive per iteration, minus the pipeline fill/drain.
+        let per_warp = 2 * self.iterations as u64 - self.stages.min(self.iterations) as u64;
+        per_warp * self.warps as u64
+    }
+    /// Memory accesses (shared and global) executed by all threads together: producers load
+    /// from global and store to shared, consumers load from shared and store one result.
+    pub fn dynamic_accesses(&self) -> u64 {
+        let producers = (self.warps / 2) as u64 * 32;
+        let consumers = self.threads() as u64 - producers;
+        let a = self.accesses as u64;
+        self.iterations as u64 * (producers * 2 * a + consumers * (a + 1))
+    }
+}
+
+/// Writes a warp-specialized pipeline kernel: producer warps fill slot `it % S` and arrive on its
+/// "full" barrier; consumer warps sync on it, read, and arrive on the slot's "empty" barrier,
+/// which producers sync on before refilling the slot `S` iterations later.
+pub fn pipeline_kernel(s: &PipelineShape) -> String {
+    assert!(
+        (2..=32).contains(&s.warps) && (1..=7).contains(&s.stages),
+        "shape out of range: {s:?}"
+    );
+    let producers = s.warps / 2;
+    let pthreads = producers * 32;
+    let n = s.threads();
+    let mut out = String::new();
+    let _ = writeln!(out, "//--blockDim={n} --gridDim=1");
+    let _ = writeln!(
+        out,
+        "// Generated: {} warps ({} producers), {} stages, {} iterations, {} accesses per stage.",
+        s.warps, producers, s.stages, s.iterations, s.accesses
+    );
+    let _ = writeln!(
+        out,
+        "#define STAGES {}\n#define ACC {}\n#define PT {pthreads}\n",
+        s.stages, s.accesses
+    );
+    out.push_str(
+        "__device__ void bar_sync(int id, int n) { asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n) : \"memory\"); }\n\
+         __device__ void bar_arrive(int id, int n) { asm volatile(\"bar.arrive %0, %1;\" :: \"r\"(id), \"r\"(n) : \"memory\"); }\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "__global__ void pipeline(const float *in, float *out, int iters)\n{{"
+    );
+    out.push_str("    __shared__ float buf[STAGES][ACC][PT];\n");
+    out.push_str("    int warp = threadIdx.x / 32;\n    int t = threadIdx.x;\n");
+    let _ = writeln!(out, "    if (warp < {producers}) {{");
+    out.push_str("        for (int it = 0; it < iters; ++it) {\n");
+    out.push_str("            int slot = it % STAGES;\n");
+    let _ = writeln!(out, "            if (it >= STAGES) bar_sync(1 + STAGES + slot, {n});");
+    out.push_str("            for (int a = 0; a < ACC; ++a) buf[slot][a][t] = in[(it * ACC + a) * PT + t];\n");
+    let _ = writeln!(out, "            bar_arrive(1 + slot, {n});");
+    out.push_str("        }\n    } else {\n");
+    out.push_str("        int c = (t - PT + 1) % PT;\n");
+    out.push_str("        for (int it = 0; it < iters; ++it) {\n");
+    out.push_str("            int slot = it % STAGES;\n");
+    let _ = writeln!(out, "            bar_sync(1 + slot, {n});");
+    out.push_str("            float acc = 0.0f;\n");
+    out.push_str("            for (int a = 0; a < ACC; ++a) acc += buf[slot][a][c];\n");
+    out.push_str("            out[it * PT + c] = acc;\n");
+    if !s.drop_release {
+        let _ = writeln!(
+            out,
+            "            if (it + STAGES < iters) bar_arrive(1 + STAGES + slot, {n});"
+        );
+    }
+    out.push_str("        }\n    }\n}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::front::{lower_text, FrontOptions};
+    use autosync_oracle::named;
+
+    fn check(shape: &PipelineShape) -> autosync_oracle::report::Report {
+        let text = pipeline_kernel(shape);
+        let opts = FrontOptions {
+            params: [("iters".to_string(), shape.iterations as i64)].into(),
+            ..Default::default()
+        };
+        let unit = lower_text(std::path::Path::new("gen.cu"), &text, &opts).expect("generated kernel lowers");
+        named::check(&unit.kernels[0], &named::NamedOptions::default())
+    }
+
+    #[test]
+    fn small_pipeline_verifies_and_its_defect_is_found() {
+        let shape = PipelineShape {
+            warps: 4,
+            stages: 2,
+            iterations: 6,
+            accesses: 3,
+            drop_release: false,
+        };
+        let r = check(&shape);
+        assert!(r.is_clean(), "{r:#?}");
+        assert_eq!(shape.dynamic_accesses(), 6 * (64 * 2 * 3 + 64 * 4));
+        let bad = check(&PipelineShape {
+            drop_release: true,
+            ..shape
+        });
+        assert!(!bad.is_clean(), "dropping the release must be reported");
+    }
+}
