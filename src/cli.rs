@@ -61,6 +61,9 @@ struct FixArgs {
     /// Synthesis strategy.
     #[arg(long, value_enum, default_value = "maxsat")]
     strategy: crate::fix::Strategy,
+    /// Also remove barriers of your own when a verified cheaper placement exists.
+    #[arg(long)]
+    minimize: bool,
     /// Cost factor per enclosing loop.
     #[arg(long = "cost-loop", default_value_t = 100.0)]
     cost_loop: f64,
@@ -368,6 +371,7 @@ fn run_fix(a: &FixArgs) -> u8 {
         },
         strategy: a.strategy,
         annotate: a.annotate,
+        minimize: a.minimize,
     };
     let mut worst = exit::OK;
     let rank = |c: u8| match c {
@@ -424,6 +428,26 @@ fn run_fix(a: &FixArgs) -> u8 {
                         f.display(),
                         b.line,
                         fmt_cost(b.cost)
+                    );
+                }
+                if let Some(m) = &k.minimized {
+                    let verb = if a.diff || a.check || a.stdout {
+                        "would remove"
+                    } else {
+                        "removed"
+                    };
+                    for l in &m.removed_lines {
+                        eprintln!(
+                            "{}:{l}: {verb} __syncthreads() (not needed by the cheaper placement)",
+                            f.display()
+                        );
+                    }
+                    eprintln!(
+                        "{}: kernel `{}`: barrier cost {} -> {}",
+                        f.display(),
+                        k.kernel,
+                        fmt_cost(m.old_cost),
+                        fmt_cost(m.new_cost)
                     );
                 }
                 if k.status == "unfixable" || k.status == "inconclusive" {

@@ -31,6 +31,8 @@ pub struct FixOptions {
     pub strategy: Strategy,
     /// Add a trailing comment naming the races each barrier removes.
     pub annotate: bool,
+    /// Also propose removing the author's barriers when a verified cheaper placement exists.
+    pub minimize: bool,
 }
 
 /// What happened to one kernel.
@@ -50,6 +52,20 @@ pub struct KernelFix {
     pub stats: StatsJson,
     /// Races in the input (`first line ↔ second line`).
     pub races: Vec<String>,
+    /// Lines of the author's barriers removed by `--minimize`, with the cost before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimized: Option<MinimizedJson>,
+}
+
+/// What `--minimize` changed in a kernel.
+#[derive(Clone, Debug, Serialize)]
+pub struct MinimizedJson {
+    /// Lines (in the original file) of the removed barriers.
+    pub removed_lines: Vec<u32>,
+    /// Cost of the author's barriers plus plain synthesis.
+    pub old_cost: f64,
+    /// Cost after minimization.
+    pub new_cost: f64,
 }
 
 /// An inserted barrier, for reports.
@@ -117,6 +133,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     let unit = front::load(path, front_opts).map_err(FixError::Front)?;
     let original = unit.texts.first().cloned().unwrap_or_default();
     let mut all_inserts: Vec<(usize, Insertion)> = Vec::new();
+    let mut all_removals: Vec<autosync_oracle::ir::Span> = Vec::new();
     let mut kernels = Vec::new();
     let mut all_ok = true;
     for (ki, k) in unit.kernels.iter().enumerate() {
@@ -130,8 +147,54 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 reasons: vec!["kernel uses named barriers; named-barrier synthesis is not available yet (autosync check verifies it)".into()],
                 stats: StatsJson::default(),
                 races: vec![],
+                minimized: None,
             });
             continue;
+        }
+        if opts.minimize && opts.strategy == Strategy::Maxsat {
+            if let Some(m) = block::minimize(k, &opts.synth) {
+                let tree = LabelTree::new(k);
+                for l in &m.remove {
+                    all_removals.push(tree.get(*l).span);
+                }
+                for b in &m.insert {
+                    all_inserts.push((
+                        ki,
+                        Insertion {
+                            pos: b.pos,
+                            text: BarrierText::SyncThreads,
+                            comment: None,
+                        },
+                    ));
+                }
+                kernels.push(KernelFix {
+                    kernel: k.name.clone(),
+                    status: "fixed",
+                    barriers: m
+                        .insert
+                        .iter()
+                        .map(|b| BarrierJson {
+                            line: 0,
+                            text: "__syncthreads();".into(),
+                            cost: b.cost,
+                            covers: vec![],
+                        })
+                        .collect(),
+                    cost: m.new_cost,
+                    reasons: vec![],
+                    stats: StatsJson {
+                        oracle_calls: m.oracle_calls,
+                        ..Default::default()
+                    },
+                    races: vec![],
+                    minimized: Some(MinimizedJson {
+                        removed_lines: m.remove.iter().map(|l| k.line(tree.get(*l).span)).collect(),
+                        old_cost: m.old_cost,
+                        new_cost: m.new_cost,
+                    }),
+                });
+                continue;
+            }
         }
         let syn: Synthesis = match opts.strategy {
             Strategy::Maxsat => block::synthesize(k, &opts.synth),
@@ -153,6 +216,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 reasons: vec![],
                 stats,
                 races,
+                minimized: None,
             }),
             Outcome::Fixed { barriers, cost } => {
                 for b in &barriers {
@@ -182,6 +246,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     reasons: vec![],
                     stats,
                     races,
+                    minimized: None,
                 });
             }
             Outcome::Unfixable(why) => {
@@ -194,6 +259,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     reasons: why.iter().map(|u| describe_unfixable(k, u)).collect(),
                     stats,
                     races,
+                    minimized: None,
                 });
             }
             Outcome::Inconclusive(msg) => {
@@ -206,6 +272,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     reasons: vec![msg],
                     stats,
                     races,
+                    minimized: None,
                 });
             }
         }
@@ -218,7 +285,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
         patched: None,
         original: original.clone(),
     };
-    if !all_ok || all_inserts.is_empty() {
+    if !all_ok || (all_inserts.is_empty() && all_removals.is_empty()) {
         return Ok(result);
     }
     // One plan per kernel; kernels occupy disjoint text, so their edits merge.
@@ -235,7 +302,11 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
         let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
         edits.extend(fix.edits);
     }
-    edits.sort_by_key(|e| e.offset);
+    for span in all_removals {
+        edits.push(emit::removal(&original, span).map_err(|e| FixError::Emit(e.to_string()))?);
+    }
+    // Insertions before deletions at the same offset.
+    edits.sort_by_key(|e| (e.offset, e.delete));
     let fix = emit::Fix { edits };
     let patched = emit::apply(&original, &fix);
     verify_patched(path, &patched, front_opts, &opts.synth)?;

@@ -94,6 +94,9 @@ pub struct FixExpect {
     /// Why the kernel cannot be fixed (same-statement, inter-block, divergent-region, ...).
     #[serde(default)]
     pub reason: Option<String>,
+    /// Cost after `fix --minimize`, when autosync finds a cheaper placement than the author's.
+    #[serde(default)]
+    pub minimized_cost: Option<f64>,
 }
 
 impl Entry {

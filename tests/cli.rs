@@ -150,3 +150,28 @@ fn bad_input_is_located_and_exits_2() {
     let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
     assert!(err.contains("goto.cu:3:3") && err.contains("goto"), "{err}");
 }
+
+#[test]
+fn minimize_removes_a_needless_barrier() {
+    let (_d, f) = copy_to_temp("regress/redundant_barriers.cu");
+    let assert = bin()
+        .args(["fix", "--minimize", "--param", "n=4"])
+        .arg(&f)
+        .assert()
+        .code(0);
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("removed __syncthreads()") && err.contains("101 -> 1"),
+        "{err}"
+    );
+    let after = std::fs::read_to_string(&f).unwrap();
+    assert_eq!(after.matches("__syncthreads();").count(), 1, "{after}");
+    bin().args(["check", "--param", "n=4"]).arg(&f).assert().code(0);
+    // Without --minimize the author's barriers are kept.
+    let (_d2, g) = copy_to_temp("regress/redundant_barriers.cu");
+    bin()
+        .args(["fix", "--check", "--param", "n=4"])
+        .arg(&g)
+        .assert()
+        .code(0);
+}

@@ -177,6 +177,7 @@ fn fix_is_idempotent_over_the_corpus() {
         synth: opts(),
         strategy: Strategy::Maxsat,
         annotate: false,
+        minimize: false,
     };
     let mut fixed = 0;
     for e in &m.kernels {
@@ -204,4 +205,38 @@ fn fix_is_idempotent_over_the_corpus() {
         );
     }
     assert!(fixed >= 20, "only {fixed} files fixed");
+}
+
+/// `--minimize` finds the cheaper placements the manifest records, and only those.
+#[test]
+fn minimize_matches_the_manifest() {
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let mut found = 0;
+    for (e, k) in block_kernels(&m) {
+        if !e.check.imprecise.is_empty() || e.check.outcome != "clean" {
+            continue;
+        }
+        let want = e.fix.as_ref().and_then(|f| f.minimized_cost);
+        let got = block::minimize(&k, &opts());
+        match (want, &got) {
+            (Some(c), Some(g)) => {
+                found += 1;
+                assert!(
+                    (g.new_cost - c).abs() < 1e-9,
+                    "{}: minimized cost {} != {c}",
+                    e.path,
+                    g.new_cost
+                );
+                let (_, orig) = existing_barrier_cost(&k, &opts());
+                assert!(g.new_cost < orig, "{}", e.path);
+            }
+            (None, None) => {}
+            (w, g) => panic!(
+                "{}: manifest minimized_cost {w:?}, got {:?}",
+                e.path,
+                g.as_ref().map(|g| g.new_cost)
+            ),
+        }
+    }
+    assert!(found >= 1);
 }

@@ -37,6 +37,7 @@ fn fix_diff_snapshots() {
             synth: SynthOptions::default(),
             strategy: Strategy::Maxsat,
             annotate: true,
+            minimize: false,
         };
         let r = fix_file(&Path::new("corpus").join(f), &e.front_options(), &opts).unwrap();
         assert!(r.changed, "{f}: nothing to fix");

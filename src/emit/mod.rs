@@ -126,3 +126,40 @@ pub fn apply(src: &str, fix: &Fix) -> String {
     out.push_str(&src[cursor..]);
     out
 }
+
+/// An edit deleting the statement at `span` (a barrier `--minimize` removes): the whole line when
+/// the statement is alone on it (a trailing `//` comment goes with it), else just the statement.
+pub fn removal(src: &str, span: Span) -> Result<Edit, EmitError> {
+    let (lo, hi) = (span.lo as usize, span.hi as usize);
+    if span.is_dummy()
+        || span.file.0 != 0
+        || hi > src.len()
+        || lo > hi
+        || !src.is_char_boundary(lo)
+        || !src.is_char_boundary(hi)
+    {
+        return Err(EmitError {
+            pos: None,
+            span: Some(span),
+            message: "statement to remove is not in the main file".into(),
+        });
+    }
+    let line_start = src[..lo].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[hi..].find('\n').map_or(src.len(), |i| hi + i + 1);
+    let before = &src[line_start..lo];
+    let after = src[hi..line_end].trim_end_matches(['\n', '\r']);
+    let after_trim = after.trim();
+    if before.trim().is_empty() && (after_trim.is_empty() || after_trim.starts_with("//")) {
+        Ok(Edit {
+            offset: line_start,
+            delete: line_end - line_start,
+            insert: String::new(),
+        })
+    } else {
+        Ok(Edit {
+            offset: lo,
+            delete: hi - lo,
+            insert: String::new(),
+        })
+    }
+}

@@ -584,3 +584,97 @@ pub fn race_lines(k: &Kernel, races: &[Race]) -> BTreeMap<usize, (u32, u32)> {
         .map(|(i, r)| (i, (k.line(r.first.span), k.line(r.second.span))))
         .collect()
 }
+
+/// A cheaper verified placement that also removes barriers the author wrote (`--minimize`).
+#[derive(Clone, Debug)]
+pub struct Minimized {
+    /// Existing barrier statements to delete.
+    pub remove: Vec<Label>,
+    /// Barriers to insert (positions in the kernel without the removed ones; labels unchanged).
+    pub insert: Vec<Placed>,
+    /// Cost of the author's barriers plus what plain synthesis would add.
+    pub old_cost: f64,
+    /// Cost after minimization.
+    pub new_cost: f64,
+    /// Oracle calls spent.
+    pub oracle_calls: u32,
+}
+
+/// The position an existing barrier statement occupies: after its previous sibling, or at the
+/// start of its block. `None` when it is not a place synthesis could choose.
+fn barrier_positions(b: &autosync_oracle::ir::Block, out: &mut Vec<(Label, Position)>) {
+    use autosync_oracle::ir::StmtKind;
+    for (i, s) in b.stmts.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Barrier(bar, _) if bar.is_block_wide() && s.emit_after && b.braced => {
+                let pos = match i.checked_sub(1).map(|j| &b.stmts[j]) {
+                    Some(prev) if prev.emit_after => Some(Position::After(prev.label)),
+                    Some(_) => None,
+                    None if b.emit_start => Some(Position::BlockStart(b.label)),
+                    None => None,
+                };
+                if let Some(p) = pos {
+                    out.push((s.label, p));
+                }
+            }
+            StmtKind::If { then_blk, else_blk, .. } => {
+                barrier_positions(then_blk, out);
+                barrier_positions(else_blk, out);
+            }
+            StmtKind::Loop { body, .. } => barrier_positions(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Re-synthesizes with the author's removable barriers taken out; returns a plan only when the
+/// verified result is strictly cheaper than keeping them.
+pub fn minimize(k: &Kernel, opts: &SynthOptions) -> Option<Minimized> {
+    let mut existing = Vec::new();
+    barrier_positions(&k.body, &mut existing);
+    if existing.is_empty() {
+        return None;
+    }
+    let tree = LabelTree::new(k);
+    let cost_at = |l: Label| {
+        let info = tree.get(l);
+        opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+    };
+    let kept_cost: f64 = existing.iter().map(|(l, _)| cost_at(*l)).sum();
+    let keep = synthesize(k, opts);
+    let mut oracle_calls = keep.stats.oracle_calls;
+    let added = match keep.outcome {
+        Outcome::AlreadyClean => 0.0,
+        Outcome::Fixed { cost, .. } => cost,
+        _ => return None,
+    };
+    let labels: Vec<Label> = existing.iter().map(|(l, _)| *l).collect();
+    let stripped = autosync_oracle::tree::remove_stmts(k, &labels);
+    let redo = synthesize(&stripped, opts);
+    oracle_calls += redo.stats.oracle_calls;
+    let (chosen, new_cost) = match redo.outcome {
+        Outcome::Fixed { barriers, cost } => (barriers, cost),
+        Outcome::AlreadyClean => (vec![], 0.0),
+        _ => return None,
+    };
+    let old_cost = kept_cost + added;
+    if new_cost >= old_cost - 1e-9 {
+        return None;
+    }
+    let remove = existing
+        .iter()
+        .filter(|(_, p)| !chosen.iter().any(|c| c.pos == *p))
+        .map(|(l, _)| *l)
+        .collect();
+    let insert = chosen
+        .into_iter()
+        .filter(|c| !existing.iter().any(|(_, p)| *p == c.pos))
+        .collect();
+    Some(Minimized {
+        remove,
+        insert,
+        old_cost,
+        new_cost,
+        oracle_calls,
+    })
+}
