@@ -104,6 +104,9 @@ fn relation_text(r: &[IterRelation]) -> String {
         .map(|x| match x {
             IterRelation::SameIteration => "same iteration".to_string(),
             IterRelation::AcrossBackEdge(d) => format!("across the back edge of loop depth {d}"),
+            IterRelation::AcrossBackEdgeReversed(d) => {
+                format!("across the back edge of loop depth {d}, second access in the earlier iteration")
+            }
             IterRelation::Unknown => "iteration relation unknown".to_string(),
         })
         .collect();

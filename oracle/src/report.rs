@@ -9,9 +9,13 @@ use serde::{Deserialize, Serialize};
 pub enum IterRelation {
     /// No barrier-free path; or both in the same iteration of every common loop (or no common loop).
     SameIteration,
-    /// The second access happens in a later iteration of the common loop at this depth
-    /// (1 = outermost common loop): the race straddles that loop's back edge.
+    /// The second access (in text order) happens in a later iteration of the common loop at this
+    /// depth (1 = outermost common loop) than the first: the race straddles that back edge.
     AcrossBackEdge(u32),
+    /// The second access (in text order) happens in an earlier iteration of the common loop at
+    /// this depth than the first: the later statement of one iteration races with the earlier
+    /// statement of a following iteration.
+    AcrossBackEdgeReversed(u32),
     /// The checker could not classify it (synthesis falls back to refutation).
     Unknown,
 }

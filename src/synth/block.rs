@@ -3,11 +3,12 @@
 //!
 //! For a race between labels `a ⪯ b` (text order):
 //! - `SameIteration` needs a barrier in the label interval `[a, b)`;
-//! - `AcrossBackEdge(d)` needs one in `[a, end_d) ∪ [start_d, b)` when the race goes from `a` in
-//!   iteration r to `b` in a later one, and in the narrower `[b, end_d) ∪ [start_d, a)` when it
-//!   goes from `b` to `a`. The oracle does not say which; we start with the first (exact for that
-//!   direction) and narrow to the second only if the verified placement still races there. The
-//!   narrow set implies the wide one, so each refinement removes the current placement.
+//! - `AcrossBackEdge(d)` (from `a` in iteration r to `b` in a later one) needs one in
+//!   `[a, end_d) ∪ [start_d, b)`; `AcrossBackEdgeReversed(d)` (from `b` to `a` of a later
+//!   iteration) needs one in the narrower `[b, end_d) ∪ [start_d, a)`. Should a verified placement
+//!   still race across a back edge (an oracle that cannot tell the direction), the race is
+//!   narrowed to the second set, which implies the first, so each refinement removes the
+//!   current placement.
 //!
 //! Positions are the candidate positions of the kernel that are block-uniform (so no barrier we
 //! place can diverge). Costs are `LC^loops · IC^conds`.
@@ -273,6 +274,7 @@ fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Ve
                     out.push(space.across(a, b, d));
                 }
             }
+            IterRelation::AcrossBackEdgeReversed(d) => out.push(space.across(b, a, d)),
             IterRelation::Unknown => {
                 // Unclassified: demand what every relation would need.
                 same(&mut out);
@@ -464,7 +466,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                     let mut rels: BTreeSet<IterRelation> = known[i].relations.iter().copied().collect();
                     for rel in &r.relations {
                         progress |= rels.insert(*rel);
-                        if let IterRelation::AcrossBackEdge(d) = rel {
+                        if let IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) = rel {
                             progress |= narrow.insert((key(&r), *d));
                         }
                     }

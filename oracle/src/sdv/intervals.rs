@@ -326,13 +326,27 @@ impl Intervals {
                     }
                     let common = common_depth(&a_loops, &tree.get(b).loop_owners());
                     let key = ordered(tree, a, b);
+                    // Reached from the later statement: the earlier one runs in a later iteration.
+                    let forward = key.0 == a;
                     let entry = pairs.entry(key).or_default();
                     let set = if mode == 0 { &mut entry.0 } else { &mut entry.1 };
                     for m in ms {
-                        set.insert(match m {
-                            Some(d) if d as usize <= common => IterRelation::AcrossBackEdge(d),
-                            _ => IterRelation::SameIteration,
-                        });
+                        match m {
+                            // One statement against itself: its operations race either way round.
+                            Some(d) if d as usize <= common && a == b => {
+                                set.insert(IterRelation::AcrossBackEdge(d));
+                                set.insert(IterRelation::AcrossBackEdgeReversed(d));
+                            }
+                            Some(d) if d as usize <= common && forward => {
+                                set.insert(IterRelation::AcrossBackEdge(d));
+                            }
+                            Some(d) if d as usize <= common => {
+                                set.insert(IterRelation::AcrossBackEdgeReversed(d));
+                            }
+                            _ => {
+                                set.insert(IterRelation::SameIteration);
+                            }
+                        }
                     }
                 }
             }

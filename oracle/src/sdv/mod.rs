@@ -103,7 +103,9 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                 for &rel in cross {
                     let shared = match rel {
                         IterRelation::SameIteration => common.clone(),
-                        IterRelation::AcrossBackEdge(d) => common[..(d as usize - 1).min(common.len())].to_vec(),
+                        IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
+                            common[..(d as usize - 1).min(common.len())].to_vec()
+                        }
                         IterRelation::Unknown => Vec::new(),
                     };
                     let same_instance = i == j && rel == IterRelation::SameIteration;
@@ -111,7 +113,8 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                         a: (a.label, a.op, a.access),
                         b: (b.label, b.op, b.access),
                         other_iteration: match rel {
-                            IterRelation::AcrossBackEdge(d) => common.get(d as usize - 1).copied(),
+                            IterRelation::AcrossBackEdge(d) => common.get(d as usize - 1).map(|l| (*l, true)),
+                            IterRelation::AcrossBackEdgeReversed(d) => common.get(d as usize - 1).map(|l| (*l, false)),
                             _ => None,
                         },
                         shared,

@@ -168,8 +168,9 @@ pub(crate) struct Query<'a> {
     pub b: (Label, usize, &'a Access),
     /// Loops in whose current iteration both threads are.
     pub shared: Vec<Label>,
-    /// A loop in which the threads are in different iterations.
-    pub other_iteration: Option<Label>,
+    /// A loop in which the threads are in different iterations, and whether the first access's
+    /// thread is in the earlier one (`true`) or the later one (`false`).
+    pub other_iteration: Option<(Label, bool)>,
     /// Thread relation.
     pub pairing: Pairing,
     /// `--warp-sync=N` applies: threads of one N-group cannot race here.
@@ -269,9 +270,9 @@ impl<'k> Engine<'k> {
                 parts.push(warp_of(t1, &self.geom).eq(warp_of(t2, &self.geom)).not());
             }
         }
-        if let Some(l) = q.other_iteration {
+        if let Some((l, first_earlier)) = q.other_iteration {
             if let (Some(r1), Some(r2)) = (w1.iters.get(&l), w2.iters.get(&l)) {
-                parts.push(r1.eq(r2).not());
+                parts.push(if first_earlier { r1.bvult(r2) } else { r2.bvult(r1) });
             }
         }
         if let (Some(n), false) = (q.lockstep_group, inter) {

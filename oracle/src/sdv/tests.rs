@@ -118,8 +118,9 @@ fn sdv_tree_reduction_without_barrier_races_across_back_edge() {
         let race = races[0];
         assert_eq!((race.first.label, race.second.label), (upd, upd));
         // Within one iteration the readers (tid + s >= s) and writers (tid < s) are disjoint; the
-        // race is between iterations.
-        assert_eq!(rels(race), vec![IterRelation::AcrossBackEdge(1)]);
+        // race is between iterations: the statement's write (its last operation) in one iteration
+        // against its read in the next.
+        assert_eq!(rels(race), vec![IterRelation::AcrossBackEdgeReversed(1)]);
         assert!(r.divergences.is_empty());
         // The witness: two different iterations (s differs) of the loop.
         let s_vals = &race.witness.values[0];
@@ -142,7 +143,11 @@ fn sdv_loop_race_in_and_across_iterations() {
     assert_eq!(races.len(), 1, "{r:#?}");
     assert_eq!(
         rels(races[0]),
-        vec![IterRelation::SameIteration, IterRelation::AcrossBackEdge(1)]
+        vec![
+            IterRelation::SameIteration,
+            IterRelation::AcrossBackEdge(1),
+            IterRelation::AcrossBackEdgeReversed(1)
+        ]
     );
 }
 
@@ -164,7 +169,8 @@ fn sdv_race_across_back_edge_of_depth_two() {
     let races = intra(&r);
     assert_eq!(races.len(), 1, "{r:#?}");
     assert_eq!((races[0].first.label, races[0].second.label), (rdl, wrl));
-    assert_eq!(rels(races[0]), vec![IterRelation::AcrossBackEdge(2)]);
+    // The write of iteration j races with the read of iteration j + 1.
+    assert_eq!(rels(races[0]), vec![IterRelation::AcrossBackEdgeReversed(2)]);
     assert_eq!(races[0].kind, RaceKind::WriteAfterRead);
 }
 
@@ -559,7 +565,9 @@ fn sdv_tiled_matmul() {
     assert_eq!(races.len(), 2, "{r:#?}");
     let ra = races.iter().find(|x| x.first.label == st_a).expect("As race");
     assert_eq!(ra.second.label, rd_a);
-    assert_eq!(rels(ra), vec![IterRelation::AcrossBackEdge(1)]);
+    // The reads of tile k race with the store of tile k + 1: the store is first in the text but
+    // runs in the later iteration.
+    assert_eq!(rels(ra), vec![IterRelation::AcrossBackEdgeReversed(1)]);
     // Kinds follow text order: the write comes first in the text.
     assert_eq!(ra.kind, RaceKind::ReadAfterWrite);
 }
