@@ -105,15 +105,29 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Options of multi-file runs: config discovery, parallelism and verbosity.
+/// Which config file applies.
 #[derive(Args, Debug, Clone)]
-pub struct RunArgs {
+pub struct ConfigArgs {
     /// Use this config file for every input instead of looking for autosync.yaml.
     #[arg(long, conflicts_with = "no_config")]
     pub config: Option<PathBuf>,
     /// Do not read any autosync.yaml.
     #[arg(long = "no-config")]
     pub no_config: bool,
+}
+
+impl ConfigArgs {
+    /// The config loader these flags ask for.
+    pub fn cache(&self) -> ConfigCache {
+        ConfigCache::new(self.config.clone(), self.no_config)
+    }
+}
+
+/// Options of multi-file runs: config discovery, parallelism and verbosity.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Files processed in parallel (0: one per CPU).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
@@ -236,6 +250,8 @@ struct IrArgs {
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: IrFormat,
@@ -301,7 +317,7 @@ pub fn report_front_error(path: &Path, texts: Option<&[String]>, e: &FrontError)
 }
 
 fn run_ir(a: &IrArgs) -> u8 {
-    let configs = ConfigCache::default();
+    let configs = a.config.cache();
     let cfg = match configs.for_file(&a.file) {
         Ok(c) => c,
         Err(e) => {

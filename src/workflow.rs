@@ -5,7 +5,7 @@ use crate::check::{check_kernel, Verdict};
 use crate::cli::{
     exit, expand_inputs, front_error_record, render_file_error, CheckArgs, ColorChoice, FixArgs, OutFormat, RunArgs,
 };
-use crate::config::{Config, ConfigCache};
+use crate::config::Config;
 use crate::diag::{render_check, Style};
 use crate::fix::{fix_file, write_back, FixError, FixOptions};
 use crate::front;
@@ -52,7 +52,7 @@ fn collect_inputs(paths: &[PathBuf], run: &RunArgs) -> Result<(Vec<Input>, u8), 
     }
     files.sort();
     files.dedup();
-    let cache = ConfigCache::new(run.config.clone(), run.no_config);
+    let cache = run.config.cache();
     let mut code = exit::OK;
     let mut reported = std::collections::BTreeSet::new();
     let mut out = Vec::new();
