@@ -155,10 +155,9 @@ fn finish(command: &str, results: &[FileResult], format: OutFormat, run: &RunArg
         print!("{}", r.stdout);
         for m in &r.messages {
             // In machine formats only errors go to stderr; the rest is in the document.
-            if format == OutFormat::Text || r.error.is_some() {
-                if !run.quiet || r.error.is_some() {
-                    eprintln!("{m}");
-                }
+            let shown = r.error.is_some() || (format == OutFormat::Text && !run.quiet);
+            if shown {
+                eprintln!("{m}");
             }
         }
     }

@@ -29,11 +29,10 @@ fn local_config() -> String {
         h["language"] = "system".into();
         hooks.push(h);
     }
-    let cfg = serde_yaml_ng::to_string(&serde_json::json!({
+    serde_yaml_ng::to_string(&serde_json::json!({
         "repos": [{ "repo": "local", "hooks": hooks }]
     }))
-    .unwrap();
-    cfg
+    .unwrap()
 }
 
 fn pre_commit(bin: &Path, repo: &Path, home: &Path, args: &[&str]) -> Output {
