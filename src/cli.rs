@@ -1,8 +1,10 @@
 //! Command-line interface.
 
+use crate::config::{Config, ConfigCache};
 use crate::front::{self, FrontError, FrontErrorKind, FrontOptions};
+use crate::results::FileError;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit codes (DESIGN.md).
@@ -36,73 +38,132 @@ enum Command {
     Ir(IrArgs),
 }
 
+/// `autosync fix` flags.
 #[derive(Args, Debug)]
-struct FixArgs {
+pub struct FixArgs {
     /// CUDA files or directories (searched for .cu/.cuh).
     #[arg(required = true)]
-    files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
     /// Print a unified diff and write nothing.
     #[arg(long, conflicts_with_all = ["check", "stdout"])]
-    diff: bool,
+    pub diff: bool,
     /// Write nothing; exit 1 if a fix would change a file.
     #[arg(long, conflicts_with = "stdout")]
-    check: bool,
+    pub check: bool,
     /// Print the patched file to standard output and write nothing.
     #[arg(long)]
-    stdout: bool,
+    pub stdout: bool,
     /// Print oracle calls, MaxSAT calls and time per kernel.
     #[arg(long)]
-    stats: bool,
+    pub stats: bool,
     /// Add a trailing comment to each inserted barrier naming the races it removes.
     #[arg(long)]
-    annotate: bool,
+    pub annotate: bool,
     /// Synthesis strategy.
     #[arg(long, value_enum, default_value = "maxsat")]
-    strategy: crate::fix::Strategy,
+    pub strategy: crate::fix::Strategy,
     /// Also remove barriers of your own when a verified cheaper placement exists.
     #[arg(long)]
-    minimize: bool,
-    /// Cost factor per enclosing loop.
-    #[arg(long = "cost-loop", default_value_t = 100.0)]
-    cost_loop: f64,
-    /// Cost factor per enclosing if.
-    #[arg(long = "cost-if", default_value_t = 0.5)]
-    cost_if: f64,
+    pub minimize: bool,
+    /// Cost factor per enclosing loop [default: autosync.yaml's cost.loop, else 100].
+    #[arg(long = "cost-loop")]
+    pub cost_loop: Option<f64>,
+    /// Cost factor per enclosing if [default: autosync.yaml's cost.if, else 0.5].
+    #[arg(long = "cost-if")]
+    pub cost_if: Option<f64>,
     /// Write each MaxSAT instance as WCNF into this directory.
     #[arg(long = "dump-wcnf")]
-    dump_wcnf: Option<PathBuf>,
+    pub dump_wcnf: Option<PathBuf>,
     /// Solver time limit per query in milliseconds.
     #[arg(long, default_value_t = 2000)]
-    timeout: u32,
+    pub timeout: u32,
     /// Output format for the report.
     #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
+    pub format: OutFormat,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
+/// Report formats.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-enum OutFormat {
+pub enum OutFormat {
+    /// Human-readable diagnostics with source snippets.
     Text,
+    /// JSON (docs/json.md).
     Json,
+    /// SARIF 2.1.0.
+    Sarif,
 }
 
+/// When to colour text output.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// When writing to a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Which config file applies.
+#[derive(Args, Debug, Clone)]
+pub struct ConfigArgs {
+    /// Use this config file for every input instead of looking for autosync.yaml.
+    #[arg(long, conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Do not read any autosync.yaml.
+    #[arg(long = "no-config")]
+    pub no_config: bool,
+}
+
+impl ConfigArgs {
+    /// The config loader these flags ask for.
+    pub fn cache(&self) -> ConfigCache {
+        ConfigCache::new(self.config.clone(), self.no_config)
+    }
+}
+
+/// Options of multi-file runs: config discovery, parallelism and verbosity.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Files processed in parallel (0: one per CPU).
+    #[arg(short = 'j', long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Colour: auto, always or never.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Only errors on standard error: no progress bar, notes or summary.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print front-end notes, excluded files, the config used and per-kernel statistics.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// `autosync check` flags.
 #[derive(Args, Debug)]
-struct CheckArgs {
+pub struct CheckArgs {
     /// CUDA files or directories (searched for .cu/.cuh).
     #[arg(required = true)]
-    files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
     #[command(flatten)]
-    input: InputArgs,
+    pub input: InputArgs,
     /// Which checker: auto picks the named-barrier checker for kernels that use named barriers.
     #[arg(long, value_enum, default_value = "auto")]
-    oracle: crate::check::OracleChoice,
+    pub oracle: crate::check::OracleChoice,
     /// Solver time limit per query in milliseconds (an unanswered query is never "clean").
     #[arg(long, default_value_t = 2000)]
-    timeout: u32,
+    pub timeout: u32,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    format: OutFormat,
+    pub format: OutFormat,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Options shared by every command that reads kernels.
@@ -149,7 +210,23 @@ impl InputArgs {
             grid_dim: self.grid_dim,
             warp_sync: self.warp_sync,
             params: self.params.iter().cloned().collect(),
+            file_launch: Default::default(),
         }
+    }
+
+    /// Front-end options for `file`: the flags over the config file's settings.
+    pub fn front_options_for(&self, cfg: Option<&Config>, file: &Path) -> FrontOptions {
+        let mut o = self.front_options();
+        let Some(cfg) = cfg else { return o };
+        // CLI defines win over the config's for the same name.
+        for (n, v) in &cfg.defines {
+            if !o.defines.iter().any(|(m, _)| m == n) {
+                o.defines.push((n.clone(), v.clone()));
+            }
+        }
+        o.include_dirs.extend(cfg.include_dirs.iter().cloned());
+        o.file_launch = cfg.launch_for(file);
+        o
     }
 }
 
@@ -176,50 +253,82 @@ struct IrArgs {
     file: PathBuf,
     #[command(flatten)]
     input: InputArgs,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: IrFormat,
 }
 
-/// Prints a front-end error as `file:line:col: error: ...` and returns its exit code.
-pub fn report_front_error(path: &std::path::Path, texts: Option<&[String]>, e: &FrontError) -> u8 {
-    let loc = if e.span.is_dummy() {
-        path.display().to_string()
+/// Turns a front-end error into a located record (`file:line:col`) with its exit code.
+pub fn front_error_record(path: &Path, texts: Option<&[String]>, e: &FrontError) -> FileError {
+    let (line, column) = if e.span.is_dummy() {
+        (None, None)
     } else {
-        match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
-            Some(t) => {
-                let f = autosync_oracle::ir::SourceFile::new(path.display().to_string(), t);
-                let (l, c) = f.line_col(e.span.lo.min(t.len() as u32));
-                format!("{}:{l}:{c}", path.display())
-            }
+        let owned;
+        let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
+            Some(t) => t.as_str(),
             None => {
-                let text = std::fs::read(path)
+                owned = std::fs::read(path)
                     .ok()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_default();
-                let f = autosync_oracle::ir::SourceFile::new(path.display().to_string(), &text);
-                let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
-                format!("{}:{l}:{c}", path.display())
+                owned.as_str()
             }
-        }
+        };
+        let f = autosync_oracle::ir::SourceFile::new(path.display().to_string(), text);
+        let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
+        (Some(l), Some(c))
     };
-    let what = match e.kind {
+    let kind = match e.kind {
         FrontErrorKind::Input => "error",
         FrontErrorKind::Unsupported => "unsupported",
         FrontErrorKind::MissingValue => "needs a value",
     };
-    eprintln!("{loc}: {what}: {}", e.message);
-    if let Some(h) = &e.help {
-        eprintln!("  help: {h}");
-    }
-    match e.kind {
-        FrontErrorKind::Input => exit::INPUT,
-        _ => exit::INCONCLUSIVE,
+    FileError {
+        file: path.display().to_string(),
+        line,
+        column,
+        kind: kind.into(),
+        message: e.message.clone(),
+        help: e.help.clone(),
+        exit_code: match e.kind {
+            FrontErrorKind::Input => exit::INPUT,
+            _ => exit::INCONCLUSIVE,
+        },
     }
 }
 
+/// `file:line:col: kind: message` and the help line, as printed on standard error.
+pub fn render_file_error(e: &FileError) -> String {
+    let loc = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!("{}:{l}:{c}", e.file),
+        _ => e.file.clone(),
+    };
+    let mut s = format!("{loc}: {}: {}", e.kind, e.message);
+    if let Some(h) = &e.help {
+        s.push_str(&format!("\n  help: {h}"));
+    }
+    s
+}
+
+/// Prints a front-end error as `file:line:col: error: ...` and returns its exit code.
+pub fn report_front_error(path: &Path, texts: Option<&[String]>, e: &FrontError) -> u8 {
+    let rec = front_error_record(path, texts, e);
+    eprintln!("{}", render_file_error(&rec));
+    rec.exit_code
+}
+
 fn run_ir(a: &IrArgs) -> u8 {
-    let unit = match front::load(&a.file, &a.input.front_options()) {
+    let configs = a.config.cache();
+    let cfg = match configs.for_file(&a.file) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{e}");
+            return exit::INPUT;
+        }
+    };
+    let unit = match front::load(&a.file, &a.input.front_options_for(cfg.as_deref(), &a.file)) {
         Ok(u) => u,
         Err(e) => return report_front_error(&a.file, None, &e),
     };
@@ -274,244 +383,6 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-#[derive(serde::Serialize)]
-struct KernelJson<'a> {
-    file: String,
-    kernel: &'a str,
-    checker: &'a str,
-    verdict: crate::check::Verdict,
-    report: &'a autosync_oracle::report::Report,
-}
-
-fn run_check(a: &CheckArgs) -> u8 {
-    use crate::check::{check_kernel, render_report, verdict, Sources, Verdict};
-    let files = expand_inputs(&a.files);
-    if files.is_empty() {
-        eprintln!("error: no .cu/.cuh files found in the given paths");
-        return exit::INPUT;
-    }
-    let mut worst = exit::OK;
-    let mut json = Vec::new();
-    let bump = |c: u8, worst: &mut u8| {
-        // Input errors dominate, then inconclusive, then defects.
-        let rank = |c: u8| match c {
-            exit::INPUT => 4,
-            exit::INCONCLUSIVE => 3,
-            exit::DEFECTS => 2,
-            _ => 0,
-        };
-        if rank(c) > rank(*worst) {
-            *worst = c;
-        }
-    };
-    for f in &files {
-        let unit = match front::load(f, &a.input.front_options()) {
-            Ok(u) => u,
-            Err(e) => {
-                let c = report_front_error(f, None, &e);
-                bump(c, &mut worst);
-                continue;
-            }
-        };
-        if unit.kernels.is_empty() {
-            if a.format == OutFormat::Text {
-                println!("{}: no __global__ kernels", f.display());
-            }
-            continue;
-        }
-        let src = Sources { texts: &unit.texts };
-        for k in &unit.kernels {
-            let (report, checker) = check_kernel(k, a.oracle, a.timeout);
-            let v = verdict(&report);
-            bump(
-                match v {
-                    Verdict::Clean => exit::OK,
-                    Verdict::Defects => exit::DEFECTS,
-                    Verdict::Inconclusive => exit::INCONCLUSIVE,
-                },
-                &mut worst,
-            );
-            match a.format {
-                OutFormat::Text => print!("{}", render_report(k, &src, &report, checker)),
-                OutFormat::Json => json.push(serde_json::json!(KernelJson {
-                    file: f.display().to_string(),
-                    kernel: &k.name,
-                    checker,
-                    verdict: v,
-                    report: &report
-                })),
-            }
-        }
-    }
-    if a.format == OutFormat::Json {
-        let doc = serde_json::json!({ "version": 1, "kernels": json });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-    }
-    worst
-}
-
-fn run_fix(a: &FixArgs) -> u8 {
-    use crate::fix::{fix_file, write_back, FixError, FixOptions};
-    if !(a.cost_loop.is_finite() && a.cost_loop >= 1.0 && a.cost_if.is_finite() && a.cost_if > 0.0) {
-        eprintln!("error: --cost-loop must be >= 1 and --cost-if > 0");
-        return exit::INPUT;
-    }
-    let files = expand_inputs(&a.files);
-    if files.is_empty() {
-        eprintln!("error: no .cu/.cuh files found in the given paths");
-        return exit::INPUT;
-    }
-    let opts = FixOptions {
-        synth: crate::synth::block::SynthOptions {
-            cost_loop: a.cost_loop,
-            cost_if: a.cost_if,
-            timeout_ms: a.timeout,
-            dump_wcnf: a.dump_wcnf.clone(),
-            ..Default::default()
-        },
-        strategy: a.strategy,
-        annotate: a.annotate,
-        minimize: a.minimize,
-    };
-    let mut worst = exit::OK;
-    let rank = |c: u8| match c {
-        exit::INPUT => 5,
-        exit::INCONCLUSIVE => 4,
-        exit::UNFIXABLE => 3,
-        exit::DEFECTS => 2,
-        _ => 0,
-    };
-    let mut bump = |c: u8| {
-        if rank(c) > rank(worst) {
-            worst = c;
-        }
-    };
-    let mut json = Vec::new();
-    for f in &files {
-        let res = match fix_file(f, &a.input.front_options(), &opts) {
-            Ok(r) => r,
-            Err(FixError::Front(e)) => {
-                bump(report_front_error(f, None, &e));
-                continue;
-            }
-            Err(FixError::Emit(m)) | Err(FixError::Verification(m)) => {
-                eprintln!("{}: error: {m}; nothing written", f.display());
-                bump(exit::INCONCLUSIVE);
-                continue;
-            }
-        };
-        for k in &res.kernels {
-            match k.status {
-                "unfixable" => bump(exit::UNFIXABLE),
-                "inconclusive" => bump(exit::INCONCLUSIVE),
-                _ => {}
-            }
-            if a.format == OutFormat::Text {
-                for b in &k.barriers {
-                    let covers = if b.covers.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            ", covers {} race{}: {}",
-                            b.covers.len(),
-                            if b.covers.len() == 1 { "" } else { "s" },
-                            b.covers.join(", ")
-                        )
-                    };
-                    let verb = if a.diff || a.check || a.stdout {
-                        "would insert"
-                    } else {
-                        "inserted"
-                    };
-                    eprintln!(
-                        "{}:{}: {verb} __syncthreads() (cost {}{covers})",
-                        f.display(),
-                        b.line,
-                        fmt_cost(b.cost)
-                    );
-                }
-                if let Some(m) = &k.minimized {
-                    let verb = if a.diff || a.check || a.stdout {
-                        "would remove"
-                    } else {
-                        "removed"
-                    };
-                    for l in &m.removed_lines {
-                        eprintln!(
-                            "{}:{l}: {verb} __syncthreads() (not needed by the cheaper placement)",
-                            f.display()
-                        );
-                    }
-                    eprintln!(
-                        "{}: kernel `{}`: barrier cost {} -> {}",
-                        f.display(),
-                        k.kernel,
-                        fmt_cost(m.old_cost),
-                        fmt_cost(m.new_cost)
-                    );
-                }
-                if k.status == "unfixable" || k.status == "inconclusive" {
-                    eprintln!(
-                        "{}: kernel `{}` is {}; nothing written",
-                        f.display(),
-                        k.kernel,
-                        k.status
-                    );
-                    for r in &k.reasons {
-                        eprintln!("  {r}");
-                    }
-                }
-                if a.stats {
-                    eprintln!(
-                        "{}: kernel `{}`: {} oracle calls, {} MaxSAT calls, {} rounds, {:.1} ms",
-                        f.display(),
-                        k.kernel,
-                        k.stats.oracle_calls,
-                        k.stats.maxsat_calls,
-                        k.stats.rounds,
-                        k.stats.millis
-                    );
-                }
-            }
-        }
-        if res.changed {
-            if a.check {
-                bump(exit::DEFECTS);
-                if a.format == OutFormat::Text {
-                    eprintln!("{}: would change", f.display());
-                }
-            } else if a.diff {
-                if a.format == OutFormat::Text {
-                    print!("{}", res.diff);
-                }
-            } else if a.stdout {
-                print!("{}", res.patched.as_deref().unwrap_or_default());
-            } else if let Err(m) = write_back(f, &res) {
-                eprintln!("error: {m}");
-                bump(exit::INPUT);
-            }
-        } else if a.stdout {
-            print!("{}", res.original);
-        }
-        if a.format == OutFormat::Json {
-            json.push(serde_json::to_value(&res).unwrap_or_default());
-        }
-    }
-    if a.format == OutFormat::Json {
-        let doc = serde_json::json!({ "version": 1, "files": json });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-    }
-    worst
-}
-
-fn fmt_cost(c: f64) -> String {
-    if c.fract() == 0.0 {
-        format!("{c:.0}")
-    } else {
-        format!("{c}")
-    }
-}
-
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -524,8 +395,8 @@ pub fn main() -> ExitCode {
     };
     let code = match &cli.cmd {
         Command::Ir(a) => run_ir(a),
-        Command::Check(a) => run_check(a),
-        Command::Fix(a) => run_fix(a),
+        Command::Check(a) => crate::workflow::run_check(a),
+        Command::Fix(a) => crate::workflow::run_fix(a),
     };
     ExitCode::from(code)
 }

@@ -2,9 +2,14 @@
 
 pub mod check;
 pub mod cli;
+pub mod config;
+pub mod diag;
 pub mod emit;
 pub mod fix;
 pub mod front;
 pub mod manifest;
+pub mod results;
+pub mod sarif;
 pub mod synth;
+pub mod workflow;
 pub mod workload;

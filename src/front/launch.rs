@@ -16,6 +16,42 @@ pub struct Header {
     pub offset: Option<usize>,
 }
 
+/// Launch settings contributed by one layer of configuration (the config file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LaunchLayer {
+    /// Threads per block.
+    pub block_dim: Option<[u32; 3]>,
+    /// Blocks per grid.
+    pub grid_dim: Option<[u32; 3]>,
+    /// Warp lock-step width.
+    pub warp_sync: Option<u32>,
+    /// Scalar parameter values.
+    pub params: std::collections::BTreeMap<String, i64>,
+}
+
+/// The config file's launch settings for one source file: for all its kernels, and per kernel name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileLaunch {
+    /// Settings from entries that match the file by path only.
+    pub all: LaunchLayer,
+    /// Settings from entries naming a kernel (they win over `all`, key by key).
+    pub by_kernel: std::collections::BTreeMap<String, LaunchLayer>,
+}
+
+impl FileLaunch {
+    /// The merged settings for the kernel called `name`.
+    pub fn for_kernel(&self, name: &str) -> LaunchLayer {
+        let mut out = self.all.clone();
+        if let Some(k) = self.by_kernel.get(name) {
+            out.block_dim = k.block_dim.or(out.block_dim);
+            out.grid_dim = k.grid_dim.or(out.grid_dim);
+            out.warp_sync = k.warp_sync.or(out.warp_sync);
+            out.params.extend(k.params.iter().map(|(n, v)| (n.clone(), *v)));
+        }
+        out
+    }
+}
+
 /// Parses a dimension: `256`, `[16,16]`, `[8,8,2]`, `{16,16}`.
 pub fn parse_dim(s: &str) -> Option<[u32; 3]> {
     let s = s.trim().trim_start_matches(['[', '{']).trim_end_matches([']', '}']);

@@ -31,6 +31,8 @@ pub struct FrontOptions {
     pub warp_sync: Option<u32>,
     /// `--param n=V`.
     pub params: BTreeMap<String, i64>,
+    /// Launch settings from the config file (below the CLI, above the in-source header).
+    pub file_launch: launch::FileLaunch,
 }
 
 /// One source file with its kernels in IR form.
@@ -195,7 +197,7 @@ fn kernel_defs<'t>(
     out
 }
 
-/// Launch configuration: CLI > header > `__launch_bounds__`.
+/// Launch configuration: CLI > config file > header > `__launch_bounds__`.
 fn resolve_launch(
     unit: &lower::Unit,
     f: tree_sitter::Node,
@@ -207,8 +209,10 @@ fn resolve_launch(
         let first = lb.named_child(0)?;
         lower::const_int_pub(unit.text(first)).map(|v| (v, unit.span(lb)))
     });
+    let file = opts.file_launch.for_kernel(&k.name);
     let block_dim = opts
         .block_dim
+        .or(file.block_dim)
         .or(header.block_dim)
         .or(bounds.map(|(v, _)| [v as u32, 1, 1]));
     let threads = block_dim.map(|d| d.iter().map(|&x| x as u64).product::<u64>());
@@ -218,7 +222,7 @@ fn resolve_launch(
                 k.span,
                 format!("blockDim has {t} threads; CUDA allows at most 1024 per block"),
             )
-            .with_help("fix --blockDim / the //--blockDim header"));
+            .with_help("fix --block-dim / autosync.yaml / the //--blockDim header"));
         }
         if let Some((b, span)) = bounds {
             if t > b as u64 {
@@ -230,15 +234,15 @@ fn resolve_launch(
             }
         }
     }
-    let mut params = BTreeMap::new();
+    let mut params = file.params.clone();
     for (n, v) in &opts.params {
         params.insert(n.clone(), *v);
     }
-    let grid_dim = opts.grid_dim.or(header.grid_dim);
+    let grid_dim = opts.grid_dim.or(file.grid_dim).or(header.grid_dim);
     Ok(LaunchConfig {
         block_dim,
         grid_dim,
-        warp_sync: opts.warp_sync.or(header.warp_sync),
+        warp_sync: opts.warp_sync.or(file.warp_sync).or(header.warp_sync),
         params,
     })
 }

@@ -1,0 +1,524 @@
+//! The project configuration file, `autosync.yaml`, found by walking up from each input file.
+//!
+//! It holds what would otherwise be repeated on every command line: launch configurations and
+//! parameter values per kernel name or path glob, include directories and defines, the cost
+//! constants, reserved named-barrier IDs, the named-barrier emission style and files to exclude.
+//! Unknown keys and bad values are errors located at `file:line:col`.
+//!
+//! Precedence (first wins): CLI flags, this file, the in-source `//--blockDim=` header,
+//! `__launch_bounds__`.
+
+use crate::front::launch::{parse_dim, FileLaunch, LaunchLayer};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The file name looked for in each directory.
+pub const FILE_NAME: &str = "autosync.yaml";
+
+/// A configuration error with its location in the config file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The config file.
+    pub path: PathBuf,
+    /// 1-based line and column, when the parser knows them.
+    pub line_col: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line_col {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: error: {}", self.path.display(), self.message),
+            None => write!(f, "{}: error: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A named-barrier emission style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NamedStyle {
+    /// The kernel's own helper (CUTLASS `NamedBarrier`, a macro) if it uses one, inline PTX otherwise.
+    Auto,
+    /// Always inline PTX `bar.sync` / `bar.arrive`.
+    Ptx,
+}
+
+/// A validated block or grid dimension (each component >= 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim(pub [u32; 3]);
+
+impl<'de> Deserialize<'de> for Dim {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Dim;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a dimension: 256, [16, 16] or [8, 8, 4], each component >= 1")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dim, E> {
+                match u32::try_from(v) {
+                    Ok(x) if x >= 1 => Ok(Dim([x, 1, 1])),
+                    _ => Err(E::custom(format!("dimension {v} must be between 1 and {}", u32::MAX))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dim, E> {
+                match u64::try_from(v) {
+                    Ok(x) => self.visit_u64(x),
+                    Err(_) => Err(E::custom(format!("dimension {v} must be >= 1"))),
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dim, E> {
+                parse_dim(v).map(Dim).ok_or_else(|| {
+                    E::custom(format!(
+                        "`{v}` is not a dimension (use 256, [16, 16] or [8, 8, 4]; each >= 1)"
+                    ))
+                })
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Dim, A::Error> {
+                let mut d = [1u32; 3];
+                let mut n = 0;
+                while let Some(v) = seq.next_element::<u64>()? {
+                    if n == 3 {
+                        return Err(de::Error::custom("a dimension has at most 3 components"));
+                    }
+                    d[n] = match u32::try_from(v) {
+                        Ok(x) if x >= 1 => x,
+                        _ => return Err(de::Error::custom(format!("dimension component {v} must be >= 1"))),
+                    };
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err(de::Error::custom("a dimension needs 1 to 3 components"));
+                }
+                Ok(Dim(d))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `defines:` value: a number, string or boolean (`NAME=VALUE`), or null (`NAME` alone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefineValue(pub Option<String>);
+
+impl<'de> Deserialize<'de> for DefineValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DefineValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number, string, boolean or null")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DefineValue, E> {
+                Ok(DefineValue(Some(v.to_string())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DefineValue, E> {
+                Ok(DefineValue(Some(v.to_string())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DefineValue, E> {
+                Ok(DefineValue(Some(v.to_string())))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<DefineValue, E> {
+                Ok(DefineValue(Some(u8::from(v).to_string())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DefineValue, E> {
+                Ok(DefineValue(Some(v.to_string())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<DefineValue, E> {
+                Ok(DefineValue(None))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<DefineValue, E> {
+                Ok(DefineValue(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A cost factor with a lower bound, checked while parsing so the error carries a location.
+fn cost_factor<'de, D: Deserializer<'de>>(d: D, what: &str, min: f64, inclusive: bool) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    let ok = v.is_finite() && if inclusive { v >= min } else { v > min };
+    if ok {
+        Ok(v)
+    } else {
+        let rel = if inclusive { ">=" } else { ">" };
+        Err(de::Error::custom(format!(
+            "cost.{what} must be a number {rel} {min}, not {v}"
+        )))
+    }
+}
+
+fn loop_cost<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    cost_factor(d, "loop", 1.0, true).map(Some)
+}
+
+fn if_cost<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    cost_factor(d, "if", 0.0, false).map(Some)
+}
+
+fn barrier_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u32>>, D::Error> {
+    let ids = Vec::<u64>::deserialize(d)?;
+    let mut out = Vec::new();
+    for id in ids {
+        if id > 15 {
+            return Err(de::Error::custom(format!(
+                "reserved barrier id {id} is outside 0..=15 (PTX has 16 named barriers)"
+            )));
+        }
+        out.push(id as u32);
+    }
+    Ok(Some(out))
+}
+
+/// `cost:` — the constants of the barrier cost model.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostConfig {
+    /// Cost factor per enclosing loop (>= 1).
+    #[serde(default, rename = "loop", deserialize_with = "loop_cost")]
+    pub loop_factor: Option<f64>,
+    /// Cost factor per enclosing if (> 0).
+    #[serde(default, rename = "if", deserialize_with = "if_cost")]
+    pub if_factor: Option<f64>,
+}
+
+/// One `kernels:` entry: launch settings for kernels matching a name and/or a path glob.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelEntry {
+    /// Kernel function name (exact).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Path glob, relative to the config file's directory (`sdk/*.cu`, `**/reduce*.cu`).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Threads per block.
+    #[serde(default)]
+    pub block_dim: Option<Dim>,
+    /// Blocks per grid.
+    #[serde(default)]
+    pub grid_dim: Option<Dim>,
+    /// Lanes of a warp of N threads run in lock step.
+    #[serde(default)]
+    pub warp_sync: Option<u32>,
+    /// Concrete values of scalar kernel parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, i64>,
+}
+
+/// The file as written (before globs are compiled and paths resolved).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    kernels: Vec<KernelEntry>,
+    #[serde(default)]
+    include_dirs: Vec<PathBuf>,
+    #[serde(default)]
+    defines: BTreeMap<String, DefineValue>,
+    #[serde(default)]
+    cost: CostConfig,
+    #[serde(default, deserialize_with = "barrier_ids")]
+    reserved_ids: Option<Vec<u32>>,
+    #[serde(default)]
+    named_style: Option<NamedStyle>,
+    #[serde(default)]
+    exclude: Vec<String>,
+}
+
+/// A loaded, validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The config file.
+    pub path: PathBuf,
+    /// Its directory: globs and include dirs are relative to it.
+    pub dir: PathBuf,
+    /// Per-kernel launch settings, in file order (later entries win).
+    pub kernels: Vec<KernelEntry>,
+    /// Include directories (absolute).
+    pub include_dirs: Vec<PathBuf>,
+    /// Preprocessor / template defines.
+    pub defines: Vec<(String, Option<String>)>,
+    /// Cost constants.
+    pub cost: CostConfig,
+    /// Named-barrier IDs synthesis must not use.
+    pub reserved_ids: Option<Vec<u32>>,
+    /// How named barriers are written.
+    pub named_style: Option<NamedStyle>,
+    kernel_globs: Vec<Option<globset::GlobMatcher>>,
+    exclude: GlobSet,
+}
+
+fn yaml_error(path: &Path, e: &serde_yaml_ng::Error) -> ConfigError {
+    // The library appends " at line L column C" to its message; the location is reported apart.
+    let msg = e.to_string();
+    let message = match msg.find(" at line ") {
+        Some(i) if e.location().is_some() => msg[..i].to_string(),
+        _ => msg,
+    };
+    ConfigError {
+        path: path.to_path_buf(),
+        line_col: e.location().map(|l| (l.line(), l.column())),
+        message,
+    }
+}
+
+/// Finds the 1-based line and column of the first occurrence of `needle` as a YAML value.
+fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
+    text.lines().enumerate().find_map(|(i, line)| {
+        let code = line.split(" #").next().unwrap_or(line);
+        code.find(needle).map(|c| (i + 1, c + 1))
+    })
+}
+
+fn compile_glob(path: &Path, text: &str, pattern: &str) -> Result<globset::Glob, ConfigError> {
+    Glob::new(pattern).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        line_col: locate(text, pattern),
+        message: format!("bad glob `{pattern}`: {}", e.kind()),
+    })
+}
+
+impl Config {
+    /// Parses config text; `path` locates errors and anchors relative paths.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        // An empty file (or only comments) is a valid, empty configuration.
+        let raw: RawConfig = if text.lines().all(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#') || t == "---"
+        }) {
+            RawConfig::default()
+        } else {
+            serde_yaml_ng::from_str(text).map_err(|e| yaml_error(path, &e))?
+        };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut kernel_globs = Vec::new();
+        for (i, k) in raw.kernels.iter().enumerate() {
+            if k.name.is_none() && k.path.is_none() {
+                return Err(ConfigError {
+                    path: path.to_path_buf(),
+                    line_col: entry_location(text, i),
+                    message: format!("kernels[{i}] needs a `name` or a `path` to say which kernels it applies to"),
+                });
+            }
+            if let Some(d) = k.block_dim {
+                let threads: u64 = d.0.iter().map(|&x| x as u64).product();
+                if threads > 1024 {
+                    return Err(ConfigError {
+                        path: path.to_path_buf(),
+                        line_col: entry_location(text, i),
+                        message: format!(
+                            "kernels[{i}].block_dim has {threads} threads; CUDA allows at most 1024 per block"
+                        ),
+                    });
+                }
+            }
+            kernel_globs.push(match &k.path {
+                Some(p) => Some(compile_glob(path, text, p)?.compile_matcher()),
+                None => None,
+            });
+        }
+        let mut ex = GlobSetBuilder::new();
+        for p in &raw.exclude {
+            ex.add(compile_glob(path, text, p)?);
+        }
+        let exclude = ex.build().map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            line_col: None,
+            message: format!("bad exclude globs: {e}"),
+        })?;
+        Ok(Config {
+            path: path.to_path_buf(),
+            include_dirs: raw.include_dirs.iter().map(|d| dir.join(d)).collect(),
+            dir,
+            kernels: raw.kernels,
+            defines: raw.defines.into_iter().map(|(k, v)| (k, v.0)).collect(),
+            cost: raw.cost,
+            reserved_ids: raw.reserved_ids,
+            named_style: raw.named_style,
+            kernel_globs,
+            exclude,
+        })
+    }
+
+    /// Reads and parses a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            line_col: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        Config::parse(path, &text)
+    }
+
+    /// `file` relative to the config directory, with `/` separators, for glob matching.
+    fn relative(&self, file: &Path) -> Option<PathBuf> {
+        let abs = absolute(file);
+        abs.strip_prefix(absolute(&self.dir)).ok().map(Path::to_path_buf)
+    }
+
+    /// Whether `file` matches an `exclude:` glob.
+    pub fn is_excluded(&self, file: &Path) -> bool {
+        self.relative(file).is_some_and(|r| self.exclude.is_match(r))
+    }
+
+    /// The launch settings this file contributes to `file`'s kernels.
+    pub fn launch_for(&self, file: &Path) -> FileLaunch {
+        let rel = self.relative(file);
+        let mut out = FileLaunch::default();
+        for (k, glob) in self.kernels.iter().zip(&self.kernel_globs) {
+            if let Some(g) = glob {
+                if !rel.as_ref().is_some_and(|r| g.is_match(r)) {
+                    continue;
+                }
+            }
+            let layer = match &k.name {
+                Some(n) => out.by_kernel.entry(n.clone()).or_default(),
+                None => &mut out.all,
+            };
+            overlay(layer, k);
+        }
+        out
+    }
+}
+
+/// Later entries win, key by key.
+fn overlay(layer: &mut LaunchLayer, k: &KernelEntry) {
+    if let Some(d) = k.block_dim {
+        layer.block_dim = Some(d.0);
+    }
+    if let Some(d) = k.grid_dim {
+        layer.grid_dim = Some(d.0);
+    }
+    if let Some(w) = k.warp_sync {
+        layer.warp_sync = Some(w);
+    }
+    for (n, v) in &k.params {
+        layer.params.insert(n.clone(), *v);
+    }
+}
+
+/// Location of the i-th `- ` item under `kernels:` (for errors found after parsing).
+fn entry_location(text: &str, i: usize) -> Option<(usize, usize)> {
+    let mut in_kernels = false;
+    let mut seen = 0;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if !line.starts_with([' ', '\t', '-']) && !t.is_empty() && !t.starts_with('#') {
+            in_kernels = t.starts_with("kernels:");
+            continue;
+        }
+        if in_kernels && t.starts_with("- ") {
+            if seen == i {
+                return Some((n + 1, line.len() - t.len() + 1));
+            }
+            seen += 1;
+        }
+    }
+    None
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
+/// Finds the nearest `autosync.yaml` in `file`'s directory or any ancestor.
+pub fn find_for(file: &Path) -> Option<PathBuf> {
+    let abs = absolute(file);
+    let start = if abs.is_dir() { abs.as_path() } else { abs.parent()? };
+    start.ancestors().map(|d| d.join(FILE_NAME)).find(|c| c.is_file())
+}
+
+/// Loads each config file once, however many inputs share it (safe to use from threads).
+#[derive(Default)]
+pub struct ConfigCache {
+    /// An explicit `--config` file used for every input instead of discovery.
+    explicit: Option<PathBuf>,
+    /// `--no-config`.
+    disabled: bool,
+    loaded: Mutex<HashMap<PathBuf, Result<std::sync::Arc<Config>, ConfigError>>>,
+}
+
+impl ConfigCache {
+    /// A cache that discovers configs, uses `explicit` for every file, or none (`disabled`).
+    pub fn new(explicit: Option<PathBuf>, disabled: bool) -> Self {
+        ConfigCache {
+            explicit,
+            disabled,
+            loaded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The configuration that applies to `file`, if any.
+    pub fn for_file(&self, file: &Path) -> Result<Option<std::sync::Arc<Config>>, ConfigError> {
+        if self.disabled {
+            return Ok(None);
+        }
+        let Some(path) = self.explicit.clone().or_else(|| find_for(file)) else {
+            return Ok(None);
+        };
+        let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = map
+            .entry(path.clone())
+            .or_insert_with(|| Config::load(&path).map(std::sync::Arc::new));
+        entry.clone().map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(Path::new("/p/autosync.yaml"), text)
+    }
+
+    #[test]
+    fn full_file_parses() {
+        let c = parse(
+            "kernels:\n  - name: reduce\n    block_dim: [16, 16]\n    params: {n: 64}\n  - path: 'sdk/*.cu'\n    block_dim: 128\n    grid_dim: '[4,4]'\ninclude_dirs: [inc]\ndefines: {N: 4, FAST: null, ON: true}\ncost: {loop: 50, if: 0.25}\nreserved_ids: [1, 2]\nnamed_style: ptx\nexclude: ['third_party/**']\n",
+        )
+        .unwrap();
+        assert_eq!(c.kernels.len(), 2);
+        assert_eq!(c.include_dirs, vec![PathBuf::from("/p/inc")]);
+        assert_eq!(c.cost.loop_factor, Some(50.0));
+        assert_eq!(c.cost.if_factor, Some(0.25));
+        assert_eq!(c.reserved_ids, Some(vec![1, 2]));
+        assert_eq!(c.named_style, Some(NamedStyle::Ptx));
+        assert!(c.defines.contains(&("FAST".into(), None)));
+        assert!(c.defines.contains(&("ON".into(), Some("1".into()))));
+        assert!(c.is_excluded(Path::new("/p/third_party/x/k.cu")));
+        assert!(!c.is_excluded(Path::new("/p/sdk/k.cu")));
+        let l = c.launch_for(Path::new("/p/sdk/k.cu"));
+        assert_eq!(l.all.block_dim, Some([128, 1, 1]));
+        assert_eq!(l.all.grid_dim, Some([4, 4, 1]));
+        assert_eq!(l.by_kernel["reduce"].block_dim, Some([16, 16, 1]));
+        assert_eq!(l.for_kernel("reduce").params["n"], 64);
+        assert_eq!(c.launch_for(Path::new("/p/other/k.cu")).all.block_dim, None);
+    }
+
+    #[test]
+    fn errors_carry_locations() {
+        let e = parse("kernels:\n  - name: k\n    blockdim: 4\n").unwrap_err();
+        assert_eq!(e.line_col.map(|l| l.0), Some(3), "{e}");
+        assert!(e.message.contains("unknown field `blockdim`"), "{e}");
+        let e = parse("cost:\n  loop: 0.5\n").unwrap_err();
+        assert_eq!(e.line_col.map(|l| l.0), Some(2), "{e}");
+        let e = parse("kernels:\n  - name: k\n    block_dim: [0, 2]\n").unwrap_err();
+        assert_eq!(e.line_col.map(|l| l.0), Some(3), "{e}");
+        let e = parse("kernels:\n  - block_dim: 32\n").unwrap_err();
+        assert_eq!(e.line_col, Some((2, 3)), "{e}");
+        let e = parse("exclude: ['a/[b']\n").unwrap_err();
+        assert_eq!(e.line_col.map(|l| l.0), Some(1), "{e}");
+    }
+}
