@@ -186,6 +186,34 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                 }
             }
             let registered = (prev.regs.len() + p.regs.len()) as u32 * WARP;
+            // More distinct warps than the count admits is a design error in the count; the same
+            // warps registering again before the generation they joined completed is recycling.
+            let distinct: HashSet<u32> = prev.regs.iter().chain(&p.regs).map(|r| r.0).collect();
+            if distinct.len() as u32 * WARP <= p.count {
+                let (l1, s1) = ev(warps, prev.regs[0]);
+                let (l2, s2) = ev(warps, p.regs[0]);
+                let early: Vec<String> = prev.regs.iter().map(|r| format!("warp {}", r.0)).collect();
+                out.push(SyncDefect {
+                    kind: SyncDefectKind::UnsafeRecycling { id: p.id },
+                    labels: vec![l1, l2],
+                    spans: vec![s1, s2],
+                    trace: vec![
+                        format!(
+                            "generation {} of barrier {} is completed by {} registering again before the generation it joined completed",
+                            prev.seq,
+                            p.id,
+                            early.join(", ")
+                        ),
+                        format!(
+                            "so warp {} at {} is left in a generation that never completes",
+                            p.regs[0].0,
+                            k.loc(s2)
+                        ),
+                    ],
+                });
+                explained.extend(p.regs.iter().map(|r| r.0));
+                continue;
+            }
             let who: Vec<String> = prev
                 .regs
                 .iter()
