@@ -73,6 +73,12 @@ struct FixArgs {
     /// Solver time limit per query in milliseconds.
     #[arg(long, default_value_t = 2000)]
     timeout: u32,
+    /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
+    #[arg(long = "reserved-ids", value_parser = check_id_set)]
+    reserved_ids: Option<String>,
+    /// How inserted named barriers are written (default: the kernel's own style, else asm).
+    #[arg(long = "named-style", value_enum)]
+    named_style: Option<crate::synth::named::NamedStyle>,
     /// Output format for the report.
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
@@ -153,6 +159,11 @@ impl InputArgs {
 fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
     front::launch::parse_dim(s)
         .ok_or_else(|| format!("`{s}` is not a dimension (use 256, [16,16] or [8,8,4]; each >= 1)"))
+}
+
+/// Validates a `--reserved-ids` set (parsed again when building the options).
+fn check_id_set(s: &str) -> Result<String, String> {
+    crate::synth::named::parse_id_set(s).map(|_| s.to_string())
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {
@@ -364,6 +375,15 @@ fn run_fix(a: &FixArgs) -> u8 {
             cost_if: a.cost_if,
             timeout_ms: a.timeout,
             dump_wcnf: a.dump_wcnf.clone(),
+            named: crate::synth::named::NamedSettings {
+                style: a.named_style,
+                ..crate::synth::named::NamedSettings::with_reserved(
+                    &a.reserved_ids
+                        .as_deref()
+                        .map(|r| crate::synth::named::parse_id_set(r).unwrap_or_default())
+                        .unwrap_or_default(),
+                )
+            },
             ..Default::default()
         },
         strategy: a.strategy,
@@ -420,9 +440,10 @@ fn run_fix(a: &FixArgs) -> u8 {
                         "inserted"
                     };
                     eprintln!(
-                        "{}:{}: {verb} __syncthreads() (cost {}{covers})",
+                        "{}:{}: {verb} {} (cost {}{covers})",
                         f.display(),
                         b.line,
+                        b.text.trim_end_matches(';'),
                         fmt_cost(b.cost)
                     );
                 }

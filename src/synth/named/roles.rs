@@ -201,6 +201,8 @@ impl Walker<'_> {
                     (Exec::No, Exec::No) => cur,
                     (Exec::No, _) => ea,
                     (_, Exec::No) => ta,
+                    // Branches that cannot leave early rejoin with the status they started from.
+                    _ if !leaves_early(then_blk) && !leaves_early(else_blk) => cur,
                     _ => ta.join(ea).under(cur),
                 }
             }
@@ -212,7 +214,13 @@ impl Walker<'_> {
                     Exec::Maybe
                 }
             }
-            StmtKind::Return => Exec::No,
+            StmtKind::Return => {
+                if cur == Exec::Maybe {
+                    Exec::Maybe
+                } else {
+                    Exec::No
+                }
+            }
             StmtKind::Barrier(..) | StmtKind::Assume(_) => cur,
         };
         Self::mark(&mut self.roles.after, s.label, self.w, self.nwarps, next);
@@ -384,6 +392,20 @@ impl Walker<'_> {
             Expr::Opaque(..) => return None,
         })
     }
+}
+
+/// Whether a block contains a `return`, or a `break`/`continue` of an enclosing loop.
+fn leaves_early(b: &autosync_oracle::ir::Block) -> bool {
+    fn go(stmts: &[Stmt], in_loop: bool) -> bool {
+        stmts.iter().any(|s| match &s.kind {
+            StmtKind::Return => true,
+            StmtKind::Break | StmtKind::Continue => !in_loop,
+            StmtKind::If { then_blk, else_blk, .. } => go(&then_blk.stmts, in_loop) || go(&else_blk.stmts, in_loop),
+            StmtKind::Loop { body, .. } => go(&body.stmts, true),
+            _ => false,
+        })
+    }
+    go(&b.stmts, false)
 }
 
 fn collect_assigned(s: &Stmt, out: &mut HashSet<VarId>) {
