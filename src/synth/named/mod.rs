@@ -180,9 +180,9 @@ pub enum NamedUnfixable {
     /// The input has a synchronization defect (deadlock, count mismatch, divergent barrier...).
     SyncDefect(String),
     /// One statement races with itself within one iteration.
-    SameStatement(Race),
+    SameStatement(Box<Race>),
     /// A race with no option.
-    NoOption(Race, NoOption),
+    NoOption(Box<Race>, NoOption),
     /// More barriers than free IDs.
     NotEnoughIds {
         /// IDs the placement needs.
@@ -289,11 +289,9 @@ pub fn style_for(k: &Kernel, s: &NamedSettings) -> NamedStyle {
 pub fn used_ids(k: &Kernel) -> BTreeSet<u32> {
     let mut out = BTreeSet::new();
     for_each_stmt(&k.body, &mut |s| {
-        if let StmtKind::Barrier(b, _) = &s.kind {
-            if let Barrier::NamedSync { id, .. } | Barrier::NamedArrive { id, .. } = b {
-                if let Some(v) = id.as_const() {
-                    out.insert(v as u32);
-                }
+        if let StmtKind::Barrier(Barrier::NamedSync { id, .. } | Barrier::NamedArrive { id, .. }, _) = &s.kind {
+            if let Some(v) = id.as_const() {
+                out.insert(v as u32);
             }
         }
     });
@@ -371,13 +369,13 @@ impl State {
         if let Some((x, y, bx, by)) = cx.split(a, b) {
             let c = cx
                 .cross(x, y, bx, by)
-                .map_err(|e| NamedUnfixable::NoOption(r.clone(), e))?;
+                .map_err(|e| NamedUnfixable::NoOption(Box::new(r.clone()), e))?;
             self.crosses.insert(key(r), c);
             return Ok(());
         }
         let common = cx.tree.get(a).loops().min(cx.tree.get(b).loops());
         if a == b && common == 0 {
-            return Err(NamedUnfixable::SameStatement(r.clone()));
+            return Err(NamedUnfixable::SameStatement(Box::new(r.clone())));
         }
         self.regions.insert(key(r), r.clone());
         Ok(())
@@ -500,7 +498,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
                     .or_else(|| st.regions.get(&rk))
                     .cloned();
                 let why = match r {
-                    Some(r) => NamedUnfixable::NoOption(r, e),
+                    Some(r) => NamedUnfixable::NoOption(Box::new(r), e),
                     None => NamedUnfixable::NoPlacement,
                 };
                 return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
