@@ -348,3 +348,38 @@ fn cutlass_style_follows_the_kernel() {
         "NamedBarrier::sync(64, 3);"
     );
 }
+
+#[test]
+fn sequential_sub_block_barriers_share_an_id_when_ids_run_out() {
+    let src = "//--blockDim=128 --gridDim=1\n__global__ void phases(const float *in, float *out)\n{\n    __shared__ float x[64];\n    int t = threadIdx.x;\n    int warp = t / 32;\n    if (warp < 2) {\n        x[t] = in[t];\n        float a = x[63 - t];\n        x[t] = a + 1.0f;\n        out[t] = x[t ^ 32];\n    } else {\n        out[t] = in[t] * 2.0f;\n    }\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("phases.cu");
+    std::fs::write(&p, src).unwrap();
+    let k = front::load(&p, &front::FrontOptions::default())
+        .unwrap()
+        .kernels
+        .remove(0);
+    let one = SynthOptions {
+        named: NamedSettings {
+            allowed_ids: vec![9],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let syn = named::synthesize(&k, &one);
+    let NamedOutcome::Fixed { barriers, .. } = &syn.outcome else {
+        panic!("{:?}", syn.outcome)
+    };
+    assert_eq!(barriers.len(), 3);
+    assert!(
+        barriers.iter().all(|b| b.kind == NamedKind::Sync { id: 9, count: 64 }),
+        "{barriers:?}"
+    );
+    assert!(check(&named::apply(&k, barriers).unwrap(), &NamedOptions::default()).is_clean());
+    // With the default set every barrier gets its own ID.
+    let syn = named::synthesize(&k, &SynthOptions::default());
+    let NamedOutcome::Fixed { barriers, .. } = &syn.outcome else {
+        panic!("{:?}", syn.outcome)
+    };
+    assert_eq!(named_ids(barriers).len(), 3);
+}

@@ -516,8 +516,16 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
             }
             Err(msg) => return finish(NamedOutcome::Inconclusive(msg), stats, initial),
         };
-        let placed = match realize(&cx, opts, &chosen, &avail, &needs, &initial.races) {
-            Ok(p) => p,
+        // Distinct IDs first; when they run out, let barriers share IDs in text order and
+        // leave it to the checker whether the shared ones are never in flight at once.
+        let (placed, shared) = match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, false) {
+            Ok((p, _)) => (p, None),
+            Err(NamedUnfixable::NotEnoughIds { .. }) if !avail.is_empty() => {
+                match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, true) {
+                    Ok((p, n)) => (p, Some(n)),
+                    Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
+                }
+            }
             Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
         };
         let Some(candidate) = apply(k, &placed) else {
@@ -537,6 +545,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
             return finish(NamedOutcome::Inconclusive(i.message.clone()), stats, initial);
         }
         let assignment: Vec<(Decision, bool)> = chosen.clone();
+        if let (Some(needed), false) = (shared, report.sync_defects.is_empty()) {
+            let why = NamedUnfixable::NotEnoughIds {
+                needed,
+                available: avail.len(),
+            };
+            return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
+        }
         if !report.sync_defects.is_empty() || !report.divergences.is_empty() {
             st.forbidden.push(assignment);
             continue;
@@ -825,7 +840,8 @@ fn chan_costs(cx: &Ctx, opts: &SynthOptions, c: ChanKey) -> (f64, f64) {
     (base_cost(&cx.tree, c.0, opts) * f, base_cost(&cx.tree, c.1, opts) * f)
 }
 
-/// Turns the chosen decisions into statements with IDs.
+/// Turns the chosen decisions into statements with IDs (distinct, or cycling through the
+/// available ones when `share_ids`); also returns how many IDs a distinct assignment needs.
 fn realize(
     cx: &Ctx,
     opts: &SynthOptions,
@@ -833,7 +849,8 @@ fn realize(
     avail: &[u32],
     needs: &BTreeMap<RaceKey, Vec<Need>>,
     races: &[Race],
-) -> Result<Vec<NamedPlaced>, NamedUnfixable> {
+    share_ids: bool,
+) -> Result<(Vec<NamedPlaced>, usize), NamedUnfixable> {
     let on: BTreeSet<Decision> = chosen.iter().filter(|x| x.1).map(|x| x.0).collect();
     let covers = |pred: &dyn Fn(&Need) -> bool| -> Vec<usize> {
         races
@@ -868,13 +885,14 @@ fn realize(
         }
     }
     items.sort();
-    if items.len() > avail.len() {
+    if avail.is_empty() && !items.is_empty() || items.len() > avail.len() && !share_ids {
         return Err(NamedUnfixable::NotEnoughIds {
             needed: items.len(),
             available: avail.len(),
         });
     }
-    for ((_, d), &id) in items.iter().zip(avail) {
+    for (n, (_, d)) in items.iter().enumerate() {
+        let id = avail[n % avail.len().max(1)];
         match *d {
             Decision::Sub(i) => {
                 let (cost, warps) = sub_cost(cx, opts, i);
@@ -912,7 +930,7 @@ fn realize(
     }
     // Text order; at one position arrives first (they never block), then syncs.
     out.sort_by_key(|p| (cx.tree.get(p.pos.label()).post, p.pos, p.kind.rank()));
-    Ok(out)
+    Ok((out, items.len()))
 }
 
 /// The kernel with the statements inserted in the order emission writes them.
