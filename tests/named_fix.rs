@@ -59,7 +59,7 @@ fn named_ids(placed: &[NamedPlaced]) -> BTreeMap<u32, Vec<&NamedPlaced>> {
 /// IDs come from the allowed set; each ID is one sub-block barrier or one channel (two ends
 /// in different roles), whose count is 32 × its participating warps.
 fn assert_ids_and_counts(k: &Kernel, placed: &[NamedPlaced], allowed: &[u32], what: &str) {
-    let roles = Roles::new(k).unwrap();
+    let roles = Roles::new(k, &autosync_oracle::sdv::uniformity(k)).unwrap();
     for (id, ps) in named_ids(placed) {
         assert!(allowed.contains(&id), "{what}: ID {id} not allowed");
         let mut warps: Vec<u32> = ps.iter().flat_map(|p| roles.warps_at(p.pos).unwrap()).collect();
@@ -119,7 +119,7 @@ fn unsynced_kernels_are_fixed_verified_and_within_manifest_counts() {
 /// cost of the unguarded position it stands for.
 fn original_cost_unguarded(k: &Kernel, opts: &SynthOptions) -> f64 {
     let tree = LabelTree::new(k);
-    let roles = Roles::new(k).unwrap();
+    let roles = Roles::new(k, &autosync_oracle::sdv::uniformity(k)).unwrap();
     let total = roles.nwarps;
     let s = &opts.named;
     let factor = |warps: u32| (warps as f64 / total as f64).max(s.min_sync_factor);

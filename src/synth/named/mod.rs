@@ -441,14 +441,14 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
             initial,
         );
     }
-    let Some(roles) = Roles::new(k) else {
+    let unif = sdv::uniformity(k);
+    let Some(roles) = Roles::new(k, &unif) else {
         return finish(
             NamedOutcome::Inconclusive("named-barrier synthesis needs a concrete blockDim".into()),
             stats,
             initial,
         );
     };
-    let unif = sdv::uniformity(k);
     let cx = Ctx {
         k,
         tree: LabelTree::new(k),

@@ -9,6 +9,7 @@
 use autosync_oracle::ir::{
     BinOp, Builtin, Expr, Kernel, Label, LoopKind, Op, ScalarTy, Stmt, StmtKind, UnOp, VarId, VarKind,
 };
+use autosync_oracle::sdv::{Level, Uniformity};
 use autosync_oracle::tree::{visit_stmt, LabelTree, Position};
 use std::collections::{HashMap, HashSet};
 
@@ -59,8 +60,9 @@ pub struct Roles {
 type Env = HashMap<VarId, i64>;
 
 impl Roles {
-    /// Walks `k` once per warp. `None` when blockDim is unknown.
-    pub fn new(k: &Kernel) -> Option<Roles> {
+    /// Walks `k` once per warp. `None` when blockDim is unknown. Conditions that the
+    /// uniformity analysis finds lane-dependent are never decided from the representative lane.
+    pub fn new(k: &Kernel, unif: &Uniformity) -> Option<Roles> {
         let dim = k.launch.block_dim?;
         let threads: u64 = dim.iter().map(|&d| d as u64).product();
         if threads == 0 {
@@ -78,6 +80,7 @@ impl Roles {
             let tid = [lin % dim[0], (lin / dim[0]) % dim[1], lin / (dim[0] * dim[1])];
             let mut walker = Walker {
                 k,
+                unif,
                 dim,
                 tid,
                 w,
@@ -141,6 +144,7 @@ impl Roles {
 
 struct Walker<'a> {
     k: &'a Kernel,
+    unif: &'a Uniformity,
     dim: [u32; 3],
     tid: [u32; 3],
     w: u32,
@@ -177,7 +181,8 @@ impl Walker<'_> {
                 then_blk,
                 else_blk,
             } => {
-                let c = if cur == Exec::No {
+                let lane_dependent = self.unif.level(then_blk.label) == Level::Thread;
+                let c = if cur == Exec::No || lane_dependent {
                     None
                 } else {
                     self.eval(cond, env).map(|v| v != 0)
@@ -276,7 +281,12 @@ impl Walker<'_> {
         cond.for_each_var(&mut |v| {
             cond_vars.insert(v);
         });
-        let trips = if cur == Exec::Yes && *kind != LoopKind::DoWhile && !exits && cond_vars.is_disjoint(&body_assigned)
+        // A lane-dependent trip count is not the warp's: lane 0 cannot stand for it.
+        let trips = if cur == Exec::Yes
+            && *kind != LoopKind::DoWhile
+            && !exits
+            && cond_vars.is_disjoint(&body_assigned)
+            && self.unif.level(body.label) != Level::Thread
         {
             self.count_trips(header, cond, step, env)
         } else {
