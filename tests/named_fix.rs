@@ -383,3 +383,15 @@ fn sequential_sub_block_barriers_share_an_id_when_ids_run_out() {
     };
     assert_eq!(named_ids(barriers).len(), 3);
 }
+
+#[test]
+fn kernel_ids_are_collected() {
+    let pc = &entries(|e| e.path == "named/two_stage_pipeline.cu")[0];
+    assert_eq!(
+        named::used_ids(&load(pc)).into_iter().collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    assert!(!named::has_computed_ids(&load(pc)));
+    let db = &entries(|e| e.path == "named/pipeline_double_buffer.cu")[0];
+    assert!(named::has_computed_ids(&load(db)));
+}

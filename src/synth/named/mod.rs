@@ -298,6 +298,17 @@ pub fn used_ids(k: &Kernel) -> BTreeSet<u32> {
     out
 }
 
+/// Whether some named barrier of the kernel has an ID that is not a constant.
+pub fn has_computed_ids(k: &Kernel) -> bool {
+    let mut found = false;
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Barrier(Barrier::NamedSync { id, .. } | Barrier::NamedArrive { id, .. }, _) = &s.kind {
+            found |= id.as_const().is_none();
+        }
+    });
+    found
+}
+
 fn named_options(k: &Kernel, opts: &SynthOptions) -> NamedOptions {
     NamedOptions {
         warp_sync: k.launch.warp_sync.is_some(),
@@ -458,13 +469,18 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
         cands: needs::emittable(k),
     };
     let used = used_ids(k);
-    let avail: Vec<u32> = opts
+    let mut avail: Vec<u32> = opts
         .named
         .allowed_ids
         .iter()
         .copied()
         .filter(|i| *i != 0 && *i <= 15 && !used.contains(i))
         .collect();
+    if has_computed_ids(k) {
+        // The kernel picks some IDs at run time (`FULL0 + slot`); such kernels conventionally
+        // count up from low IDs, so take new ones from the top (the checker verifies anyway).
+        avail.reverse();
+    }
     let mut st = State::default();
     let mut why = Vec::new();
     for r in &initial.races {
