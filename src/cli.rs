@@ -79,6 +79,12 @@ pub struct FixArgs {
     /// Solver time limit per query in milliseconds.
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
+    /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
+    #[arg(long = "reserved-ids", value_parser = check_id_set)]
+    pub reserved_ids: Option<String>,
+    /// How inserted named barriers are written (default: the kernel's own style, else asm).
+    #[arg(long = "named-style", value_enum)]
+    pub named_style: Option<crate::synth::named::NamedStyle>,
     /// Output format for the report.
     #[arg(long, value_enum, default_value = "text")]
     pub format: OutFormat,
@@ -233,6 +239,11 @@ impl InputArgs {
 fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
     front::launch::parse_dim(s)
         .ok_or_else(|| format!("`{s}` is not a dimension (use 256, [16,16] or [8,8,4]; each >= 1)"))
+}
+
+/// Validates a `--reserved-ids` set (parsed again when building the options).
+fn check_id_set(s: &str) -> Result<String, String> {
+    crate::synth::named::parse_id_set(s).map(|_| s.to_string())
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {

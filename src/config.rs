@@ -46,10 +46,23 @@ impl std::error::Error for ConfigError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NamedStyle {
-    /// The kernel's own helper (CUTLASS `NamedBarrier`, a macro) if it uses one, inline PTX otherwise.
+    /// The kernel's own helper (CUTLASS `NamedBarrier`) if it uses one, inline PTX otherwise.
     Auto,
-    /// Always inline PTX `bar.sync` / `bar.arrive`.
-    Ptx,
+    /// Always inline PTX `bar.sync` / `bar.arrive` (`asm volatile(...)`).
+    Asm,
+    /// CUTLASS-style `NamedBarrier::sync(N, ID)` / `arrive(N, ID)`.
+    Cutlass,
+}
+
+impl NamedStyle {
+    /// The synthesis setting: `None` follows the kernel.
+    pub fn setting(self) -> Option<crate::synth::named::NamedStyle> {
+        match self {
+            NamedStyle::Auto => None,
+            NamedStyle::Asm => Some(crate::synth::named::NamedStyle::Asm),
+            NamedStyle::Cutlass => Some(crate::synth::named::NamedStyle::Cutlass),
+        }
+    }
 }
 
 /// A validated block or grid dimension (each component >= 1).
@@ -486,7 +499,7 @@ mod tests {
     #[test]
     fn full_file_parses() {
         let c = parse(
-            "kernels:\n  - name: reduce\n    block_dim: [16, 16]\n    params: {n: 64}\n  - path: 'sdk/*.cu'\n    block_dim: 128\n    grid_dim: '[4,4]'\ninclude_dirs: [inc]\ndefines: {N: 4, FAST: null, ON: true}\ncost: {loop: 50, if: 0.25}\nreserved_ids: [1, 2]\nnamed_style: ptx\nexclude: ['third_party/**']\n",
+            "kernels:\n  - name: reduce\n    block_dim: [16, 16]\n    params: {n: 64}\n  - path: 'sdk/*.cu'\n    block_dim: 128\n    grid_dim: '[4,4]'\ninclude_dirs: [inc]\ndefines: {N: 4, FAST: null, ON: true}\ncost: {loop: 50, if: 0.25}\nreserved_ids: [1, 2]\nnamed_style: asm\nexclude: ['third_party/**']\n",
         )
         .unwrap();
         assert_eq!(c.kernels.len(), 2);
@@ -494,7 +507,7 @@ mod tests {
         assert_eq!(c.cost.loop_factor, Some(50.0));
         assert_eq!(c.cost.if_factor, Some(0.25));
         assert_eq!(c.reserved_ids, Some(vec![1, 2]));
-        assert_eq!(c.named_style, Some(NamedStyle::Ptx));
+        assert_eq!(c.named_style, Some(NamedStyle::Asm));
         assert!(c.defines.contains(&("FAST".into(), None)));
         assert!(c.defines.contains(&("ON".into(), Some("1".into()))));
         assert!(c.is_excluded(Path::new("/p/third_party/x/k.cu")));

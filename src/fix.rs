@@ -6,9 +6,9 @@
 use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
 use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
+use crate::synth::named::{self, NamedKind, NamedOutcome};
 use autosync_oracle::ir::Kernel;
 use autosync_oracle::report::Race;
-use autosync_oracle::sdv;
 use autosync_oracle::tree::LabelTree;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -138,17 +138,11 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     let mut all_ok = true;
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
-            all_ok = false;
-            kernels.push(KernelFix {
-                kernel: k.name.clone(),
-                status: "inconclusive",
-                barriers: vec![],
-                cost: 0.0,
-                reasons: vec!["kernel uses named barriers; named-barrier synthesis is not available yet (autosync check verifies it)".into()],
-                stats: StatsJson::default(),
-                races: vec![],
-                minimized: None,
-            });
+            // The block-wide encoding cannot reason about named barriers: only named synthesis.
+            let (kf, ins) = named_fix(k, opts, None);
+            all_ok &= matches!(kf.status, "fixed" | "clean");
+            all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
+            kernels.push(kf);
             continue;
         }
         if opts.minimize && opts.strategy == Strategy::Maxsat {
@@ -249,6 +243,20 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     minimized: None,
                 });
             }
+            Outcome::Unfixable(why)
+                if opts.strategy == Strategy::Maxsat && only_role_divergence(&why) && k.launch.block_dim.is_some() =>
+            {
+                // Races inside warp-role branches: sub-block barriers or producer/consumer
+                // channels may order them where `__syncthreads` would diverge.
+                let block_reasons: Vec<String> = why.iter().map(|u| describe_unfixable(k, u)).collect();
+                let (mut kf, ins) = named_fix(k, opts, Some(block_reasons));
+                all_ok &= matches!(kf.status, "fixed" | "clean");
+                all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
+                kf.stats.oracle_calls += stats.oracle_calls;
+                kf.stats.maxsat_calls += stats.maxsat_calls;
+                kf.stats.millis += stats.millis;
+                kernels.push(kf);
+            }
             Outcome::Unfixable(why) => {
                 all_ok = false;
                 kernels.push(KernelFix {
@@ -317,6 +325,92 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     Ok(result)
 }
 
+/// Whether block synthesis failed only because races sit where a block-wide barrier would diverge.
+fn only_role_divergence(why: &[Unfixable]) -> bool {
+    why.iter()
+        .all(|u| matches!(u, Unfixable::DivergentRegion(_) | Unfixable::NoSourcePosition(_)))
+}
+
+/// Runs named-barrier synthesis on one kernel: its report entry and the insertions to write.
+/// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
+fn named_fix(k: &Kernel, opts: &FixOptions, block_reasons: Option<Vec<String>>) -> (KernelFix, Vec<Insertion>) {
+    let syn = named::synthesize(k, &opts.synth);
+    let stats = StatsJson {
+        oracle_calls: syn.stats.oracle_calls,
+        maxsat_calls: syn.stats.maxsat_calls,
+        rounds: syn.stats.rounds,
+        millis: syn.stats.time.as_secs_f64() * 1000.0,
+    };
+    let races: Vec<String> = syn.initial.races.iter().map(|r| race_pair(k, r)).collect();
+    let mut kf = KernelFix {
+        kernel: k.name.clone(),
+        status: "clean",
+        barriers: vec![],
+        cost: 0.0,
+        reasons: vec![],
+        stats,
+        races,
+        minimized: None,
+    };
+    let mut inserts = Vec::new();
+    match syn.outcome {
+        NamedOutcome::AlreadyClean => {}
+        NamedOutcome::Fixed { barriers, cost } => {
+            kf.status = "fixed";
+            kf.cost = cost;
+            for b in &barriers {
+                let text = match b.kind {
+                    NamedKind::SyncThreads => BarrierText::SyncThreads,
+                    other => BarrierText::Custom(other.text(syn.style)),
+                };
+                let comment = opts.annotate.then(|| named_annotation(k, &syn.initial.races, b));
+                kf.barriers.push(BarrierJson {
+                    line: 0,
+                    text: text.text().to_string(),
+                    cost: b.cost,
+                    covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
+                });
+                inserts.push(Insertion {
+                    pos: b.pos,
+                    text,
+                    comment,
+                });
+            }
+        }
+        NamedOutcome::Unfixable(why) => {
+            kf.status = "unfixable";
+            kf.reasons = why.iter().map(|u| u.describe(k)).collect();
+            if let Some(b) = block_reasons {
+                kf.reasons.extend(b);
+            }
+        }
+        NamedOutcome::Inconclusive(msg) => {
+            kf.status = "inconclusive";
+            kf.reasons = vec![msg];
+        }
+    }
+    (kf, inserts)
+}
+
+fn named_annotation(k: &Kernel, races: &[Race], b: &named::NamedPlaced) -> String {
+    let pairs: Vec<String> = b.covers.iter().map(|&i| race_pair(k, &races[i])).collect();
+    let arrays: std::collections::BTreeSet<&str> = b
+        .covers
+        .iter()
+        .map(|&i| k.array(races[i].array).name.as_str())
+        .collect();
+    let what = match b.kind {
+        NamedKind::SyncThreads => "block barrier".to_string(),
+        NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. } if b.channel => format!("channel {id}"),
+        NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. } => format!("sub-block barrier {id}"),
+    };
+    format!(
+        "autosync: {what} orders {} (lines {})",
+        arrays.into_iter().collect::<Vec<_>>().join(", "),
+        pairs.join(", ")
+    )
+}
+
 /// Finds the line of each inserted barrier in the patched text (the inserted lines in order).
 fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
     let diff = similar::TextDiff::from_lines(original, patched);
@@ -325,7 +419,8 @@ fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
         for change in diff.iter_changes(op) {
             if change.tag() == similar::ChangeTag::Insert {
                 if let Some(i) = change.new_index() {
-                    if change.value().contains("__syncthreads") || change.value().contains("bar.") {
+                    let v = change.value();
+                    if v.contains("__syncthreads") || v.contains("bar.") || v.contains("NamedBarrier::") {
                         inserted.push(i as u32 + 1);
                     }
                 }
@@ -346,13 +441,7 @@ fn verify_patched(path: &Path, patched: &str, front_opts: &FrontOptions, synth: 
     let unit = front::lower_text(path, patched, front_opts)
         .map_err(|e| FixError::Verification(format!("the patched file does not lower: {}", e.message)))?;
     for k in &unit.kernels {
-        let r = sdv::check(
-            k,
-            &sdv::SdvOptions {
-                timeout_ms: synth.timeout_ms,
-                ..Default::default()
-            },
-        );
+        let (r, _) = crate::check::check_kernel(k, crate::check::OracleChoice::Auto, synth.timeout_ms);
         if !r.is_clean() {
             return Err(FixError::Verification(format!(
                 "kernel `{}`: the patched text does not verify ({} races); nothing written",

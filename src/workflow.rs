@@ -283,6 +283,21 @@ fn fix_options(a: &FixArgs, cfg: Option<&Config>) -> FixOptions {
             cost_if: a.cost_if.or(cost.if_factor).unwrap_or(0.5),
             timeout_ms: a.timeout,
             dump_wcnf: a.dump_wcnf.clone(),
+            named: {
+                // Flags over the config file; a bad --reserved-ids was rejected by clap already.
+                let reserved = a
+                    .reserved_ids
+                    .as_deref()
+                    .and_then(|r| crate::synth::named::parse_id_set(r).ok())
+                    .or_else(|| cfg.and_then(|c| c.reserved_ids.clone()))
+                    .unwrap_or_default();
+                crate::synth::named::NamedSettings {
+                    style: a
+                        .named_style
+                        .or_else(|| cfg.and_then(|c| c.named_style).and_then(|s| s.setting())),
+                    ..crate::synth::named::NamedSettings::with_reserved(&reserved)
+                }
+            },
             ..Default::default()
         },
         strategy: a.strategy,
@@ -401,8 +416,9 @@ fn fix_messages(out: &mut Vec<String>, file: &str, k: &crate::fix::KernelFix, dr
             )
         };
         out.push(format!(
-            "{file}:{}: {verb} __syncthreads() (cost {}{covers})",
+            "{file}:{}: {verb} {} (cost {}{covers})",
             b.line,
+            b.text,
             fmt_cost(b.cost)
         ));
     }

@@ -38,6 +38,8 @@ pub struct SynthOptions {
     pub algorithm: Algorithm,
     /// Write every MaxSAT instance as WCNF into this directory.
     pub dump_wcnf: Option<PathBuf>,
+    /// Named-barrier synthesis settings (allowed IDs, style, kind factors).
+    pub named: super::named::NamedSettings,
 }
 
 impl Default for SynthOptions {
@@ -49,6 +51,7 @@ impl Default for SynthOptions {
             max_rounds: 64,
             algorithm: Algorithm::Oll,
             dump_wcnf: None,
+            named: Default::default(),
         }
     }
 }
@@ -138,13 +141,13 @@ pub struct Synthesis {
     pub stats: SynthStats,
 }
 
-/// Facts about positions needed by the encoding.
-struct Space {
-    tree: LabelTree,
+/// Facts about positions needed by the encoding (shared with named-barrier synthesis).
+pub(crate) struct Space {
+    pub(super) tree: LabelTree,
     /// Whether candidate positions under thread-dependent conditions are included.
     all: bool,
-    /// Block-uniform candidate positions in text order, with their cost.
-    positions: Vec<(Position, f64)>,
+    /// Candidate positions at or below the space's uniformity level, in text order, with cost.
+    pub(super) positions: Vec<(Position, f64)>,
     /// `post` order index and enclosing block labels per position.
     pos_post: Vec<u32>,
     pos_blocks: Vec<Vec<Label>>,
@@ -152,22 +155,24 @@ struct Space {
 
 impl Space {
     fn new(k: &Kernel, opts: &SynthOptions) -> Space {
-        Space::build(k, opts, false)
+        Space::build(k, opts, Level::Block)
     }
 
     /// Every candidate position, divergent ones included (to explain unfixable races).
     fn with_divergent(k: &Kernel, opts: &SynthOptions) -> Space {
-        Space::build(k, opts, true)
+        Space::build(k, opts, Level::Thread)
     }
 
-    fn build(k: &Kernel, opts: &SynthOptions, all: bool) -> Space {
+    /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
+    pub(super) fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
         let tree = LabelTree::new(k);
         let unif = sdv::uniformity(k);
+        let all = max_level == Level::Thread;
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
         let mut pos_blocks = Vec::new();
         for p in candidate_positions(k) {
-            if !all && unif.position_level(p) != Level::Block {
+            if unif.position_level(p) > max_level {
                 continue;
             }
             let info = tree.get(p.label());
@@ -248,14 +253,14 @@ impl Space {
 }
 
 /// Identity of a race for refinement: (first, second, array) labels.
-type RaceKey = (Label, Label, u32);
+pub(super) type RaceKey = (Label, Label, u32);
 
-fn key(r: &Race) -> RaceKey {
+pub(super) fn key(r: &Race) -> RaceKey {
     (r.first.label, r.second.label, r.array.0)
 }
 
 /// The constraint options of one race at a refinement level: one clause per needed relation.
-fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
+pub(super) fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
     let (a, b) = (r.first.label, r.second.label);
     let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
     let mut out = Vec::new();

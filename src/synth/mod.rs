@@ -2,3 +2,4 @@
 
 pub mod block;
 pub mod maxsat;
+pub mod named;

@@ -1,0 +1,971 @@
+//! Named-barrier placement for warp-specialized kernels.
+//!
+//! Races are turned into requirements ([`needs`]): in-region races need a block-wide or
+//! sub-block `bar.sync` between the accesses; cross-role races need a producer/consumer channel
+//! (`bar.arrive` after the write in one role, `bar.sync` before the read in the other, or syncs on
+//! both sides). A weighted MaxSAT instance picks the cheapest set of options, IDs are assigned
+//! from the allowed set, and the named-barrier checker verifies the candidate. New races become
+//! new requirements; synchronization defects (deadlock, recycling, counts) forbid the current
+//! choice. Nothing unverified is ever returned as fixed.
+//!
+//! For role loops, two probe checks decide whether anything flows back from the consumer side to
+//! a later producer iteration, and at which distance (1 or at least 2), so that double-buffered
+//! loops get one synchronizing channel instead of a full/empty pair.
+
+pub mod needs;
+pub mod roles;
+
+#[cfg(test)]
+mod tests;
+
+use super::block::{key, RaceKey, Space, SynthOptions, SynthStats};
+use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
+use autosync_oracle::ir::{Barrier, BarrierSyntax, BinOp, Block, Expr, Kernel, Label, ScalarTy, StmtKind, VarId};
+use autosync_oracle::named::{self, NamedOptions};
+use autosync_oracle::report::{Race, Report, SyncDefectKind};
+use autosync_oracle::sdv::{self, Level};
+use autosync_oracle::tree::{for_each_stmt, insert_barriers, LabelTree, Position};
+use needs::{ChanKey, Cross, Ctx, Need, NoOption, Side};
+use roles::{Roles, WARP};
+use rustsat::types::{Lit, Var};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+/// How inserted named barriers are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+pub enum NamedStyle {
+    /// `asm volatile("bar.sync %0, %1;" :: "r"(ID), "r"(N) : "memory");`
+    Asm,
+    /// CUTLASS-style `NamedBarrier::sync(N, ID);`
+    Cutlass,
+}
+
+/// Options of named-barrier synthesis.
+#[derive(Clone, Debug)]
+pub struct NamedSettings {
+    /// Barrier IDs the tool may use (default 1–15).
+    pub allowed_ids: Vec<u32>,
+    /// Emission style; `None` follows the kernel (CUTLASS if it already uses `NamedBarrier`).
+    pub style: Option<NamedStyle>,
+    /// Cost of an arrive relative to a sync at the same place.
+    pub arrive_factor: f64,
+    /// Lower bound of the cost of a sub-block sync relative to a block-wide one.
+    pub min_sync_factor: f64,
+}
+
+impl Default for NamedSettings {
+    fn default() -> Self {
+        NamedSettings {
+            allowed_ids: (1..=15).collect(),
+            style: None,
+            arrive_factor: 0.25,
+            min_sync_factor: 0.25,
+        }
+    }
+}
+
+/// Parses an ID set such as `0-6` or `0-3,8,10-11` (IDs 0..=15).
+pub fn parse_id_set(spec: &str) -> Result<Vec<u32>, String> {
+    let mut out = BTreeSet::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let parse = |s: &str| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|&x| x <= 15)
+                .ok_or_else(|| format!("`{s}` is not a barrier ID (0-15)"))
+        };
+        let (lo, hi) = (parse(lo)?, parse(hi)?);
+        if lo > hi {
+            return Err(format!("empty ID range `{part}`"));
+        }
+        out.extend(lo..=hi);
+    }
+    Ok(out.into_iter().collect())
+}
+
+impl NamedSettings {
+    /// The default allowed set minus the reserved IDs.
+    pub fn with_reserved(reserved: &[u32]) -> NamedSettings {
+        NamedSettings {
+            allowed_ids: (1..=15).filter(|i| !reserved.contains(i)).collect(),
+            ..Default::default()
+        }
+    }
+}
+
+/// What an inserted statement does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedKind {
+    /// `__syncthreads()` (a block-uniform position executed by every warp).
+    SyncThreads,
+    /// `bar.sync id, count`.
+    Sync {
+        /// Barrier ID.
+        id: u32,
+        /// Participating threads.
+        count: u32,
+    },
+    /// `bar.arrive id, count`.
+    Arrive {
+        /// Barrier ID.
+        id: u32,
+        /// Participating threads.
+        count: u32,
+    },
+}
+
+impl NamedKind {
+    /// The IR barrier.
+    pub fn barrier(&self) -> Barrier {
+        let c = |v: u32| Expr::int(v as i64);
+        match *self {
+            NamedKind::SyncThreads => Barrier::Block,
+            NamedKind::Sync { id, count } => Barrier::NamedSync {
+                id: c(id),
+                count: Some(c(count)),
+            },
+            NamedKind::Arrive { id, count } => Barrier::NamedArrive {
+                id: c(id),
+                count: c(count),
+            },
+        }
+    }
+
+    /// The statement text in the given style.
+    pub fn text(&self, style: NamedStyle) -> String {
+        match (*self, style) {
+            (NamedKind::SyncThreads, _) => "__syncthreads();".into(),
+            (NamedKind::Sync { id, count }, NamedStyle::Asm) => {
+                format!("asm volatile(\"bar.sync %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
+            }
+            (NamedKind::Arrive { id, count }, NamedStyle::Asm) => {
+                format!("asm volatile(\"bar.arrive %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
+            }
+            (NamedKind::Sync { id, count }, NamedStyle::Cutlass) => format!("NamedBarrier::sync({count}, {id});"),
+            (NamedKind::Arrive { id, count }, NamedStyle::Cutlass) => format!("NamedBarrier::arrive({count}, {id});"),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            NamedKind::Arrive { .. } => 0,
+            NamedKind::Sync { .. } => 1,
+            NamedKind::SyncThreads => 2,
+        }
+    }
+}
+
+/// One inserted statement.
+#[derive(Clone, Debug)]
+pub struct NamedPlaced {
+    /// Where.
+    pub pos: Position,
+    /// What.
+    pub kind: NamedKind,
+    /// Its cost under the cost model.
+    pub cost: f64,
+    /// Indices of the initial report's races it helps order.
+    pub covers: Vec<usize>,
+    /// Whether it is one end of a producer/consumer channel.
+    pub channel: bool,
+}
+
+/// Why named synthesis cannot fix a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NamedUnfixable {
+    /// The input has a synchronization defect (deadlock, count mismatch, divergent barrier...).
+    SyncDefect(String),
+    /// One statement races with itself within one iteration.
+    SameStatement(Box<Race>),
+    /// A race with no option.
+    NoOption(Box<Race>, NoOption),
+    /// More barriers than free IDs.
+    NotEnoughIds {
+        /// IDs the placement needs.
+        needed: usize,
+        /// IDs available.
+        available: usize,
+    },
+    /// The requirements have no solution.
+    NoPlacement,
+}
+
+impl NamedUnfixable {
+    /// Short machine-readable reason.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            NamedUnfixable::SyncDefect(_) => "sync-error",
+            NamedUnfixable::SameStatement(_) => "same-statement",
+            NamedUnfixable::NoOption(_, NoOption::LaneDivergent) => "lane-divergent",
+            NamedUnfixable::NoOption(_, NoOption::RoleLoops) => "role-loop-mismatch",
+            NamedUnfixable::NoOption(_, NoOption::NoMatchedPair) => "no-matched-pair",
+            NamedUnfixable::NotEnoughIds { .. } => "not-enough-ids",
+            NamedUnfixable::NoPlacement => "no-placement",
+        }
+    }
+
+    /// A human sentence.
+    pub fn describe(&self, k: &Kernel) -> String {
+        let at = |r: &Race| format!("{} and {}", k.loc(r.first.span), k.loc(r.second.span));
+        match self {
+            NamedUnfixable::SyncDefect(s) => format!("the kernel's own barriers are defective: {s}"),
+            NamedUnfixable::SameStatement(r) => format!(
+                "{}: one statement races on `{}` with itself; no barrier can go inside a statement",
+                k.loc(r.first.span),
+                k.array(r.array).name
+            ),
+            NamedUnfixable::NoOption(r, NoOption::LaneDivergent) => format!(
+                "{}: every position between these accesses is lane-divergent or not executed by both racing warps",
+                at(r)
+            ),
+            NamedUnfixable::NoOption(r, NoOption::RoleLoops) => format!(
+                "{}: the accesses are in role loops with different or unknown trip counts; no barrier generations can match",
+                at(r)
+            ),
+            NamedUnfixable::NoOption(r, NoOption::NoMatchedPair) => format!(
+                "{}: no pair of positions in the two roles executes equally often in the lock-step order",
+                at(r)
+            ),
+            NamedUnfixable::NotEnoughIds { needed, available } => format!(
+                "the placement needs {needed} barrier IDs in flight but only {available} are free (see --reserved-ids)"
+            ),
+            NamedUnfixable::NoPlacement => "no named-barrier placement orders every race".into(),
+        }
+    }
+}
+
+/// The result of named synthesis.
+#[derive(Clone, Debug)]
+pub enum NamedOutcome {
+    /// No race to begin with.
+    AlreadyClean,
+    /// A verified placement.
+    Fixed {
+        /// Statements to insert, in text order (at one position: arrives, then syncs).
+        barriers: Vec<NamedPlaced>,
+        /// Total cost.
+        cost: f64,
+    },
+    /// Barriers cannot fix it.
+    Unfixable(Vec<NamedUnfixable>),
+    /// The oracle or solver could not decide.
+    Inconclusive(String),
+}
+
+/// Named synthesis result with the initial report and counters.
+#[derive(Clone, Debug)]
+pub struct NamedSynthesis {
+    /// The named checker's report on the input.
+    pub initial: Report,
+    /// What to do.
+    pub outcome: NamedOutcome,
+    /// Counters.
+    pub stats: SynthStats,
+    /// Emission style for the kernel.
+    pub style: NamedStyle,
+}
+
+/// The emission style for `k`: the setting, else CUTLASS when the kernel already uses it.
+pub fn style_for(k: &Kernel, s: &NamedSettings) -> NamedStyle {
+    if let Some(st) = s.style {
+        return st;
+    }
+    let mut cutlass = false;
+    for_each_stmt(&k.body, &mut |st| {
+        cutlass |= matches!(st.kind, StmtKind::Barrier(_, BarrierSyntax::Cutlass));
+    });
+    if cutlass {
+        NamedStyle::Cutlass
+    } else {
+        NamedStyle::Asm
+    }
+}
+
+/// Constant IDs of the kernel's own named barriers (never reused by the tool).
+pub fn used_ids(k: &Kernel) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Barrier(Barrier::NamedSync { id, .. } | Barrier::NamedArrive { id, .. }, _) = &s.kind {
+            if let Some(v) = id.as_const() {
+                out.insert(v as u32);
+            }
+        }
+    });
+    out
+}
+
+/// Whether some named barrier of the kernel has an ID that is not a constant.
+pub fn has_computed_ids(k: &Kernel) -> bool {
+    let mut found = false;
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Barrier(Barrier::NamedSync { id, .. } | Barrier::NamedArrive { id, .. }, _) = &s.kind {
+            found |= id.as_const().is_none();
+        }
+    });
+    found
+}
+
+fn named_options(k: &Kernel, opts: &SynthOptions) -> NamedOptions {
+    NamedOptions {
+        warp_sync: k.launch.warp_sync.is_some(),
+        timeout_ms: opts.timeout_ms,
+    }
+}
+
+fn base_cost(tree: &LabelTree, pos: Position, opts: &SynthOptions) -> f64 {
+    let info = tree.get(pos.label());
+    opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+}
+
+fn sync_factor(k: u32, total: u32, s: &NamedSettings) -> f64 {
+    (k as f64 / total.max(1) as f64).max(s.min_sync_factor)
+}
+
+/// Number and cost of the synchronization statements already in a kernel, under the named cost
+/// model (for comparison with a synthesized placement).
+pub fn existing_cost(k: &Kernel, opts: &SynthOptions) -> (u32, f64) {
+    let tree = LabelTree::new(k);
+    let total = k
+        .launch
+        .threads_per_block()
+        .map_or(1, |t| t.div_ceil(WARP as u64) as u32);
+    let s = &opts.named;
+    let mut n = 0;
+    let mut cost = 0.0;
+    for_each_stmt(&k.body, &mut |st| {
+        let StmtKind::Barrier(b, _) = &st.kind else { return };
+        let base = base_cost(&tree, Position::After(st.label), opts);
+        let warps = |c: &Expr| c.as_const().map_or(total, |v| (v as u32).div_ceil(WARP));
+        let f = match b {
+            Barrier::Block | Barrier::NamedSync { count: None, .. } => 1.0,
+            Barrier::NamedSync { count: Some(c), .. } => sync_factor(warps(c), total, s),
+            Barrier::NamedArrive { count, .. } => s.arrive_factor * sync_factor(warps(count), total, s),
+            Barrier::Warp => return,
+        };
+        n += 1;
+        cost += base * f;
+    });
+    (n, cost)
+}
+
+/// A decision variable of the encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Decision {
+    /// A sync at space position i.
+    Sub(usize),
+    /// A channel exists (both ends at least arrive).
+    Chan(ChanKey),
+    /// One end of a channel synchronizes.
+    ChanSync(ChanKey, Side),
+}
+
+/// Mutable state of the refinement loop.
+#[derive(Default)]
+struct State {
+    crosses: BTreeMap<RaceKey, Cross>,
+    backward: BTreeMap<RaceKey, u32>,
+    regions: BTreeMap<RaceKey, Race>,
+    narrow: BTreeSet<(RaceKey, u32)>,
+    forbidden: Vec<Vec<(Decision, bool)>>,
+}
+
+impl State {
+    /// Adds a race; `Err` when it has no option.
+    fn add(&mut self, cx: &Ctx, r: &Race) -> Result<(), NamedUnfixable> {
+        let (a, b) = (r.first.label, r.second.label);
+        if let Some((x, y, bx, by)) = cx.split(a, b) {
+            let c = cx
+                .cross(x, y, bx, by)
+                .map_err(|e| NamedUnfixable::NoOption(Box::new(r.clone()), e))?;
+            self.crosses.insert(key(r), c);
+            return Ok(());
+        }
+        let common = cx.tree.get(a).loops().min(cx.tree.get(b).loops());
+        if a == b && common == 0 {
+            return Err(NamedUnfixable::SameStatement(Box::new(r.clone())));
+        }
+        self.regions.insert(key(r), r.clone());
+        Ok(())
+    }
+
+    fn needs(&self, cx: &Ctx) -> Result<BTreeMap<RaceKey, Vec<Need>>, (RaceKey, NoOption)> {
+        let mut out = BTreeMap::new();
+        for (k, c) in &self.crosses {
+            let n = cx.cross_needs(c, self.backward.get(k).copied()).map_err(|e| (*k, e))?;
+            out.insert(*k, n);
+        }
+        for (k, r) in &self.regions {
+            let n = cx.region_needs(r, &self.narrow).map_err(|e| (*k, e))?;
+            out.insert(*k, n);
+        }
+        Ok(out)
+    }
+}
+
+/// Synthesizes a verified named-barrier placement for `k` (requires a concrete blockDim).
+pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
+    let start = Instant::now();
+    let mut stats = SynthStats::default();
+    let style = style_for(k, &opts.named);
+    let nopts = named_options(k, opts);
+    let initial = named::check(k, &nopts);
+    stats.oracle_calls += 1;
+    let finish = |outcome, mut stats: SynthStats, initial| {
+        stats.time = start.elapsed();
+        NamedSynthesis {
+            initial,
+            outcome,
+            stats,
+            style,
+        }
+    };
+    if let Some(i) = initial.inconclusive.first() {
+        return finish(NamedOutcome::Inconclusive(i.message.clone()), stats, initial);
+    }
+    if !initial.sync_defects.is_empty() || !initial.divergences.is_empty() {
+        let mut why: Vec<NamedUnfixable> = initial
+            .sync_defects
+            .iter()
+            .map(|d| NamedUnfixable::SyncDefect(defect_name(&d.kind).into()))
+            .collect();
+        why.extend(
+            initial
+                .divergences
+                .iter()
+                .map(|d| NamedUnfixable::SyncDefect(format!("divergent barrier at {}", k.loc(d.span)))),
+        );
+        return finish(NamedOutcome::Unfixable(why), stats, initial);
+    }
+    if initial.races.is_empty() {
+        return finish(NamedOutcome::AlreadyClean, stats, initial);
+    }
+    if initial.races.iter().any(|r| r.assumed) {
+        return finish(
+            NamedOutcome::Inconclusive(
+                "the solver could not decide a race; the placement could not be verified".into(),
+            ),
+            stats,
+            initial,
+        );
+    }
+    let unif = sdv::uniformity(k);
+    let Some(roles) = Roles::new(k, &unif) else {
+        return finish(
+            NamedOutcome::Inconclusive("named-barrier synthesis needs a concrete blockDim".into()),
+            stats,
+            initial,
+        );
+    };
+    let cx = Ctx {
+        k,
+        tree: LabelTree::new(k),
+        roles: &roles,
+        unif: &unif,
+        space: Space::build(k, opts, Level::Warp),
+        cands: needs::emittable(k),
+    };
+    let used = used_ids(k);
+    let mut avail: Vec<u32> = opts
+        .named
+        .allowed_ids
+        .iter()
+        .copied()
+        .filter(|i| *i != 0 && *i <= 15 && !used.contains(i))
+        .collect();
+    if has_computed_ids(k) {
+        // The kernel picks some IDs at run time (`FULL0 + slot`); such kernels conventionally
+        // count up from low IDs, so take new ones from the top (the checker verifies anyway).
+        avail.reverse();
+    }
+    let mut st = State::default();
+    let mut why = Vec::new();
+    for r in &initial.races {
+        if let Err(e) = st.add(&cx, r) {
+            why.push(e);
+        }
+    }
+    if !why.is_empty() {
+        return finish(NamedOutcome::Unfixable(why), stats, initial);
+    }
+    probe_back_flow(&cx, &mut st, &avail, &nopts, &mut stats);
+
+    let mut round = 0;
+    loop {
+        round += 1;
+        stats.rounds = round;
+        if round > opts.max_rounds {
+            return finish(
+                NamedOutcome::Inconclusive("named-barrier refinement did not converge".into()),
+                stats,
+                initial,
+            );
+        }
+        let needs = match st.needs(&cx) {
+            Ok(n) => n,
+            Err((rk, e)) => {
+                let r = initial
+                    .races
+                    .iter()
+                    .find(|r| key(r) == rk)
+                    .or_else(|| st.regions.get(&rk))
+                    .cloned();
+                let why = match r {
+                    Some(r) => NamedUnfixable::NoOption(Box::new(r), e),
+                    None => NamedUnfixable::NoPlacement,
+                };
+                return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
+            }
+        };
+        stats.maxsat_calls += 1;
+        let chosen = match solve(&cx, opts, &needs, &st.forbidden) {
+            Ok(Some(c)) => c,
+            Ok(None) => {
+                return finish(
+                    NamedOutcome::Unfixable(vec![NamedUnfixable::NoPlacement]),
+                    stats,
+                    initial,
+                )
+            }
+            Err(msg) => return finish(NamedOutcome::Inconclusive(msg), stats, initial),
+        };
+        // Distinct IDs first; when they run out, let barriers share IDs in text order and
+        // leave it to the checker whether the shared ones are never in flight at once.
+        let (placed, shared) = match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, false) {
+            Ok((p, _)) => (p, None),
+            Err(NamedUnfixable::NotEnoughIds { .. }) if !avail.is_empty() => {
+                match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, true) {
+                    Ok((p, n)) => (p, Some(n)),
+                    Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
+                }
+            }
+            Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
+        };
+        let Some(candidate) = apply(k, &placed) else {
+            return finish(
+                NamedOutcome::Inconclusive("internal: a chosen position is not in the kernel".into()),
+                stats,
+                initial,
+            );
+        };
+        let report = named::check(&candidate, &nopts);
+        stats.oracle_calls += 1;
+        if report.is_clean() {
+            let cost = placed.iter().map(|p| p.cost).sum();
+            return finish(NamedOutcome::Fixed { barriers: placed, cost }, stats, initial);
+        }
+        if let Some(i) = report.inconclusive.first() {
+            return finish(NamedOutcome::Inconclusive(i.message.clone()), stats, initial);
+        }
+        let assignment: Vec<(Decision, bool)> = chosen.clone();
+        if let (Some(needed), false) = (shared, report.sync_defects.is_empty()) {
+            let why = NamedUnfixable::NotEnoughIds {
+                needed,
+                available: avail.len(),
+            };
+            return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
+        }
+        if !report.sync_defects.is_empty() || !report.divergences.is_empty() {
+            st.forbidden.push(assignment);
+            continue;
+        }
+        let mut progress = false;
+        for r in &report.races {
+            let rk = key(r);
+            if r.assumed {
+                return finish(
+                    NamedOutcome::Inconclusive("the solver could not decide a race of a candidate placement".into()),
+                    stats,
+                    initial,
+                );
+            }
+            if let Some(c) = st.crosses.get(&rk) {
+                let d = st.backward.get(&rk).copied();
+                if c.loops.is_some() && d != Some(1) {
+                    st.backward.insert(rk, 1);
+                    progress = true;
+                }
+            } else if st.regions.contains_key(&rk) {
+                let common = cx
+                    .tree
+                    .get(r.first.label)
+                    .loops()
+                    .min(cx.tree.get(r.second.label).loops()) as u32;
+                for d in 1..=common {
+                    progress |= st.narrow.insert((rk, d));
+                }
+            } else {
+                match st.add(&cx, r) {
+                    Ok(()) => progress = true,
+                    Err(e) => return finish(NamedOutcome::Unfixable(vec![e]), stats, initial),
+                }
+            }
+        }
+        if !progress {
+            st.forbidden.push(assignment);
+        }
+    }
+}
+
+fn defect_name(k: &SyncDefectKind) -> &'static str {
+    match k {
+        SyncDefectKind::Deadlock { .. } => "deadlock",
+        SyncDefectKind::CountMismatch { .. } => "count mismatch",
+        SyncDefectKind::TooManyParticipants { .. } => "too many participants",
+        SyncDefectKind::ArriveOnly => "a generation completed by arrivals only",
+        SyncDefectKind::UnsafeRecycling { .. } => "unsafe barrier recycling",
+        SyncDefectKind::BadId { .. } => "barrier ID out of range",
+        SyncDefectKind::BadCount { .. } => "barrier count not a multiple of 32",
+    }
+}
+
+/// The body block and induction variable of loop statement `l`.
+fn loop_parts(k: &Kernel, l: Label) -> Option<(&Block, Option<VarId>)> {
+    let mut found = None;
+    for_each_stmt(&k.body, &mut |s| {
+        if s.label == l {
+            if let StmtKind::Loop { body, var, .. } = &s.kind {
+                found = Some((body, *var));
+            }
+        }
+    });
+    found
+}
+
+/// Decides, per aligned role-loop pair, whether the else side's iteration k must precede the
+/// then side's iteration k + 1 (distance 1), only k + 2 (distance 2), or nothing flows back.
+///
+/// Probe 1 orders every then-side iteration before the same else-side iteration and nothing
+/// backward: an arrive at the end of the then body and a sync at the start of the else body, on
+/// a different ID per iteration (`base + i` for induction variable i, so no generation is
+/// recycled). Races left flow backward. Probe 2 makes both ends syncs on one ID, which also
+/// orders else iteration k before then iteration k + 2: races left need distance 1. A probe that
+/// cannot be built or checked leaves the conservative distance 1.
+fn probe_back_flow(cx: &Ctx, st: &mut State, avail: &[u32], nopts: &NamedOptions, stats: &mut SynthStats) {
+    for ((lx, ly), keys) in needs::loop_pairs(&st.crosses) {
+        let conservative = |st: &mut State| {
+            for k in &keys {
+                st.backward.insert(*k, 1);
+            }
+        };
+        let (Some((bx, vx)), Some((by, vy)), Some(&first_id)) =
+            (loop_parts(cx.k, lx), loop_parts(cx.k, ly), avail.first())
+        else {
+            conservative(st);
+            continue;
+        };
+        let (Some(wx), Some(wy)) = (cx.roles.warps_of(bx.label), cx.roles.warps_of(by.label)) else {
+            conservative(st);
+            continue;
+        };
+        let n = WARP * (wx.len() + wy.len()) as u32;
+        let end_x = bx
+            .stmts
+            .last()
+            .map_or(Position::BlockStart(bx.label), |s| Position::After(s.label));
+        let start_y = Position::BlockStart(by.label);
+        let trips = wx.first().and_then(|&w| cx.roles.trips(lx, w)).unwrap_or(u64::MAX);
+        let run = |inserts: &[(Position, Barrier)], stats: &mut SynthStats| -> Option<BTreeSet<RaceKey>> {
+            let (probe, _) = insert_barriers(cx.k, inserts).ok()?;
+            stats.oracle_calls += 1;
+            let r = named::check(&probe, nopts);
+            if !r.sync_defects.is_empty() || !r.inconclusive.is_empty() || !r.divergences.is_empty() {
+                return None;
+            }
+            Some(r.races.iter().map(key).collect())
+        };
+        // Probe 1 needs `trips` consecutive free IDs.
+        let base = avail
+            .iter()
+            .copied()
+            .find(|&b| (0..trips.min(16) as u32).all(|i| avail.contains(&(b + i))));
+        let left1 = match (vx, vy, base) {
+            (Some(vx), Some(vy), Some(base)) if trips <= 15 => {
+                let id = |v: VarId| {
+                    Expr::Bin(
+                        BinOp::Add,
+                        ScalarTy::I32,
+                        Box::new(Expr::int(base as i64)),
+                        Box::new(Expr::Cast(ScalarTy::I32, Box::new(Expr::Var(v)))),
+                    )
+                };
+                let count = Expr::int(n as i64);
+                run(
+                    &[
+                        (
+                            end_x,
+                            Barrier::NamedArrive {
+                                id: id(vx),
+                                count: count.clone(),
+                            },
+                        ),
+                        (
+                            start_y,
+                            Barrier::NamedSync {
+                                id: id(vy),
+                                count: Some(count),
+                            },
+                        ),
+                    ],
+                    stats,
+                )
+            }
+            _ => None,
+        };
+        let sync = NamedKind::Sync { id: first_id, count: n }.barrier();
+        let left2 = run(&[(end_x, sync.clone()), (start_y, sync)], stats);
+        for k in keys {
+            match (&left1, &left2) {
+                (Some(l1), _) if !l1.contains(&k) => {}
+                (_, Some(l2)) if !l2.contains(&k) => {
+                    st.backward.insert(k, 2);
+                }
+                _ => {
+                    st.backward.insert(k, 1);
+                }
+            }
+        }
+    }
+}
+
+/// Builds and solves the MaxSAT instance; returns the value of every decision.
+fn solve(
+    cx: &Ctx,
+    opts: &SynthOptions,
+    needs: &BTreeMap<RaceKey, Vec<Need>>,
+    forbidden: &[Vec<(Decision, bool)>],
+) -> Result<Option<Vec<(Decision, bool)>>, String> {
+    let mut p = MaxSatProblem::new();
+    let mut vars: BTreeMap<Decision, Var> = BTreeMap::new();
+    let mut var = |p: &mut MaxSatProblem, d: Decision| *vars.entry(d).or_insert_with(|| p.new_var());
+    let mut hard: Vec<Vec<Lit>> = Vec::new();
+    for ns in needs.values() {
+        for n in ns {
+            let lits: Vec<Lit> = match n {
+                Need::Sync(v) => v.iter().map(|&i| var(&mut p, Decision::Sub(i)).pos_lit()).collect(),
+                Need::Chan(v) => v
+                    .iter()
+                    .map(|&(c, s)| {
+                        var(&mut p, Decision::Chan(c));
+                        var(&mut p, Decision::ChanSync(c, Side::First));
+                        var(&mut p, Decision::ChanSync(c, Side::Second));
+                        var(&mut p, Decision::ChanSync(c, s)).pos_lit()
+                    })
+                    .collect(),
+            };
+            hard.push(lits);
+        }
+    }
+    for f in forbidden {
+        let lits: Vec<Lit> = f
+            .iter()
+            .map(|&(d, val)| {
+                let v = var(&mut p, d);
+                if val {
+                    v.neg_lit()
+                } else {
+                    v.pos_lit()
+                }
+            })
+            .collect();
+        hard.push(lits);
+    }
+    // Costs in integer units: the cheapest option weighs at least 1000.
+    let mut costs: Vec<(Var, f64)> = Vec::new();
+    let decisions: Vec<(Decision, Var)> = vars.iter().map(|(d, v)| (*d, *v)).collect();
+    for &(d, v) in &decisions {
+        match d {
+            Decision::Sub(i) => costs.push((v, sub_cost(cx, opts, i).0)),
+            Decision::Chan(c) => {
+                let (a, b) = chan_costs(cx, opts, c);
+                costs.push((v, opts.named.arrive_factor * (a + b)));
+            }
+            Decision::ChanSync(c, s) => {
+                let (a, b) = chan_costs(cx, opts, c);
+                let full = if s == Side::First { a } else { b };
+                costs.push((v, (1.0 - opts.named.arrive_factor) * full));
+                // A synchronizing end implies the channel.
+                let e = vars[&Decision::Chan(c)];
+                hard.push(vec![v.neg_lit(), e.pos_lit()]);
+            }
+        }
+    }
+    for h in &hard {
+        p.add_hard(h);
+    }
+    let min = costs
+        .iter()
+        .map(|c| c.1)
+        .filter(|c| *c > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let scale = if min.is_finite() { 1000.0 / min.min(1.0) } else { 1.0 };
+    for (v, c) in &costs {
+        if *c > 0.0 {
+            p.add_soft(v.neg_lit(), (c * scale).round().max(1.0) as u64);
+        }
+    }
+    if let Some(dir) = &opts.dump_wcnf {
+        let _ = std::fs::create_dir_all(dir);
+        if let Ok(mut f) = std::fs::File::create(dir.join(format!("{}-named.wcnf", cx.k.name))) {
+            let _ = p.write_wcnf(&mut f);
+        }
+    }
+    match opts.algorithm.solver().solve(&p) {
+        Ok(MaxSatResult::Optimal { model, .. }) => Ok(Some(
+            decisions
+                .iter()
+                .map(|(d, v)| (*d, lit_value(&model, v.pos_lit())))
+                .collect(),
+        )),
+        Ok(MaxSatResult::Unsat) => Ok(None),
+        Err(MaxSatError::WeightOverflow) => Err("cost weights overflow; lower --cost-loop".into()),
+        Err(e) => Err(format!("MaxSAT solver failed: {e}")),
+    }
+}
+
+/// Cost and kind of a sync at space position `i`: `__syncthreads` where the whole block runs
+/// it at a block-uniform position, else a sub-block `bar.sync` over its warps.
+fn sub_cost(cx: &Ctx, opts: &SynthOptions, i: usize) -> (f64, Option<Vec<u32>>) {
+    let (pos, base) = cx.space.positions[i];
+    let warps = cx.roles.warps_at(pos).unwrap_or_default();
+    let all = warps.len() as u32 == cx.roles.nwarps;
+    if all && cx.unif.position_level(pos) == Level::Block {
+        (base, None)
+    } else {
+        (
+            base * sync_factor(warps.len() as u32, cx.roles.nwarps, &opts.named),
+            Some(warps),
+        )
+    }
+}
+
+fn chan_warps(cx: &Ctx, c: ChanKey) -> Vec<u32> {
+    let mut w = cx.roles.warps_at(c.0).unwrap_or_default();
+    w.extend(cx.roles.warps_at(c.1).unwrap_or_default());
+    w.sort_unstable();
+    w.dedup();
+    w
+}
+
+/// Cost of a sync at each end of a channel.
+fn chan_costs(cx: &Ctx, opts: &SynthOptions, c: ChanKey) -> (f64, f64) {
+    let f = sync_factor(chan_warps(cx, c).len() as u32, cx.roles.nwarps, &opts.named);
+    (base_cost(&cx.tree, c.0, opts) * f, base_cost(&cx.tree, c.1, opts) * f)
+}
+
+/// Turns the chosen decisions into statements with IDs (distinct, or cycling through the
+/// available ones when `share_ids`); also returns how many IDs a distinct assignment needs.
+fn realize(
+    cx: &Ctx,
+    opts: &SynthOptions,
+    chosen: &[(Decision, bool)],
+    avail: &[u32],
+    needs: &BTreeMap<RaceKey, Vec<Need>>,
+    races: &[Race],
+    share_ids: bool,
+) -> Result<(Vec<NamedPlaced>, usize), NamedUnfixable> {
+    let on: BTreeSet<Decision> = chosen.iter().filter(|x| x.1).map(|x| x.0).collect();
+    let covers = |pred: &dyn Fn(&Need) -> bool| -> Vec<usize> {
+        races
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| needs.get(&key(r)).is_some_and(|ns| ns.iter().any(pred)))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    // Items needing an ID, in text order of their first position.
+    let mut items: Vec<(u32, Decision)> = Vec::new();
+    let mut out = Vec::new();
+    for d in &on {
+        match *d {
+            Decision::Sub(i) => {
+                let (cost, warps) = sub_cost(cx, opts, i);
+                let pos = cx.space.positions[i].0;
+                if warps.is_none() {
+                    out.push(NamedPlaced {
+                        pos,
+                        kind: NamedKind::SyncThreads,
+                        cost,
+                        covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
+                        channel: false,
+                    });
+                } else {
+                    items.push((cx.tree.get(pos.label()).post, *d));
+                }
+            }
+            Decision::Chan(c) => items.push((cx.tree.get(c.0.label()).post, *d)),
+            Decision::ChanSync(..) => {}
+        }
+    }
+    items.sort();
+    if avail.is_empty() && !items.is_empty() || items.len() > avail.len() && !share_ids {
+        return Err(NamedUnfixable::NotEnoughIds {
+            needed: items.len(),
+            available: avail.len(),
+        });
+    }
+    for (n, (_, d)) in items.iter().enumerate() {
+        let id = avail[n % avail.len().max(1)];
+        match *d {
+            Decision::Sub(i) => {
+                let (cost, warps) = sub_cost(cx, opts, i);
+                let count = WARP * warps.map_or(cx.roles.nwarps, |w| w.len() as u32);
+                out.push(NamedPlaced {
+                    pos: cx.space.positions[i].0,
+                    kind: NamedKind::Sync { id, count },
+                    cost,
+                    covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
+                    channel: false,
+                });
+            }
+            Decision::Chan(c) => {
+                let count = WARP * chan_warps(cx, c).len() as u32;
+                let (ca, cb) = chan_costs(cx, opts, c);
+                let cov = covers(&|n| matches!(n, Need::Chan(v) if v.iter().any(|x| x.0 == c)));
+                for (side, pos, full) in [(Side::First, c.0, ca), (Side::Second, c.1, cb)] {
+                    let sync = on.contains(&Decision::ChanSync(c, side));
+                    let (kind, cost) = if sync {
+                        (NamedKind::Sync { id, count }, full)
+                    } else {
+                        (NamedKind::Arrive { id, count }, full * opts.named.arrive_factor)
+                    };
+                    out.push(NamedPlaced {
+                        pos,
+                        kind,
+                        cost,
+                        covers: cov.clone(),
+                        channel: true,
+                    });
+                }
+            }
+            Decision::ChanSync(..) => {}
+        }
+    }
+    // Text order; at one position arrives first (they never block), then syncs.
+    out.sort_by_key(|p| (cx.tree.get(p.pos.label()).post, p.pos, p.kind.rank()));
+    Ok((out, items.len()))
+}
+
+/// The kernel with the statements inserted in the order emission writes them.
+pub fn apply(k: &Kernel, placed: &[NamedPlaced]) -> Option<Kernel> {
+    // `insert_barriers` puts each `After` insertion right after its statement, so a group at
+    // one such position is inserted in reverse to keep the written order.
+    let mut groups: Vec<(Position, Vec<Barrier>)> = Vec::new();
+    for p in placed {
+        match groups.last_mut() {
+            Some((pos, v)) if *pos == p.pos => v.push(p.kind.barrier()),
+            _ => groups.push((p.pos, vec![p.kind.barrier()])),
+        }
+    }
+    let mut inserts = Vec::new();
+    for (pos, mut v) in groups {
+        if matches!(pos, Position::After(_)) {
+            v.reverse();
+        }
+        inserts.extend(v.into_iter().map(|b| (pos, b)));
+    }
+    insert_barriers(k, &inserts).ok().map(|x| x.0)
+}
