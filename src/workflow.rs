@@ -418,7 +418,7 @@ fn fix_messages(out: &mut Vec<String>, file: &str, k: &crate::fix::KernelFix, dr
         out.push(format!(
             "{file}:{}: {verb} {} (cost {}{covers})",
             b.line,
-            b.text,
+            b.text.trim_end_matches(';'),
             fmt_cost(b.cost)
         ));
     }
