@@ -55,6 +55,9 @@ struct FixArgs {
     /// Print oracle calls, MaxSAT calls and time per kernel.
     #[arg(long)]
     stats: bool,
+    /// Keep the original of each changed file as FILE.orig.
+    #[arg(long)]
+    backup: bool,
     /// Add a trailing comment to each inserted barrier naming the races it removes.
     #[arg(long)]
     annotate: bool,
@@ -73,6 +76,9 @@ struct FixArgs {
     /// Solver time limit per query in milliseconds.
     #[arg(long, default_value_t = 2000)]
     timeout: u32,
+    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
+    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
+    kernel_timeout: std::time::Duration,
     /// Output format for the report.
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
@@ -97,6 +103,9 @@ struct CheckArgs {
     /// Solver time limit per query in milliseconds (an unanswered query is never "clean").
     #[arg(long, default_value_t = 2000)]
     timeout: u32,
+    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
+    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
+    kernel_timeout: std::time::Duration,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: OutFormat,
@@ -153,6 +162,14 @@ impl InputArgs {
 fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
     front::launch::parse_dim(s)
         .ok_or_else(|| format!("`{s}` is not a dimension (use 256, [16,16] or [8,8,4]; each >= 1)"))
+}
+
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(|v| std::time::Duration::try_from_secs_f64(v).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {
@@ -271,6 +288,24 @@ pub fn expand_inputs(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Reports a file without kernels: an input error when the user named the file itself, a note
+/// when a directory search found it (headers have no kernels). Returns the exit code.
+fn no_kernels(f: &std::path::Path, unit: &front::SourceUnit, named: &[PathBuf]) -> u8 {
+    let empty = unit.texts.first().is_none_or(|t| t.trim().is_empty());
+    let what = if empty {
+        "file is empty"
+    } else {
+        "no __global__ kernel in this file"
+    };
+    if named.iter().any(|p| p == f) {
+        eprintln!("{}: error: {what}", f.display());
+        exit::INPUT
+    } else {
+        eprintln!("{}: note: {what}", f.display());
+        exit::OK
+    }
+}
+
 #[derive(serde::Serialize)]
 struct KernelJson<'a> {
     file: String,
@@ -281,13 +316,14 @@ struct KernelJson<'a> {
 }
 
 fn run_check(a: &CheckArgs) -> u8 {
-    use crate::check::{check_kernel, render_report, verdict, Sources, Verdict};
+    use crate::check::{check_kernel_within, render_report, verdict, Sources, Verdict};
     let files = expand_inputs(&a.files);
     if files.is_empty() {
         eprintln!("error: no .cu/.cuh files found in the given paths");
         return exit::INPUT;
     }
     let mut worst = exit::OK;
+    let mut kernels_seen = 0;
     let mut json = Vec::new();
     let bump = |c: u8, worst: &mut u8| {
         // Input errors dominate, then inconclusive, then defects.
@@ -311,14 +347,13 @@ fn run_check(a: &CheckArgs) -> u8 {
             }
         };
         if unit.kernels.is_empty() {
-            if a.format == OutFormat::Text {
-                println!("{}: no __global__ kernels", f.display());
-            }
+            bump(no_kernels(f, &unit, &a.files), &mut worst);
             continue;
         }
+        kernels_seen += unit.kernels.len();
         let src = Sources { texts: &unit.texts };
         for k in &unit.kernels {
-            let (report, checker) = check_kernel(k, a.oracle, a.timeout);
+            let (report, checker) = check_kernel_within(k, a.oracle, a.timeout, Some(a.kernel_timeout));
             let v = verdict(&report);
             bump(
                 match v {
@@ -340,6 +375,10 @@ fn run_check(a: &CheckArgs) -> u8 {
             }
         }
     }
+    if kernels_seen == 0 && worst == exit::OK {
+        eprintln!("error: no __global__ kernel in the given paths");
+        worst = exit::INPUT;
+    }
     if a.format == OutFormat::Json {
         let doc = serde_json::json!({ "version": 1, "kernels": json });
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
@@ -348,7 +387,7 @@ fn run_check(a: &CheckArgs) -> u8 {
 }
 
 fn run_fix(a: &FixArgs) -> u8 {
-    use crate::fix::{fix_file, write_back, FixError, FixOptions};
+    use crate::fix::{fix_file, write_back_with, FixError, FixOptions};
     if !(a.cost_loop.is_finite() && a.cost_loop >= 1.0 && a.cost_if.is_finite() && a.cost_if > 0.0) {
         eprintln!("error: --cost-loop must be >= 1 and --cost-if > 0");
         return exit::INPUT;
@@ -364,6 +403,7 @@ fn run_fix(a: &FixArgs) -> u8 {
             cost_if: a.cost_if,
             timeout_ms: a.timeout,
             dump_wcnf: a.dump_wcnf.clone(),
+            kernel_timeout: Some(a.kernel_timeout),
             ..Default::default()
         },
         strategy: a.strategy,
@@ -383,6 +423,7 @@ fn run_fix(a: &FixArgs) -> u8 {
         }
     };
     let mut json = Vec::new();
+    let mut kernels_seen = 0;
     for f in &files {
         let res = match fix_file(f, &a.input.front_options(), &opts) {
             Ok(r) => r,
@@ -396,6 +437,12 @@ fn run_fix(a: &FixArgs) -> u8 {
                 continue;
             }
         };
+        if res.kernels.is_empty() {
+            if let Ok(unit) = front::lower_text(f, &res.original, &a.input.front_options()) {
+                bump(no_kernels(f, &unit, &a.files));
+            }
+        }
+        kernels_seen += res.kernels.len();
         for k in &res.kernels {
             match k.status {
                 "unfixable" => bump(exit::UNFIXABLE),
@@ -462,7 +509,7 @@ fn run_fix(a: &FixArgs) -> u8 {
                 }
             } else if a.stdout {
                 print!("{}", res.patched.as_deref().unwrap_or_default());
-            } else if let Err(m) = write_back(f, &res) {
+            } else if let Err(m) = write_back_with(f, &res, a.backup) {
                 eprintln!("error: {m}");
                 bump(exit::INPUT);
             }
@@ -472,6 +519,10 @@ fn run_fix(a: &FixArgs) -> u8 {
         if a.format == OutFormat::Json {
             json.push(serde_json::to_value(&res).unwrap_or_default());
         }
+    }
+    if kernels_seen == 0 && worst == exit::OK {
+        eprintln!("error: no __global__ kernel in the given paths");
+        worst = exit::INPUT;
     }
     if a.format == OutFormat::Json {
         let doc = serde_json::json!({ "version": 1, "files": json });

@@ -5,5 +5,6 @@ pub mod cli;
 pub mod emit;
 pub mod fix;
 pub mod front;
+pub mod gen;
 pub mod manifest;
 pub mod synth;

@@ -37,6 +37,8 @@ pub struct SynthOptions {
     pub algorithm: Algorithm,
     /// Write every MaxSAT instance as WCNF into this directory.
     pub dump_wcnf: Option<PathBuf>,
+    /// Wall-clock budget for all oracle calls on one kernel; past it the kernel is inconclusive.
+    pub kernel_timeout: Option<std::time::Duration>,
 }
 
 impl Default for SynthOptions {
@@ -48,6 +50,7 @@ impl Default for SynthOptions {
             max_rounds: 64,
             algorithm: Algorithm::Oll,
             dump_wcnf: None,
+            kernel_timeout: None,
         }
     }
 }
@@ -291,6 +294,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let mut stats = SynthStats::default();
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
+        deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);
@@ -489,6 +493,7 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let mut stats = SynthStats::default();
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
+        deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);
