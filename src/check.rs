@@ -30,6 +30,17 @@ pub fn uses_named_barriers(k: &Kernel) -> bool {
 
 /// Runs the chosen checker on one kernel.
 pub fn check_kernel(k: &Kernel, oracle: OracleChoice, timeout_ms: u32) -> (Report, &'static str) {
+    check_kernel_within(k, oracle, timeout_ms, None)
+}
+
+/// Runs the chosen checker on one kernel within a wall-clock `budget` (SDV checker only; the
+/// named-barrier checker is bounded per query): past it the report is inconclusive.
+pub fn check_kernel_within(
+    k: &Kernel,
+    oracle: OracleChoice,
+    timeout_ms: u32,
+    budget: Option<std::time::Duration>,
+) -> (Report, &'static str) {
     let use_named = match oracle {
         OracleChoice::Named => true,
         OracleChoice::Sdv => false,
@@ -44,6 +55,7 @@ pub fn check_kernel(k: &Kernel, oracle: OracleChoice, timeout_ms: u32) -> (Repor
     } else {
         let opts = sdv::SdvOptions {
             timeout_ms,
+            deadline: budget.map(|b| std::time::Instant::now() + b),
             ..Default::default()
         };
         (sdv::check(k, &opts), "sdv")

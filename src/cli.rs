@@ -58,6 +58,9 @@ pub struct FixArgs {
     /// Print oracle calls, MaxSAT calls and time per kernel.
     #[arg(long)]
     pub stats: bool,
+    /// Keep the original of each changed file as FILE.orig.
+    #[arg(long)]
+    pub backup: bool,
     /// Add a trailing comment to each inserted barrier naming the races it removes.
     #[arg(long)]
     pub annotate: bool,
@@ -85,6 +88,9 @@ pub struct FixArgs {
     /// How inserted named barriers are written (default: the kernel's own style, else asm).
     #[arg(long = "named-style", value_enum)]
     pub named_style: Option<crate::synth::named::NamedStyle>,
+    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
+    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
+    pub kernel_timeout: std::time::Duration,
     /// Output format for the report.
     #[arg(long, value_enum, default_value = "text")]
     pub format: OutFormat,
@@ -165,6 +171,9 @@ pub struct CheckArgs {
     /// Solver time limit per query in milliseconds (an unanswered query is never "clean").
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
+    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
+    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
+    pub kernel_timeout: std::time::Duration,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: OutFormat,
@@ -244,6 +253,15 @@ fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
 /// Validates a `--reserved-ids` set (parsed again when building the options).
 fn check_id_set(s: &str) -> Result<String, String> {
     crate::synth::named::parse_id_set(s).map(|_| s.to_string())
+}
+
+/// Parses a positive number of seconds.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .and_then(|v| std::time::Duration::try_from_secs_f64(v).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
 fn parse_param(s: &str) -> Result<(String, i64), String> {

@@ -501,14 +501,35 @@ pub fn describe_unfixable(k: &Kernel, u: &Unfixable) -> String {
 }
 
 /// Writes the patched text if the file on disk is still what we read.
-pub fn write_back(path: &PathBuf, f: &FileFix) -> Result<(), String> {
+pub fn write_back(path: &Path, f: &FileFix) -> Result<(), String> {
+    write_back_with(path, f, false)
+}
+
+/// Writes the patched text if the file on disk is still what we read and is not read-only;
+/// with `backup`, first saves the original as `FILE.orig` (same permissions). Either the file
+/// is replaced atomically or it is left as it was.
+pub fn write_back_with(path: &Path, f: &FileFix, backup: bool) -> Result<(), String> {
     let Some(patched) = &f.patched else { return Ok(()) };
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("{}: cannot re-read before writing: {e}", path.display()))?;
+    // Replacing by rename would succeed on a read-only file; respect the user's protection.
+    if meta.permissions().readonly() {
+        return Err(format!("{}: the file is read-only; nothing written", path.display()));
+    }
     let now = std::fs::read(path).map_err(|e| format!("{}: cannot re-read before writing: {e}", path.display()))?;
     if now != f.original.as_bytes() {
         return Err(format!(
             "{}: the file changed on disk while autosync ran; nothing written (run again)",
             path.display()
         ));
+    }
+    if backup {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".orig");
+        let orig = PathBuf::from(name);
+        emit::write_atomic(&orig, &f.original)
+            .and_then(|()| std::fs::set_permissions(&orig, meta.permissions()))
+            .map_err(|e| format!("{}: cannot write the backup: {e}; nothing written", orig.display()))?;
     }
     emit::write_atomic(path, patched).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }

@@ -7,6 +7,7 @@ pub mod diag;
 pub mod emit;
 pub mod fix;
 pub mod front;
+pub mod gen;
 pub mod manifest;
 pub mod results;
 pub mod sarif;

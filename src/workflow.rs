@@ -1,13 +1,13 @@
 //! Many files at once: config discovery and excludes, files in parallel (rayon), a progress bar
 //! on terminals, results in file order whatever the scheduling, and the closing summary.
 
-use crate::check::{check_kernel, Verdict};
+use crate::check::{check_kernel_within, Verdict};
 use crate::cli::{
     exit, expand_inputs, front_error_record, render_file_error, CheckArgs, ColorChoice, FixArgs, OutFormat, RunArgs,
 };
 use crate::config::Config;
 use crate::diag::{render_check, Style};
-use crate::fix::{fix_file, write_back, FixError, FixOptions};
+use crate::fix::{fix_file, write_back_with, FixError, FixOptions};
 use crate::front;
 use crate::results::{self, FileError, FileResult, Summary, Texts};
 use rayon::prelude::*;
@@ -40,6 +40,8 @@ pub fn worst(a: u8, b: u8) -> u8 {
 struct Input {
     path: PathBuf,
     config: Option<Arc<Config>>,
+    /// Named on the command line (not found by a directory search).
+    explicit: bool,
 }
 
 /// Expands the inputs, finds their configs and drops excluded files. Config errors are printed
@@ -71,7 +73,12 @@ fn collect_inputs(paths: &[PathBuf], run: &RunArgs) -> Result<(Vec<Input>, u8), 
                         }
                     }
                 }
-                out.push(Input { path: f, config });
+                let explicit = paths.contains(&f);
+                out.push(Input {
+                    path: f,
+                    config,
+                    explicit,
+                });
             }
             Err(e) => {
                 if reported.insert(e.path.clone()) {
@@ -150,6 +157,10 @@ fn finish(command: &str, results: &[FileResult], format: OutFormat, run: &RunArg
     for r in results {
         code = worst(code, r.exit_code);
     }
+    if code == exit::OK && !results.is_empty() && results.iter().all(|r| r.kernels.is_empty()) {
+        eprintln!("error: no __global__ kernel in the given paths");
+        code = exit::INPUT;
+    }
     let summary = Summary::of(results, code);
     for r in results {
         print!("{}", r.stdout);
@@ -212,15 +223,12 @@ fn check_one(i: &Input, a: &CheckArgs, style: Style) -> FileResult {
             .extend(unit.notes.iter().map(|(s, n)| format!("{}: note: {n}", unit.loc(*s))));
     }
     if unit.kernels.is_empty() {
-        if a.format == OutFormat::Text {
-            res.stdout.push_str(&format!("{file}: no __global__ kernels\n"));
-        }
-        return res;
+        return no_kernels(i, unit.texts.first().map_or("", String::as_str));
     }
     let tx = Texts { texts: &unit.texts };
     for k in &unit.kernels {
         let t0 = Instant::now();
-        let (report, checker) = check_kernel(k, a.oracle, a.timeout);
+        let (report, checker) = check_kernel_within(k, a.oracle, a.timeout, Some(a.kernel_timeout));
         let millis = t0.elapsed().as_secs_f64() * 1000.0;
         let kr = results::from_check(&file, k, &tx, report, checker, millis);
         res.exit_code = worst(
@@ -243,6 +251,34 @@ fn check_one(i: &Input, a: &CheckArgs, style: Style) -> FileResult {
         res.kernels.push(kr);
     }
     res
+}
+
+/// A file without kernels: an input error when the user named it, a note when a directory
+/// search found it (headers have no kernels).
+fn no_kernels(i: &Input, text: &str) -> FileResult {
+    let what = if text.trim().is_empty() {
+        "file is empty"
+    } else {
+        "no __global__ kernel in this file"
+    };
+    let file = i.path.display().to_string();
+    if i.explicit {
+        return error_result(
+            &i.path,
+            FileError {
+                file,
+                line: None,
+                column: None,
+                kind: "error".into(),
+                message: what.into(),
+                help: Some("pass a .cu file that defines a __global__ kernel".into()),
+                exit_code: exit::INPUT,
+            },
+        );
+    }
+    let mut r = error_free(&file);
+    r.messages.push(format!("{file}: note: {what}"));
+    r
 }
 
 fn error_free(file: &str) -> FileResult {
@@ -283,6 +319,7 @@ fn fix_options(a: &FixArgs, cfg: Option<&Config>) -> FixOptions {
             cost_if: a.cost_if.or(cost.if_factor).unwrap_or(0.5),
             timeout_ms: a.timeout,
             dump_wcnf: a.dump_wcnf.clone(),
+            kernel_timeout: Some(a.kernel_timeout),
             named: {
                 // Flags over the config file; a bad --reserved-ids was rejected by clap already.
                 let reserved = a
@@ -354,7 +391,8 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
             .and_then(|u| u.kernels.iter().find(|k| k.name == kf.kernel));
         let found = match k {
             Some(k) if kf.status != "clean" => {
-                let (report, _) = check_kernel(k, crate::check::OracleChoice::Auto, a.timeout);
+                let (report, _) =
+                    check_kernel_within(k, crate::check::OracleChoice::Auto, a.timeout, Some(a.kernel_timeout));
                 results::defects(k, &tx, &report)
             }
             _ => vec![],
@@ -382,7 +420,7 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
             }
         } else if a.stdout {
             res.stdout.push_str(fixed.patched.as_deref().unwrap_or_default());
-        } else if let Err(m) = write_back(f, &fixed) {
+        } else if let Err(m) = write_back_with(f, &fixed, a.backup) {
             res.exit_code = worst(res.exit_code, exit::INPUT);
             res.error = Some(FileError {
                 file: file.clone(),

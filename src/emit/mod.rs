@@ -16,7 +16,7 @@ mod tests;
 
 pub use diff::unified_diff;
 pub use plan::plan;
-pub use write::write_atomic;
+pub use write::{write_atomic, write_atomic_failing, FailPoint};
 
 use autosync_oracle::ir::Span;
 use autosync_oracle::tree::Position;

@@ -9,6 +9,33 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// flushes it to disk, gives it the original file's permissions and renames it over the
 /// original. A symbolic link is followed, so the link stays a link.
 pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
+    write_atomic_inner(path, contents, None)
+}
+
+/// A step of [`write_atomic`] at which [`write_atomic_failing`] simulates a failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailPoint {
+    /// After part of the contents reached the temporary file (a full disk, a crash mid-write).
+    MidWrite,
+    /// After the temporary file is complete and synced, just before the rename.
+    BeforeRename,
+}
+
+/// [`write_atomic`] with an injected I/O error at `at`: for tests that the original file
+/// survives an interrupted write and no temporary file is left behind.
+#[doc(hidden)]
+pub fn write_atomic_failing(path: &Path, contents: &str, at: FailPoint) -> io::Result<()> {
+    write_atomic_inner(path, contents, Some(at))
+}
+
+fn write_atomic_inner(path: &Path, contents: &str, fail: Option<FailPoint>) -> io::Result<()> {
+    let injected = |p: FailPoint| {
+        if fail == Some(p) {
+            Err(io::Error::other(format!("injected failure at {p:?}")))
+        } else {
+            Ok(())
+        }
+    };
     let target = resolve_link(path)?;
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -26,12 +53,16 @@ pub fn write_atomic(path: &Path, contents: &str) -> io::Result<()> {
     };
     let (tmp_path, mut tmp) = create_temp(&dir, &name)?;
     let written = (|| {
-        tmp.write_all(contents.as_bytes())?;
+        let half = contents.len() / 2;
+        tmp.write_all(&contents.as_bytes()[..half])?;
+        injected(FailPoint::MidWrite)?;
+        tmp.write_all(&contents.as_bytes()[half..])?;
         if let Some(p) = &perms {
             tmp.set_permissions(p.clone())?;
         }
         tmp.sync_all()?;
         drop(tmp);
+        injected(FailPoint::BeforeRename)?;
         fs::rename(&tmp_path, &target)
     })();
     if let Err(e) = written {

@@ -40,6 +40,8 @@ pub struct SynthOptions {
     pub dump_wcnf: Option<PathBuf>,
     /// Named-barrier synthesis settings (allowed IDs, style, kind factors).
     pub named: super::named::NamedSettings,
+    /// Wall-clock budget for all oracle calls on one kernel; past it the kernel is inconclusive.
+    pub kernel_timeout: Option<std::time::Duration>,
 }
 
 impl Default for SynthOptions {
@@ -52,6 +54,7 @@ impl Default for SynthOptions {
             algorithm: Algorithm::Oll,
             dump_wcnf: None,
             named: Default::default(),
+            kernel_timeout: None,
         }
     }
 }
@@ -298,6 +301,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let mut stats = SynthStats::default();
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
+        deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);
@@ -496,6 +500,7 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let mut stats = SynthStats::default();
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
+        deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);

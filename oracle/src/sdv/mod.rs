@@ -44,6 +44,9 @@ pub struct SdvOptions {
     pub timeout_ms: u32,
     /// Also look for races between threads of different blocks on global memory.
     pub check_inter_block: bool,
+    /// Wall-clock end of the whole check: once it passes, no more queries are asked and the
+    /// report says it is inconclusive (never clean).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for SdvOptions {
@@ -51,6 +54,7 @@ impl Default for SdvOptions {
         SdvOptions {
             timeout_ms: 2000,
             check_inter_block: true,
+            deadline: None,
         }
     }
 }
@@ -81,15 +85,18 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
     let iv = Intervals::compute(k, &unif, &tree, &labels);
-    let mut engine = Engine::new(k, unif.nu_vars().clone(), opts.timeout_ms);
+    let mut engine = Engine::new(k, unif.nu_vars().clone(), opts.timeout_ms, opts.deadline);
     let mut races = RaceSet::default();
     let grid_may_exceed_one = k
         .launch
         .grid_dim
         .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
 
-    for (i, a) in sites.iter().enumerate() {
+    'pairs: for (i, a) in sites.iter().enumerate() {
         for (j, b) in sites.iter().enumerate().skip(i) {
+            if engine.expired {
+                break 'pairs;
+            }
             if !may_conflict(k, a.access, b.access) {
                 continue;
             }
@@ -146,6 +153,15 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
     }
     report.races = races.finish();
     report.queries = engine.queries;
+    if engine.expired {
+        report.inconclusive.push(Inconclusive {
+            span: k.span,
+            message: format!(
+                "the kernel's time budget ran out after {} solver queries; not every access pair was checked",
+                engine.queries
+            ),
+        });
+    }
     report
 }
 

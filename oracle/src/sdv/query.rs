@@ -200,11 +200,22 @@ pub(crate) struct Engine<'k> {
     memo: HashMap<Bool, Outcome>,
     /// Number of solver calls.
     pub queries: u64,
+    /// Per-query solver limit.
+    timeout_ms: u32,
+    /// Wall-clock end of the whole check, if bounded.
+    deadline: Option<std::time::Instant>,
+    /// Whether a query was skipped because the deadline had passed.
+    pub expired: bool,
 }
 
 impl<'k> Engine<'k> {
     /// A solver with the geometry constraints asserted once.
-    pub(crate) fn new(k: &'k Kernel, nu: HashSet<VarId>, timeout_ms: u32) -> Engine<'k> {
+    pub(crate) fn new(
+        k: &'k Kernel,
+        nu: HashSet<VarId>,
+        timeout_ms: u32,
+        deadline: Option<std::time::Instant>,
+    ) -> Engine<'k> {
         let geom = geometry(k);
         let intra = [ThreadVars::new(1, "bid"), ThreadVars::new(2, "bid")];
         let inter = [ThreadVars::new(1, "bidA"), ThreadVars::new(2, "bidB")];
@@ -226,6 +237,9 @@ impl<'k> Engine<'k> {
             walks: HashMap::new(),
             memo: HashMap::new(),
             queries: 0,
+            timeout_ms,
+            deadline,
+            expired: false,
         }
     }
 
@@ -281,6 +295,17 @@ impl<'k> Engine<'k> {
         let formula = Bool::and(&parts);
         if let Some(o) = self.memo.get(&formula) {
             return o.clone();
+        }
+        if let Some(d) = self.deadline {
+            // The per-query limit shrinks to what is left of the kernel's budget.
+            let left = d.saturating_duration_since(std::time::Instant::now()).as_millis();
+            if left == 0 {
+                self.expired = true;
+                return Outcome::Unknown;
+            }
+            let mut p = z3::Params::new();
+            p.set_u32("timeout", left.min(self.timeout_ms as u128) as u32);
+            self.solver.set_params(&p);
         }
         self.queries += 1;
         self.solver.push();

@@ -107,6 +107,12 @@ impl<'o> Driver<'o> {
 
     fn process_file(&mut self, fid: FileId, depth: usize) -> Result<(), PpError> {
         let text = self.texts[fid.0 as usize].clone();
+        if let Some(at) = super::lex::unterminated_comment(text.as_bytes()) {
+            return Err(err(
+                Span::new(fid, at as u32, at as u32 + 2),
+                "unterminated `/*` comment; add the closing `*/`",
+            ));
+        }
         let mut cursor = Cursor::new(&text);
         let mut conds: Vec<Cond> = Vec::new();
         loop {

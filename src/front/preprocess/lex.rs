@@ -275,6 +275,20 @@ pub(crate) fn lex_one(b: &[u8], i: usize) -> (Kind, usize) {
 }
 
 /// Lexes all of `s` into tokens with `Src` ranges relative to `s` shifted by `base`.
+/// Start of the first `/*` comment that never ends (the lexer itself never fails, so the
+/// preprocessor asks before it runs; otherwise the parser reports a vague syntax error at the end).
+pub(crate) fn unterminated_comment(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < b.len() {
+        let (kind, end) = lex_one(b, i);
+        if kind == Kind::Comment && b[i + 1] == b'*' && (end < i + 4 || !b[..end].ends_with(b"*/")) {
+            return Some(i);
+        }
+        i = end.max(i + 1);
+    }
+    None
+}
+
 pub(crate) fn lex_all(s: &str, base: u32) -> Vec<Tok> {
     let b = s.as_bytes();
     let mut out = Vec::new();

@@ -1,0 +1,15 @@
+//! Fuzzes preprocessing, parsing and lowering to the IR: errors are fine, panics are not.
+#![no_main]
+
+use autosync::front::{lower_text, FrontOptions};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = lower_text(
+            std::path::Path::new("/nonexistent/fuzz.cu"),
+            text,
+            &FrontOptions::default(),
+        );
+    }
+});

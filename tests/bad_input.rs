@@ -1,0 +1,249 @@
+//! Bad input, end to end through the binary: each case names the problem (with file:line:col
+//! where there is a position), exits with the documented code, never panics, and leaves the
+//! input file byte-for-byte unchanged — for `check` and for `fix` (which would write).
+//!
+//! Exit codes (README): 2 = the input is wrong (unreadable, not UTF-8, syntax, limits, no
+//! kernel), 4 = valid CUDA that autosync does not model (recursion, goto, function pointers, an
+//! unknown name) or cannot conclude on; `check` reports named-barrier misuse as a defect (1).
+
+use assert_cmd::Command;
+use std::path::Path;
+
+/// One table row: the file contents and, per command, the exit code and a message fragment.
+struct Case {
+    name: &'static str,
+    text: Vec<u8>,
+    check: (i32, &'static str),
+    fix: (i32, &'static str),
+}
+
+fn case(name: &'static str, text: impl Into<Vec<u8>>, check: (i32, &'static str), fix: (i32, &'static str)) -> Case {
+    Case {
+        name,
+        text: text.into(),
+        check,
+        fix,
+    }
+}
+
+/// Runs `autosync <args> <file>`; returns (exit code, stderr followed by stdout).
+fn run(args: &[&str], file: &Path) -> (i32, String) {
+    let out = Command::cargo_bin("autosync")
+        .unwrap()
+        .args(args)
+        .arg(file)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn table() -> Vec<Case> {
+    const K: &str = "//--blockDim=32\n__global__ void k(int *o) {";
+    vec![
+        case("empty.cu", "", (2, "empty.cu: error: file is empty"), (2, "file is empty")),
+        case("blank.cu", "\n  \n", (2, "file is empty"), (2, "file is empty")),
+        case(
+            "binary.cu",
+            b"\x7fELF\x02\x01\x00\x00binary".to_vec(),
+            (2, "binary.cu:1:7: error: file contains NUL bytes"),
+            (2, "binary.cu:1:7: error: file contains NUL bytes"),
+        ),
+        case(
+            "latin1.cu",
+            b"// caf\xe9\n__global__ void k(int *o) { }\n".to_vec(),
+            (2, "latin1.cu:1:7: error: file is not valid UTF-8"),
+            (2, "latin1.cu:1:7: error: file is not valid UTF-8"),
+        ),
+        case(
+            "comment.cu",
+            format!("{K}\n  /* never closed\n  o[0] = 1;\n}}\n"),
+            (2, "comment.cu:3:3: error: unterminated `/*` comment"),
+            (2, "comment.cu:3:3: error: unterminated `/*` comment"),
+        ),
+        case(
+            "string.cu",
+            format!("{K}\n  const char *s = \"abc;\n}}\n"),
+            (2, "string.cu:3:3: error: syntax error"),
+            (2, "string.cu:3:3: error: syntax error"),
+        ),
+        case(
+            "braces.cu",
+            format!("{K}\n  if (threadIdx.x) {{ o[0] = 1;\n}}\n"),
+            (2, "braces.cu:4:2: error: missing `}`"),
+            (2, "braces.cu:4:2: error: missing `}`"),
+        ),
+        case(
+            "include.cu",
+            format!("#include \"no_such_header.h\"\n{K} o[0] = 1; }}\n"),
+            (2, "include.cu:1:1: error: cannot find include file \"no_such_header.h\""),
+            (2, "cannot find include file"),
+        ),
+        case(
+            "macro.cu",
+            format!("#define A B\n#define B A\n{K} o[threadIdx.x] = A; }}\n"),
+            (4, "macro.cu:4:46: unsupported: unknown name `A`"),
+            (4, "macro.cu:4:46: unsupported: unknown name `A`"),
+        ),
+        case(
+            "recursion.cu",
+            "//--blockDim=32\n__device__ int f(int x) { return x ? f(x - 1) : 0; }\n__global__ void k(int *o) { o[threadIdx.x] = f(3); }\n",
+            (4, "recursion.cu:2:38: unsupported: recursive call of `f`"),
+            (4, "recursive call of `f`"),
+        ),
+        case(
+            "big_block.cu",
+            "//--blockDim=2048\n__global__ void k(int *o) { o[threadIdx.x] = 1; }\n",
+            (2, "big_block.cu:2:1: error: blockDim has 2048 threads; CUDA allows at most 1024"),
+            (2, "at most 1024"),
+        ),
+        case(
+            "bounds.cu",
+            "//--blockDim=512\n__global__ void __launch_bounds__(256) k(int *o) { o[threadIdx.x] = 1; }\n",
+            (2, "bounds.cu:2:17: error: blockDim has 512 threads but __launch_bounds__ allows at most 256"),
+            (2, "__launch_bounds__ allows at most 256"),
+        ),
+        case(
+            "bar16.cu",
+            "//--blockDim=64\n__global__ void k(int *o) {\n  asm volatile(\"bar.sync 16, 64;\");\n  o[threadIdx.x] = 1;\n}\n",
+            (1, "barrier id 16 outside 0..=15: bar16.cu:3:3"),
+            (4, "kernel `k` is inconclusive; nothing written"),
+        ),
+        case(
+            "count33.cu",
+            "//--blockDim=64\n__global__ void k(int *o) {\n  asm volatile(\"bar.sync 1, 33;\");\n  o[threadIdx.x] = 1;\n}\n",
+            (1, "thread count 33 is not a positive multiple of 32: count33.cu:3:3"),
+            (4, "kernel `k` is inconclusive; nothing written"),
+        ),
+        case(
+            "goto.cu",
+            format!("{K}\n  int i = 0;\ntop:\n  o[i] = 1;\n  if (++i < 3) goto top;\n}}\n"),
+            (4, "goto.cu:4:1: unsupported: goto and labels are not supported"),
+            (4, "goto and labels are not supported"),
+        ),
+        case(
+            "fnptr.cu",
+            "//--blockDim=32\n__device__ int g(int x) { return x; }\n__global__ void k(int *o) { int (*fp)(int) = g; o[threadIdx.x] = fp(1); }\n",
+            (4, "fnptr.cu:3:33: unsupported:"),
+            (4, "fnptr.cu:3:33: unsupported:"),
+        ),
+        case(
+            "no_kernel.cu",
+            "__device__ int helper(int a) { return a + 1; }\n",
+            (2, "no_kernel.cu: error: no __global__ kernel in this file"),
+            (2, "no __global__ kernel in this file"),
+        ),
+        // No launch configuration: blockDim and gridDim stay symbolic; the races are real for
+        // some launch, and across blocks `o[threadIdx.x]` is written by every block.
+        case(
+            "no_launch.cu",
+            "__global__ void k(int *o) {\n  __shared__ int s[1025];\n  s[threadIdx.x] = 1;\n  o[threadIdx.x] = s[threadIdx.x + 1];\n}\n",
+            (1, "race (RAW) on `s`: no_launch.cu:3:3 (Write) and no_launch.cu:4:20 (Read)"),
+            (3, "threads of different blocks race on `o`"),
+        ),
+    ]
+}
+
+#[test]
+fn bad_inputs_fail_cleanly_with_a_located_message_and_leave_the_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for c in table() {
+        let path = dir.path().join(c.name);
+        std::fs::write(&path, &c.text).unwrap();
+        for (args, (code, msg)) in [(&["check"][..], c.check), (&["fix"][..], c.fix)] {
+            let (got, err) = run(args, &path);
+            let err = err.replace(&format!("{}/", dir.path().display()), "");
+            if got != code || !err.contains(msg) || err.contains("panicked") {
+                failures.push(format!(
+                    "{} {}: exit {got} (want {code}), stderr:\n{err}\n(want `{msg}`)",
+                    args[0], c.name
+                ));
+            }
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                c.text,
+                "{} {} changed the file",
+                args[0],
+                c.name
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+#[test]
+fn a_directory_without_kernels_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("helpers.cuh"),
+        "__device__ int f(int a) { return a; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("empty.cu"), "").unwrap();
+    for cmd in ["check", "fix"] {
+        let (code, err) = run(&[cmd], dir.path());
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("helpers.cuh: note: no __global__ kernel in this file"),
+            "{cmd}: {err}"
+        );
+        assert!(err.contains("empty.cu: note: file is empty"), "{cmd}: {err}");
+        assert!(
+            err.contains("error: no __global__ kernel in the given paths"),
+            "{cmd}: {err}"
+        );
+    }
+    // A directory with one kernel besides the header is fine: headers are only noted.
+    std::fs::write(
+        dir.path().join("k.cu"),
+        "//--blockDim=32\n__global__ void k(int *o) { o[blockIdx.x * 32 + threadIdx.x] = 1; }\n",
+    )
+    .unwrap();
+    let (code, err) = run(&["check"], dir.path());
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_ten_megabyte_file_is_handled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.cu");
+    let mut text = String::from(
+        "//--blockDim=64 --gridDim=1\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+    );
+    let line = "// padding padding padding padding padding padding padding padding padding padding\n";
+    while text.len() < 10 << 20 {
+        text.push_str(line);
+    }
+    std::fs::write(&path, &text).unwrap();
+    let (code, err) = run(&["check"], &path);
+    assert_eq!(code, 1, "{err}");
+    let (code, err) = run(&["fix", "--check"], &path);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("big.cu:5: would insert __syncthreads()"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn fix_refuses_a_read_only_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ro.cu");
+    let text = "//--blockDim=64 --gridDim=1\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (code, err) = run(&["fix"], &path);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("ro.cu: the file is read-only; nothing written"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o444);
+    // --diff writes nothing, so a read-only file is fine there.
+    let (code, err) = run(&["fix", "--diff"], &path);
+    assert_eq!(code, 0, "{err}");
+}

@@ -1,0 +1,287 @@
+//! Differential tests on randomly generated kernels (`autosync::gen`), lowered from CUDA text:
+//! - the SDV oracle reports every race the brute-force executor finds (zero misses);
+//! - `fix` output, lowered again, is race-free under the executor for several values of `n`;
+//! - the SDV and named-barrier checkers agree on concrete `__syncthreads` kernels.
+//!
+//! Case counts scale with `AUTOSYNC_GEN_CASES` (a factor, default 1) so a long local run
+//! can search more seeds; a failing seed is printed with its kernel text.
+
+use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::front::{self, FrontOptions};
+use autosync::gen::{generate, GenConfig, GenKernel};
+use autosync_oracle::exec::{execute, ExecConfig, ExecError, ExecReport};
+use autosync_oracle::ir::{ArrayId, Kernel, Label};
+use autosync_oracle::report::{RaceScope, Report};
+use autosync_oracle::{named, sdv};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+type Pair = (Label, Label, ArrayId);
+
+/// `base` scaled by the factor in `AUTOSYNC_GEN_CASES` (default 1; 0.1 for a quick run).
+fn cases(base: u64) -> u64 {
+    let f: f64 = std::env::var("AUTOSYNC_GEN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1.0);
+    ((base as f64 * f) as u64).max(1)
+}
+
+/// Lowers a generated kernel; every generated kernel must lower.
+fn lower(g: &GenKernel, text: &str) -> Kernel {
+    let path = format!("gen_{}.cu", g.seed);
+    match front::lower_text(Path::new(&path), text, &FrontOptions::default()) {
+        Ok(mut u) if u.kernels.len() == 1 => u.kernels.remove(0),
+        Ok(u) => panic!("seed {}: {} kernels lowered\n{text}", g.seed, u.kernels.len()),
+        Err(e) => panic!("seed {}: does not lower: {}\n{text}", g.seed, e.message),
+    }
+}
+
+fn pairs(r: &Report) -> BTreeSet<Pair> {
+    r.races
+        .iter()
+        .filter(|x| x.scope == RaceScope::IntraBlock)
+        .map(|x| {
+            let (a, b) = (x.first.label, x.second.label);
+            (a.min(b), a.max(b), x.array)
+        })
+        .collect()
+}
+
+/// The values of `n` a kernel runs with (only 0 when it never reads `n`).
+fn n_values(g: &GenKernel) -> &'static [i64] {
+    if g.uses_n() {
+        &[0, 1, 2, 3, 5]
+    } else {
+        &[0]
+    }
+}
+
+/// Runs the executor for every `n` and memory seed; the union of its races.
+fn executed_races(g: &GenKernel, k: &Kernel, text: &str) -> (BTreeSet<Pair>, Vec<ExecReport>) {
+    let mut seen = BTreeSet::new();
+    let mut reports = Vec::new();
+    for &n in n_values(g) {
+        for seed in 0..2 {
+            let mut cfg = ExecConfig::from_launch(&k.launch).expect("generated kernels have a blockDim");
+            cfg.params.insert("n".into(), n);
+            cfg.seed = seed;
+            let rep = match execute(k, &cfg) {
+                Ok(r) => r,
+                Err(ExecError::DivByZero(_)) => continue,
+                Err(e) => panic!("seed {}: executor failed with n={n}: {e}\n{text}", g.seed),
+            };
+            seen.extend(rep.races.iter().filter(|r| !r.inter_block).map(|r| {
+                let (a, b) = (r.first, r.second);
+                (a.min(b), a.max(b), r.array)
+            }));
+            reports.push(rep);
+        }
+    }
+    (seen, reports)
+}
+
+#[test]
+fn random_kernels_sdv_never_misses_an_executor_race() {
+    let cfg = GenConfig::default();
+    let cases = cases(700);
+    let (mut racy, mut races, mut queries) = (0, 0, 0);
+    let (mut exec_time, mut sdv_time) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    for seed in 0..cases {
+        let g = generate(seed, &cfg);
+        let text = g.to_cuda();
+        let k = lower(&g, &text);
+        let t0 = std::time::Instant::now();
+        let (seen, reports) = executed_races(&g, &k, &text);
+        exec_time += t0.elapsed();
+        // Barriers are generated at block-uniform positions only.
+        for r in &reports {
+            assert!(
+                r.divergent_barriers.is_empty(),
+                "seed {seed}: executor saw divergence\n{text}"
+            );
+        }
+        let t0 = std::time::Instant::now();
+        let rep = sdv::check(&k, &sdv::SdvOptions::default());
+        sdv_time += t0.elapsed();
+        queries += rep.queries;
+        let found = pairs(&rep);
+        let missed: Vec<_> = seen.difference(&found).collect();
+        assert!(
+            missed.is_empty(),
+            "seed {seed}: executor races {missed:?} not reported by the SDV oracle (found {found:?})\n{}\n{text}",
+            autosync_oracle::print::kernel(&k)
+        );
+        racy += usize::from(!seen.is_empty());
+        races += seen.len();
+    }
+    // The generator must produce racy kernels, or the comparison shows nothing.
+    assert!(racy as u64 > cases / 3, "only {racy} of {cases} kernels race");
+    eprintln!(
+        "{cases} kernels, {racy} racy, {races} executor races, none missed; {queries} SDV queries; executor {exec_time:?}, SDV {sdv_time:?}"
+    );
+}
+
+fn fix_opts() -> FixOptions {
+    FixOptions {
+        synth: Default::default(),
+        strategy: Strategy::Maxsat,
+        annotate: false,
+        minimize: false,
+    }
+}
+
+#[test]
+fn random_kernels_fix_output_is_race_free_under_the_executor() {
+    let cfg = GenConfig::fixable();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = cases(250);
+    let (mut fixed, mut clean, mut unfixable, mut inconclusive) = (0, 0, 0, 0);
+    for seed in 0..cases {
+        let g = generate(seed, &cfg);
+        let text = g.to_cuda();
+        let path = dir.path().join(format!("gen_{seed}.cu"));
+        std::fs::write(&path, &text).unwrap();
+        let res = match fix_file(&path, &FrontOptions::default(), &fix_opts()) {
+            Ok(r) => r,
+            Err(e) => panic!("seed {seed}: fix failed: {e:?}\n{text}"),
+        };
+        let status = res.kernels[0].status;
+        match status {
+            "fixed" => fixed += 1,
+            "clean" => clean += 1,
+            "unfixable" => {
+                if std::env::var("AUTOSYNC_GEN_VERBOSE").is_ok() {
+                    eprintln!("seed {seed}: {:?}", res.kernels[0].reasons);
+                }
+                unfixable += 1;
+                continue;
+            }
+            _ => {
+                inconclusive += 1;
+                continue;
+            }
+        }
+        let out = res.patched.clone().unwrap_or_else(|| text.clone());
+        assert_eq!(
+            status == "fixed",
+            out != text,
+            "seed {seed}: status {status} but text changed={}",
+            out != text
+        );
+        let k = lower(&g, &out);
+        let (seen, _) = executed_races(&g, &k, &out);
+        assert!(
+            seen.is_empty(),
+            "seed {seed}: `fix` output ({status}) still races: {seen:?}\n{out}"
+        );
+    }
+    assert!(fixed as u64 > cases / 4, "only {fixed} of {cases} fixed");
+    eprintln!("{cases} kernels: {fixed} fixed, {clean} clean, {unfixable} unfixable, {inconclusive} inconclusive");
+}
+
+#[test]
+fn random_concrete_kernels_sdv_and_named_checkers_agree() {
+    let cfg = GenConfig::concrete();
+    let cases = cases(300);
+    let (mut compared, mut equal) = (0, 0);
+    for seed in 0..cases {
+        let g = generate(seed, &cfg);
+        let text = g.to_cuda();
+        let k = lower(&g, &text);
+        let n = named::check(
+            &k,
+            &named::NamedOptions {
+                timeout_ms: 2000,
+                ..Default::default()
+            },
+        );
+        let s = sdv::check(
+            &k,
+            &sdv::SdvOptions {
+                check_inter_block: false,
+                ..Default::default()
+            },
+        );
+        if !n.inconclusive.is_empty() || !s.inconclusive.is_empty() {
+            continue;
+        }
+        if s.races.iter().chain(&n.races).any(|r| r.assumed) {
+            continue;
+        }
+        compared += 1;
+        assert!(
+            s.divergences.is_empty() && n.divergences.is_empty() && n.sync_defects.is_empty(),
+            "seed {seed}: divergence or sync defect reported for a kernel without either\n{text}"
+        );
+        // Concrete kernels without data-dependent branches: the executor's race set is exact.
+        let (exact, _) = executed_races(&g, &k, &text);
+        let (sp, np) = (pairs(&s), pairs(&n));
+        assert!(
+            exact.is_subset(&np),
+            "seed {seed}: named checker misses {:?}\n{text}",
+            exact.difference(&np)
+        );
+        assert!(
+            exact.is_subset(&sp),
+            "seed {seed}: SDV checker misses {:?}\n{text}",
+            exact.difference(&sp)
+        );
+        // The SDV checker may over-approximate (see `sdv_precision_across_back_edges`), never
+        // the other way round.
+        assert!(
+            np.is_subset(&sp),
+            "seed {seed}: named reports {:?} that SDV does not\n{text}",
+            np.difference(&sp)
+        );
+        equal += usize::from(sp == np);
+    }
+    assert!(compared as u64 > cases * 9 / 10, "only {compared} of {cases} compared");
+    assert!(equal > compared * 8 / 10, "only {equal} of {compared} race sets equal");
+    eprintln!("{cases} concrete kernels, {compared} compared, {equal} with equal race sets");
+}
+
+/// Known SDV imprecision found by the generator (seed 133 of `GenConfig::concrete()`): with a
+/// barrier on every path of a loop body, a pair racing "across the back edge" can only race
+/// between consecutive iterations (the later access after the barrier, the earlier one before
+/// it in the next iteration), but the SDV query only requires the iterations to differ. Here
+/// `s0[t / 2]` (after the barrier, iteration 1) and `s0[t + i0]` (before it, iteration 0) are
+/// reported although the barrier separates them; the executor and the named checker agree there
+/// is no such race. It costs precision (an unneeded barrier may be inserted), not soundness.
+#[test]
+#[ignore = "SDV across-back-edge queries do not restrict to consecutive iterations"]
+fn sdv_precision_across_back_edges() {
+    let g = generate(133, &GenConfig::concrete());
+    let text = g.to_cuda();
+    let k = lower(&g, &text);
+    let (exact, _) = executed_races(&g, &k, &text);
+    let s = pairs(&sdv::check(&k, &sdv::SdvOptions::default()));
+    assert_eq!(s, exact, "{text}");
+}
+
+/// Replays one seed with every checker and prints the results:
+/// `AUTOSYNC_GEN_SEED=65 AUTOSYNC_GEN_CONCRETE=1 cargo test --release --test random_differential replay -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn replay() {
+    let seed: u64 = std::env::var("AUTOSYNC_GEN_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let cfg = if std::env::var("AUTOSYNC_GEN_CONCRETE").is_ok() {
+        GenConfig::concrete()
+    } else {
+        GenConfig::default()
+    };
+    let g = generate(seed, &cfg);
+    let text = g.to_cuda();
+    let k = lower(&g, &text);
+    println!("{text}\n{}", autosync_oracle::print::kernel(&k));
+    let (seen, _) = executed_races(&g, &k, &text);
+    println!("executor: {seen:?}");
+    println!("sdv:      {:?}", pairs(&sdv::check(&k, &sdv::SdvOptions::default())));
+    println!(
+        "named:    {:?}",
+        pairs(&named::check(&k, &named::NamedOptions::default()))
+    );
+}
