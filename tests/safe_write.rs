@@ -122,6 +122,7 @@ fn write_back_refuses_a_file_changed_on_disk_after_it_was_read() {
         synth: Default::default(),
         strategy: Strategy::Maxsat,
         annotate: false,
+        minimize: false,
     };
     let res = fix_file(&path, &FrontOptions::default(), &opts).unwrap();
     assert!(res.changed);
