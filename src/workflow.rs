@@ -371,6 +371,9 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
             return error_result(f, e);
         }
     };
+    if fixed.kernels.is_empty() {
+        return no_kernels(i, &fixed.original);
+    }
     let file = f.display().to_string();
     let mut res = error_free(&file);
     let text = a.format == OutFormat::Text;
