@@ -549,7 +549,12 @@ fn c_like_text() -> impl Strategy<Value = String> {
 proptest! {
     #[test]
     fn identity_on_text_without_directives_or_macros(src in c_like_text()) {
-        let p = pp(&src);
+        // Pieces can combine into an unterminated `/*` (e.g. `//` eating an opener's partner):
+        // that text is malformed, and reporting it is the right answer, not an identity case.
+        let p = match preprocess(Path::new("main.cu"), &src, &PpOptions::default()) {
+            Err(e) if e.message.starts_with("unterminated `/*`") => return Ok(()),
+            other => other.unwrap_or_else(|e| panic!("unexpected error: {e:?}")),
+        };
         prop_assert_eq!(&p.text, &src);
         for i in 0..=src.len() {
             prop_assert_eq!(p.origin(i), (FileId(0), i as u32));
