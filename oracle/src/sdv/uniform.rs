@@ -278,6 +278,13 @@ struct WarpCheck {
     solver: Solver,
     w1: symex::Walk,
     w2: symex::Walk,
+    /// The same walks with every kernel parameter symbolic: block-uniformity must not rest on
+    /// parameter values given for this run (a barrier placed under `x < width` because width
+    /// happens to be a multiple of the tile would diverge for other widths).
+    w1_any: symex::Walk,
+    w2_any: symex::Walk,
+    /// The two threads are in one warp.
+    same_warp: z3::ast::Bool,
 }
 
 impl WarpCheck {
@@ -294,6 +301,10 @@ impl WarpCheck {
         });
         let w1 = symex::walk(k, nu, &geom, &t1, &all_loops);
         let w2 = symex::walk(k, nu, &geom, &t2, &all_loops);
+        let mut k_any = k.clone();
+        k_any.launch.params.clear();
+        let w1_any = symex::walk(&k_any, nu, &geom, &t1, &all_loops);
+        let w2_any = symex::walk(&k_any, nu, &geom, &t2, &all_loops);
         let solver = Solver::new();
         let mut p = z3::Params::new();
         p.set_u32("timeout", 2000);
@@ -303,27 +314,49 @@ impl WarpCheck {
         }
         let w1_ = super::query::warp_of(&t1, &geom);
         let w2_ = super::query::warp_of(&t2, &geom);
-        solver.assert(w1_.eq(&w2_));
-        WarpCheck { solver, w1, w2 }
+        let same_warp = w1_.eq(&w2_);
+        WarpCheck {
+            solver,
+            w1,
+            w2,
+            w1_any,
+            w2_any,
+            same_warp,
+        }
     }
 
-    /// [`Level::Warp`] when no two threads of one warp that reach condition `src` can evaluate
-    /// it differently.
+    /// [`Level::Block`] when no two threads of the block that reach condition `src` can evaluate
+    /// it differently (e.g. `threadIdx.x < 8` with blockDim.x = 8), [`Level::Warp`] when no two
+    /// threads of one warp can, [`Level::Thread`] otherwise (and when the solver gives up).
     fn level(&self, src: Label) -> Level {
         let (Some(c1), Some(c2)) = (self.w1.conds.get(&src), self.w2.conds.get(&src)) else {
             return Level::Thread;
         };
+        if let (Some(a1), Some(a2)) = (self.w1_any.conds.get(&src), self.w2_any.conds.get(&src)) {
+            self.solver.push();
+            for p in [&a1.0, &a2.0] {
+                self.solver.assert(&p.ctrl);
+                self.solver.assert(&p.facts);
+            }
+            self.solver.assert(a1.1.xor(&a2.1));
+            let uniform = self.solver.check() == SatResult::Unsat;
+            self.solver.pop(1);
+            if uniform {
+                return Level::Block;
+            }
+        }
         self.solver.push();
         for p in [&c1.0, &c2.0] {
             self.solver.assert(&p.ctrl);
             self.solver.assert(&p.facts);
         }
         self.solver.assert(c1.1.xor(&c2.1));
-        let r = self.solver.check();
-        self.solver.pop(1);
-        match r {
+        self.solver.assert(&self.same_warp);
+        let level = match self.solver.check() {
             SatResult::Unsat => Level::Warp,
             _ => Level::Thread,
-        }
+        };
+        self.solver.pop(1);
+        level
     }
 }
