@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
         },
         strategy: Strategy::Maxsat,
         annotate: true,
+        minimize: false,
     };
     let _ = fix_file(&path, &FrontOptions::default(), &opts);
     let _ = std::fs::remove_file(&path);
