@@ -79,3 +79,10 @@ proptest! {
         let _ = lower_text(Path::new(path), &t, &FrontOptions::default());
     }
 }
+
+/// Found by fuzzing the lowering: an absurd array extent overflowed the size computation.
+#[test]
+fn huge_array_extents_do_not_overflow() {
+    let src = "//--blockDim=32\n__global__ void k(float *o) {\n  __shared__ float s[4611686018427387904][8];\n  s[threadIdx.x][0] = 1.0f;\n  o[threadIdx.x] = s[0][threadIdx.x];\n}\n";
+    let _ = lower_text(Path::new("huge.cu"), src, &FrontOptions::default());
+}

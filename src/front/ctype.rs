@@ -141,7 +141,7 @@ impl Layouts {
             });
             off += sz;
         }
-        let size = off.div_ceil(align).max(1) * align;
+        let size = off.div_ceil(align).max(1).saturating_mul(align);
         self.structs.insert(name.to_string(), (out, size, align));
     }
 
@@ -153,7 +153,8 @@ impl Layouts {
             CType::Float(b) => *b as u64 / 8,
             CType::Void => 1,
             CType::Ptr(_) => 8,
-            CType::Array(e, n) => self.size_of(e) * n.unwrap_or(1),
+            // Saturating: a declared extent can be absurd (fuzzing found `s[1L<<62][8]`).
+            CType::Array(e, n) => self.size_of(e).saturating_mul(n.unwrap_or(1)),
             CType::Struct(s) => self.structs.get(s).map(|x| x.1).unwrap_or(4),
             CType::Param(_) => 4,
         }
