@@ -250,10 +250,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let body_n = n
             .child_by_field_name("body")
             .ok_or_else(|| FrontError::input(span, "for without body"))?;
-        self.loop_depth += 1;
-        let body = self.body_block(body_n);
-        self.loop_depth -= 1;
-        let body = body?;
+        let body = self.loop_body(body_n)?;
         self.blocks.push(Vec::new());
         self.stmt_span = span;
         if let Some(u) = n.child_by_field_name("update") {
@@ -285,6 +282,15 @@ impl<'u, 't> Lowerer<'u, 't> {
         Ok(())
     }
 
+    /// A loop body: a block lowered one loop level deeper (a `return` of an inlined callee
+    /// inside it cannot become a `break`).
+    fn loop_body(&mut self, n: Node<'t>) -> FResult<Block> {
+        self.loop_depth += 1;
+        let body = self.body_block(n);
+        self.loop_depth -= 1;
+        body
+    }
+
     fn while_stmt(&mut self, n: Node<'t>) -> FResult<()> {
         let span = self.span(n);
         let cnode = self.condition_node(n)?;
@@ -292,10 +298,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let body_n = n
             .child_by_field_name("body")
             .ok_or_else(|| FrontError::input(span, "while without body"))?;
-        self.loop_depth += 1;
-        let body = self.body_block(body_n);
-        self.loop_depth -= 1;
-        let body = body?;
+        let body = self.loop_body(body_n)?;
         let label = self.label();
         self.push(Stmt {
             label,
@@ -318,10 +321,7 @@ impl<'u, 't> Lowerer<'u, 't> {
         let body_n = n
             .child_by_field_name("body")
             .ok_or_else(|| FrontError::input(span, "do without body"))?;
-        self.loop_depth += 1;
-        let body = self.body_block(body_n);
-        self.loop_depth -= 1;
-        let body = body?;
+        let body = self.loop_body(body_n)?;
         let cnode = self.condition_node(n)?;
         let (header, cond) = self.loop_cond(Some(cnode), span)?;
         let label = self.label();
