@@ -79,7 +79,7 @@ pub struct FixArgs {
     /// Write each MaxSAT instance as WCNF into this directory.
     #[arg(long = "dump-wcnf")]
     pub dump_wcnf: Option<PathBuf>,
-    /// Solver time limit per query in milliseconds.
+    /// Solver budget per query in milliseconds of solver work (deterministic, not wall clock).
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
     /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
@@ -168,7 +168,7 @@ pub struct CheckArgs {
     /// Which checker: auto picks the named-barrier checker for kernels that use named barriers.
     #[arg(long, value_enum, default_value = "auto")]
     pub oracle: crate::check::OracleChoice,
-    /// Solver time limit per query in milliseconds (an unanswered query is never "clean").
+    /// Solver budget per query in milliseconds of solver work (deterministic; an unanswered query is never "clean").
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
     /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).

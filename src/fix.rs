@@ -442,9 +442,15 @@ fn verify_patched(path: &Path, patched: &str, front_opts: &FrontOptions, synth: 
         .map_err(|e| FixError::Verification(format!("the patched file does not lower: {}", e.message)))?;
     for k in &unit.kernels {
         let (r, _) = crate::check::check_kernel(k, crate::check::OracleChoice::Auto, synth.timeout_ms);
+        if !r.is_clean() && r.divergences.is_empty() && r.sync_defects.is_empty() && r.races.iter().all(|x| x.assumed) {
+            return Err(FixError::Verification(format!(
+                "kernel `{}`: the patched text could not be re-verified within the solver budget (raise --timeout)",
+                k.name
+            )));
+        }
         if !r.is_clean() {
             return Err(FixError::Verification(format!(
-                "kernel `{}`: the patched text does not verify ({} races); nothing written",
+                "kernel `{}`: the patched text does not verify ({} races)",
                 k.name,
                 r.races.len()
             )));

@@ -322,6 +322,15 @@ pub struct Array {
     pub span: Span,
 }
 
+impl Array {
+    /// Size in bytes when every extent is known (`None` for unsized arrays and pointers).
+    pub fn byte_len(&self) -> Option<u64> {
+        self.dims
+            .iter()
+            .try_fold(self.elem_size as u64, |acc, d| d.and_then(|d| acc.checked_mul(d)))
+    }
+}
+
 /// How a memory access touches memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AccessKind {

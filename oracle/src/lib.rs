@@ -7,6 +7,7 @@ pub mod named;
 pub mod print;
 pub mod report;
 pub mod sdv;
+mod smt;
 pub mod tree;
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::ir::{ArrayId, BinOp, Label, ScalarTy, UnOp};
 use std::collections::HashMap;
 use std::rc::Rc;
 use z3::ast::{Bool, BV};
-use z3::{Params, SatResult, Solver};
+use z3::{SatResult, Solver};
 
 /// Queries issued before the remaining candidates are assumed racy.
 const MAX_QUERIES: u64 = 20_000;
@@ -248,10 +248,7 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
     if insts.is_empty() {
         return 0;
     }
-    let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", timeout_ms.max(1));
-    solver.set_params(&params);
+    let solver = crate::smt::query_solver(timeout_ms);
     let mut q = Queries {
         solver,
         cache: HashMap::new(),

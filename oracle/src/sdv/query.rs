@@ -219,10 +219,7 @@ impl<'k> Engine<'k> {
         let geom = geometry(k);
         let intra = [ThreadVars::new(1, "bid"), ThreadVars::new(2, "bid")];
         let inter = [ThreadVars::new(1, "bidA"), ThreadVars::new(2, "bidB")];
-        let solver = Solver::new();
-        let mut p = z3::Params::new();
-        p.set_u32("timeout", timeout_ms);
-        solver.set_params(&p);
+        let solver = crate::smt::query_solver(timeout_ms);
         let all: Vec<&ThreadVars> = intra.iter().chain(inter.iter()).collect();
         for c in geometry_constraints(k, &geom, &all) {
             solver.assert(&c);
@@ -276,6 +273,12 @@ impl<'k> Engine<'k> {
             s2.at.facts.clone(),
             overlap(&s1.offset, q.a.2.size, &s2.offset, q.b.2.size),
         ];
+        // Accesses outside a sized array are undefined behaviour, not races: only in-bounds
+        // executions are considered (this also keeps witnesses inside the array).
+        if let Some(len) = self.k.array(q.a.2.array).byte_len() {
+            parts.push(in_bounds(&s1.offset, q.a.2.size, len));
+            parts.push(in_bounds(&s2.offset, q.b.2.size, len));
+        }
         match q.pairing {
             Pairing::InterBlock => parts.push(distinct(&t1.bid, &t2.bid)),
             Pairing::AnyThreads => parts.push(distinct(&t1.tid, &t2.tid)),
@@ -303,9 +306,7 @@ impl<'k> Engine<'k> {
                 self.expired = true;
                 return Outcome::Unknown;
             }
-            let mut p = z3::Params::new();
-            p.set_u32("timeout", left.min(self.timeout_ms as u128) as u32);
-            self.solver.set_params(&p);
+            crate::smt::set_limits(&self.solver, self.timeout_ms, Some(left.min(u64::MAX as u128) as u64));
         }
         self.queries += 1;
         self.solver.push();
@@ -396,4 +397,11 @@ fn overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));
     let e2 = x2.bvadd(BV::from_u64(s2 as u64, 66));
     Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
+}
+
+/// `[o, o+s)` lies inside an array of `len` bytes (66-bit arithmetic: no wrap-around).
+pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
+    let x = o.sign_ext(2);
+    let end = x.bvadd(BV::from_u64(s as u64, 66));
+    Bool::and(&[x.bvsge(BV::from_u64(0, 66)), end.bvsle(BV::from_u64(len, 66))])
 }

@@ -305,10 +305,7 @@ impl WarpCheck {
         k_any.launch.params.clear();
         let w1_any = symex::walk(&k_any, nu, &geom, &t1, &all_loops);
         let w2_any = symex::walk(&k_any, nu, &geom, &t2, &all_loops);
-        let solver = Solver::new();
-        let mut p = z3::Params::new();
-        p.set_u32("timeout", 2000);
-        solver.set_params(&p);
+        let solver = crate::smt::query_solver(2000);
         for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
             solver.assert(&c);
         }
