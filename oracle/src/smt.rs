@@ -1,5 +1,6 @@
 //! How the checkers build their Z3 solvers.
 
+use z3::ast::{Bool, BV};
 use z3::{Params, Solver, Tactic};
 
 /// A solver for one-shot conflict queries (`push`, assert, `check`, `pop`), limited to
@@ -40,4 +41,11 @@ pub(crate) fn set_limits(solver: &Solver, timeout_ms: u32, wall_left_ms: Option<
     p.set_u32("rlimit", (ms * RLIMIT_PER_MS).min(u64::from(u32::MAX)) as u32);
     p.set_u32("timeout", wall.min(u64::from(u32::MAX)) as u32);
     solver.set_params(&p);
+}
+
+/// `[o, o+s)` lies inside an array of `len` bytes (66-bit arithmetic: no wrap-around).
+pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
+    let x = o.sign_ext(2);
+    let end = x.bvadd(BV::from_u64(s as u64, 66));
+    Bool::and(&[x.bvsge(BV::from_u64(0, 66)), end.bvsle(BV::from_u64(len, 66))])
 }

@@ -156,7 +156,9 @@ struct Queries {
 
 impl Queries {
     /// `Some((offset, assumed))` when the two sides can touch a common byte.
-    fn ask(&mut self, x: &SymAccess, other: Other) -> Answer {
+    /// `len` is the array's size in bytes when known: accesses outside it are undefined
+    /// behaviour, not races, as in the SDV checker.
+    fn ask(&mut self, x: &SymAccess, other: Other, len: Option<u64>) -> Answer {
         let key = (x.offset.clone(), x.size, x.pred.clone(), other.clone());
         if let Some(r) = self.cache.get(&key) {
             return *r;
@@ -170,12 +172,19 @@ impl Queries {
         if let Some(p) = &x.pred {
             parts.push(to_bool(enc(p)));
         }
+        if let Some(len) = len {
+            parts.push(crate::smt::in_bounds(&ox, x.size, len));
+        }
         match &other {
             Other::Sym(o, size, pred) => {
                 if let Some(p) = pred {
                     parts.push(to_bool(enc(p)));
                 }
-                parts.push(overlap(&ox, x.size, &offset(o), *size));
+                let oy = offset(o);
+                if let Some(len) = len {
+                    parts.push(crate::smt::in_bounds(&oy, *size, len));
+                }
+                parts.push(overlap(&ox, x.size, &oy, *size));
             }
             Other::Units(r) => {
                 let alts: Vec<Bool> = r
@@ -319,7 +328,7 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
             } else {
                 vec![(offs[0] * g, (offs[offs.len() - 1] + 1) * g)]
             };
-            if let Some((off, assumed)) = q.ask(x.a, Other::Units(ranges)) {
+            if let Some((off, assumed)) = q.ask(x.a, Other::Units(ranges), cx.k.array(arr).byte_len()) {
                 let side = Side {
                     label: l,
                     kind: super::races::kind_of(y.kind),
@@ -347,7 +356,7 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
                     continue;
                 }
                 let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
-                if let Some((off, assumed)) = q.ask(x.a, other) {
+                if let Some((off, assumed)) = q.ask(x.a, other, cx.k.array(arr).byte_len()) {
                     cx.report(arr, x.side(), y.side(), off, assumed);
                 }
             }

@@ -276,8 +276,8 @@ impl<'k> Engine<'k> {
         // Accesses outside a sized array are undefined behaviour, not races: only in-bounds
         // executions are considered (this also keeps witnesses inside the array).
         if let Some(len) = self.k.array(q.a.2.array).byte_len() {
-            parts.push(in_bounds(&s1.offset, q.a.2.size, len));
-            parts.push(in_bounds(&s2.offset, q.b.2.size, len));
+            parts.push(crate::smt::in_bounds(&s1.offset, q.a.2.size, len));
+            parts.push(crate::smt::in_bounds(&s2.offset, q.b.2.size, len));
         }
         match q.pairing {
             Pairing::InterBlock => parts.push(distinct(&t1.bid, &t2.bid)),
@@ -397,11 +397,4 @@ fn overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));
     let e2 = x2.bvadd(BV::from_u64(s2 as u64, 66));
     Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
-}
-
-/// `[o, o+s)` lies inside an array of `len` bytes (66-bit arithmetic: no wrap-around).
-pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
-    let x = o.sign_ext(2);
-    let end = x.bvadd(BV::from_u64(s as u64, 66));
-    Bool::and(&[x.bvsge(BV::from_u64(0, 66)), end.bvsle(BV::from_u64(len, 66))])
 }
