@@ -359,9 +359,9 @@ fn named_fix(k: &Kernel, opts: &FixOptions, block_reasons: Option<Vec<String>>) 
             kf.status = "fixed";
             kf.cost = cost;
             for b in &barriers {
-                let text = match b.kind {
-                    NamedKind::SyncThreads => BarrierText::SyncThreads,
-                    other => BarrierText::Custom(other.text(syn.style)),
+                let text = match (b.kind, &b.guard) {
+                    (NamedKind::SyncThreads, None) => BarrierText::SyncThreads,
+                    _ => BarrierText::Custom(b.text(syn.style)),
                 };
                 let comment = opts.annotate.then(|| named_annotation(k, &syn.initial.races, b));
                 kf.barriers.push(BarrierJson {
@@ -399,13 +399,20 @@ fn named_annotation(k: &Kernel, races: &[Race], b: &named::NamedPlaced) -> Strin
         .iter()
         .map(|&i| k.array(races[i].array).name.as_str())
         .collect();
+    let ids = b.ids();
+    let ids = match (ids.first(), ids.last()) {
+        (Some(a), Some(z)) if a != z => format!("s {a}-{z}"),
+        (Some(a), _) => format!(" {a}"),
+        _ => String::new(),
+    };
     let what = match b.kind {
-        NamedKind::SyncThreads => "block barrier".to_string(),
-        NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. } if b.channel => format!("channel {id}"),
-        NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. } => format!("sub-block barrier {id}"),
+        NamedKind::SyncThreads => "block barrier orders".to_string(),
+        _ if b.channel && ids.starts_with('s') => format!("channel{ids} order"),
+        _ if b.channel => format!("channel{ids} orders"),
+        _ => format!("sub-block barrier{ids} orders"),
     };
     format!(
-        "autosync: {what} orders {} (lines {})",
+        "autosync: {what} {} (lines {})",
         arrays.into_iter().collect::<Vec<_>>().join(", "),
         pairs.join(", ")
     )

@@ -198,15 +198,48 @@ pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
 /// Inserts a barrier statement at each position; returns the new kernel and the fresh labels
 /// (in the order of `inserts`). Existing labels are unchanged. Positions not found are an error.
 pub fn insert_barriers(k: &Kernel, inserts: &[(Position, Barrier)]) -> Result<(Kernel, Vec<Label>), Position> {
+    let guarded: Vec<(Position, Barrier, Option<Expr>)> = inserts.iter().map(|(p, b)| (*p, b.clone(), None)).collect();
+    insert_guarded_barriers(k, &guarded)
+}
+
+/// As [`insert_barriers`], with an optional guard per barrier: `Some(c)` inserts
+/// `if (c) { barrier }` (the label returned is the `if`'s).
+pub fn insert_guarded_barriers(
+    k: &Kernel,
+    inserts: &[(Position, Barrier, Option<Expr>)],
+) -> Result<(Kernel, Vec<Label>), Position> {
     let mut out = k.clone();
     let mut labels = Vec::with_capacity(inserts.len());
-    for (pos, bar) in inserts {
+    for (pos, bar, guard) in inserts {
         let label = out.fresh_label();
-        let stmt = Stmt {
+        let barrier = |label| Stmt {
             label,
             span: Span::DUMMY,
             emit_after: false,
             kind: StmtKind::Barrier(bar.clone(), BarrierSyntax::Synthesized),
+        };
+        let stmt = match guard {
+            None => barrier(label),
+            Some(cond) => {
+                let block = |label, stmts| Block {
+                    label,
+                    span: Span::DUMMY,
+                    braced: true,
+                    emit_start: false,
+                    stmts,
+                };
+                let (inner, then_l, else_l) = (out.fresh_label(), out.fresh_label(), out.fresh_label());
+                Stmt {
+                    label,
+                    span: Span::DUMMY,
+                    emit_after: false,
+                    kind: StmtKind::If {
+                        cond: cond.clone(),
+                        then_blk: block(then_l, vec![barrier(inner)]),
+                        else_blk: block(else_l, vec![]),
+                    },
+                }
+            }
         };
         if !insert_in_block(&mut out.body, *pos, stmt) {
             return Err(*pos);
@@ -216,14 +249,15 @@ pub fn insert_barriers(k: &Kernel, inserts: &[(Position, Barrier)]) -> Result<(K
     Ok((out, labels))
 }
 
+/// Whether `s` was inserted by [`insert_guarded_barriers`] (a barrier, or one under a guard).
+fn is_inserted(s: &Stmt) -> bool {
+    s.span.is_dummy() && matches!(s.kind, StmtKind::Barrier(..) | StmtKind::If { .. })
+}
+
 fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     if pos == Position::BlockStart(b.label) {
         // After any barriers already inserted at the start, to keep insertion order stable.
-        let at = b
-            .stmts
-            .iter()
-            .take_while(|s| s.span.is_dummy() && matches!(s.kind, StmtKind::Barrier(..)))
-            .count();
+        let at = b.stmts.iter().take_while(|s| is_inserted(s)).count();
         b.stmts.insert(at, stmt);
         return true;
     }

@@ -12,6 +12,7 @@
 //! a later producer iteration, and at which distance (1 or at least 2), so that double-buffered
 //! loops get one synchronizing channel instead of a full/empty pair.
 
+pub mod guard;
 pub mod needs;
 pub mod roles;
 
@@ -24,7 +25,7 @@ use autosync_oracle::ir::{Barrier, BarrierSyntax, BinOp, Block, Expr, Kernel, La
 use autosync_oracle::named::{self, NamedOptions};
 use autosync_oracle::report::{Race, Report, SyncDefectKind};
 use autosync_oracle::sdv::{self, Level};
-use autosync_oracle::tree::{for_each_stmt, insert_barriers, LabelTree, Position};
+use autosync_oracle::tree::{for_each_stmt, insert_barriers, insert_guarded_barriers, LabelTree, Position};
 use needs::{ChanKey, Cross, Ctx, Need, NoOption, Side};
 use roles::{Roles, WARP};
 use rustsat::types::{Lit, Var};
@@ -121,15 +122,20 @@ pub enum NamedKind {
 impl NamedKind {
     /// The IR barrier.
     pub fn barrier(&self) -> Barrier {
+        self.barrier_with(None)
+    }
+
+    /// The IR barrier, with its ID computed by `id` instead of the constant when given.
+    fn barrier_with(&self, id_expr: Option<Expr>) -> Barrier {
         let c = |v: u32| Expr::int(v as i64);
         match *self {
             NamedKind::SyncThreads => Barrier::Block,
             NamedKind::Sync { id, count } => Barrier::NamedSync {
-                id: c(id),
+                id: id_expr.unwrap_or_else(|| c(id)),
                 count: Some(c(count)),
             },
             NamedKind::Arrive { id, count } => Barrier::NamedArrive {
-                id: c(id),
+                id: id_expr.unwrap_or_else(|| c(id)),
                 count: c(count),
             },
         }
@@ -137,16 +143,28 @@ impl NamedKind {
 
     /// The statement text in the given style.
     pub fn text(&self, style: NamedStyle) -> String {
+        self.text_with(style, None)
+    }
+
+    /// The statement text, with the ID written as `id_text` instead of the constant when given.
+    fn text_with(&self, style: NamedStyle, id_text: Option<&str>) -> String {
+        let id_of = |id: u32| id_text.map_or_else(|| id.to_string(), str::to_string);
         match (*self, style) {
             (NamedKind::SyncThreads, _) => "__syncthreads();".into(),
-            (NamedKind::Sync { id, count }, NamedStyle::Asm) => {
-                format!("asm volatile(\"bar.sync %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
+            (NamedKind::Sync { id, count }, NamedStyle::Asm) => format!(
+                "asm volatile(\"bar.sync %0, %1;\" :: \"r\"({}), \"r\"({count}) : \"memory\");",
+                id_of(id)
+            ),
+            (NamedKind::Arrive { id, count }, NamedStyle::Asm) => format!(
+                "asm volatile(\"bar.arrive %0, %1;\" :: \"r\"({}), \"r\"({count}) : \"memory\");",
+                id_of(id)
+            ),
+            (NamedKind::Sync { id, count }, NamedStyle::Cutlass) => {
+                format!("NamedBarrier::sync({count}, {});", id_of(id))
             }
-            (NamedKind::Arrive { id, count }, NamedStyle::Asm) => {
-                format!("asm volatile(\"bar.arrive %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
+            (NamedKind::Arrive { id, count }, NamedStyle::Cutlass) => {
+                format!("NamedBarrier::arrive({count}, {});", id_of(id))
             }
-            (NamedKind::Sync { id, count }, NamedStyle::Cutlass) => format!("NamedBarrier::sync({count}, {id});"),
-            (NamedKind::Arrive { id, count }, NamedStyle::Cutlass) => format!("NamedBarrier::arrive({count}, {id});"),
         }
     }
 
@@ -172,6 +190,41 @@ pub struct NamedPlaced {
     pub covers: Vec<usize>,
     /// Whether it is one end of a producer/consumer channel.
     pub channel: bool,
+    /// The condition it is written under (a shifted channel end), if any.
+    pub guard: Option<guard::Guard>,
+    /// When the ID cycles with the role loop's counter: the kind's ID is the first of them.
+    pub rotation: Option<guard::Rotation>,
+}
+
+impl NamedPlaced {
+    /// The IDs it uses.
+    pub fn ids(&self) -> Vec<u32> {
+        let (NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. }) = self.kind else {
+            return vec![];
+        };
+        (id..id + self.rotation.as_ref().map_or(1, |r| r.by)).collect()
+    }
+
+    /// The IR statement's barrier (the guard is separate).
+    pub fn barrier(&self) -> Barrier {
+        let (NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. }) = self.kind else {
+            return self.kind.barrier();
+        };
+        self.kind.barrier_with(self.rotation.as_ref().map(|r| r.id_expr(id)))
+    }
+
+    /// The source text, guard included.
+    pub fn text(&self, style: NamedStyle) -> String {
+        let id_text = match (self.kind, &self.rotation) {
+            (NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. }, Some(r)) => Some(r.id_text(id)),
+            _ => None,
+        };
+        let stmt = self.kind.text_with(style, id_text.as_deref());
+        match &self.guard {
+            Some(g) => format!("if ({}) {stmt}", g.text),
+            None => stmt,
+        }
+    }
 }
 
 /// Why named synthesis cannot fix a kernel.
@@ -202,6 +255,7 @@ impl NamedUnfixable {
             NamedUnfixable::SameStatement(_) => "same-statement",
             NamedUnfixable::NoOption(_, NoOption::LaneDivergent) => "lane-divergent",
             NamedUnfixable::NoOption(_, NoOption::RoleLoops) => "role-loop-mismatch",
+            NamedUnfixable::NoOption(_, NoOption::UnknownTrips) => "unknown-trip-count",
             NamedUnfixable::NoOption(_, NoOption::NoMatchedPair) => "no-matched-pair",
             NamedUnfixable::NotEnoughIds { .. } => "not-enough-ids",
             NamedUnfixable::NoPlacement => "no-placement",
@@ -224,6 +278,10 @@ impl NamedUnfixable {
             ),
             NamedUnfixable::NoOption(r, NoOption::RoleLoops) => format!(
                 "{}: the accesses are in role loops with different or unknown trip counts; no barrier generations can match",
+                at(r)
+            ),
+            NamedUnfixable::NoOption(r, NoOption::UnknownTrips) => format!(
+                "{}: the role loops' trip counts are not known for this launch; give the loop bounds with --param",
                 at(r)
             ),
             NamedUnfixable::NoOption(r, NoOption::NoMatchedPair) => format!(
@@ -484,8 +542,17 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
     let mut st = State::default();
     let mut why = Vec::new();
     for r in &initial.races {
-        if let Err(e) = st.add(&cx, r) {
-            why.push(e);
+        match st.add(&cx, r) {
+            // Not a property of the kernel: the launch leaves the loop bounds open.
+            Err(NamedUnfixable::NoOption(r, NoOption::UnknownTrips)) => {
+                return finish(
+                    NamedOutcome::Inconclusive(unknown_trips_message(k, &cx.tree, &r)),
+                    stats,
+                    initial,
+                )
+            }
+            Err(e) => why.push(e),
+            Ok(()) => {}
         }
     }
     if !why.is_empty() {
@@ -607,6 +674,51 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
         if !progress {
             st.forbidden.push(assignment);
         }
+    }
+}
+
+/// "needs a concrete value for iters (use --param iters=V)", naming the parameters the bounds
+/// of the loops around race `r` read.
+fn unknown_trips_message(k: &Kernel, tree: &LabelTree, r: &Race) -> String {
+    let mut params = BTreeSet::new();
+    for l in [r.first.label, r.second.label] {
+        for lp in tree.get(l).loop_owners() {
+            for_each_stmt(&k.body, &mut |s| {
+                if let (true, StmtKind::Loop { cond, .. }) = (s.label == lp, &s.kind) {
+                    collect_params(k, cond, &mut params);
+                }
+            });
+        }
+    }
+    let names: Vec<String> = params.into_iter().collect();
+    if names.is_empty() {
+        return "named-barrier synthesis needs concrete trip counts for the role loops around the race".into();
+    }
+    let flags: Vec<String> = names.iter().map(|n| format!("--param {n}=V")).collect();
+    format!(
+        "named-barrier synthesis needs a concrete value for {} (use {})",
+        names.join(", "),
+        flags.join(" ")
+    )
+}
+
+fn collect_params(k: &Kernel, e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Var(v) if k.var(*v).kind == autosync_oracle::ir::VarKind::Param => {
+            out.insert(k.var(*v).name.clone());
+        }
+        Expr::Un(_, _, a) | Expr::Cast(_, a) => collect_params(k, a, out),
+        Expr::Bin(_, _, a, b) => {
+            collect_params(k, a, out);
+            collect_params(k, b, out);
+        }
+        Expr::Select(c, a, b) => {
+            for x in [c, a, b] {
+                collect_params(k, x, out);
+            }
+        }
+        Expr::Opaque(_, xs) => xs.iter().for_each(|x| collect_params(k, x, out)),
+        Expr::Const(..) | Expr::Builtin(_) | Expr::Var(_) => {}
     }
 }
 
@@ -850,10 +962,26 @@ fn chan_warps(cx: &Ctx, c: ChanKey) -> Vec<u32> {
     w
 }
 
-/// Cost of a sync at each end of a channel.
+/// Cost of a sync at each end of a channel (a shifted channel's ends sit under a guard).
 fn chan_costs(cx: &Ctx, opts: &SynthOptions, c: ChanKey) -> (f64, f64) {
-    let f = sync_factor(chan_warps(cx, c).len() as u32, cx.roles.nwarps, &opts.named);
+    let mut f = sync_factor(chan_warps(cx, c).len() as u32, cx.roles.nwarps, &opts.named);
+    if c.2 > 0 {
+        f *= opts.cost_if;
+    }
     (base_cost(&cx.tree, c.0, opts) * f, base_cost(&cx.tree, c.1, opts) * f)
+}
+
+/// The innermost loop around position `p`.
+fn role_loop(cx: &Ctx, p: Position) -> Option<Label> {
+    cx.tree.get(p.label()).loop_owners().last().copied()
+}
+
+/// The guards of a shifted channel's ends: the then-side end skips the first `c.2`
+/// iterations of its role loop, the else-side end the last `c.2`.
+fn chan_guards(cx: &Ctx, c: ChanKey) -> Option<(guard::Guard, guard::Guard)> {
+    let gx = guard::counter(cx.k, role_loop(cx, c.0)?)?.from_iteration(cx.k, c.2)?;
+    let gy = guard::counter(cx.k, role_loop(cx, c.1)?)?.before_last(cx.k, c.2)?;
+    Some((gx, gy))
 }
 
 /// Turns the chosen decisions into statements with IDs (distinct, or cycling through the
@@ -891,6 +1019,8 @@ fn realize(
                         cost,
                         covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
                         channel: false,
+                        guard: None,
+                        rotation: None,
                     });
                 } else {
                     items.push((cx.tree.get(pos.label()).post, *d));
@@ -901,14 +1031,49 @@ fn realize(
         }
     }
     items.sort();
-    if avail.is_empty() && !items.is_empty() || items.len() > avail.len() && !share_ids {
+    // A channel in role loops where some chosen channel is shifted by e >= 2 cycles through e
+    // IDs: a warp may then run e iterations ahead, so e generations can be in flight at once.
+    let role_loops = |c: ChanKey| (role_loop(cx, c.0), role_loop(cx, c.1));
+    let mut cycle: BTreeMap<(Option<Label>, Option<Label>), u32> = BTreeMap::new();
+    for d in &on {
+        if let Decision::Chan(c) = *d {
+            if c.2 >= 2 {
+                let e = cycle.entry(role_loops(c)).or_insert(1);
+                *e = (*e).max(c.2);
+            }
+        }
+    }
+    let width = |d: &Decision| match *d {
+        Decision::Chan(c) => cycle.get(&role_loops(c)).copied().unwrap_or(1),
+        _ => 1,
+    };
+    let needed: usize = items.iter().map(|(_, d)| width(d) as usize).sum();
+    if avail.is_empty() && !items.is_empty() || needed > avail.len() && !share_ids {
         return Err(NamedUnfixable::NotEnoughIds {
-            needed: items.len(),
+            needed,
             available: avail.len(),
         });
     }
+    let mut free: Vec<u32> = avail.to_vec();
     for (n, (_, d)) in items.iter().enumerate() {
-        let id = avail[n % avail.len().max(1)];
+        let w = width(d);
+        let id = if w > 1 {
+            // w consecutive free IDs (the ID is `base + counter % w`).
+            let base = free
+                .iter()
+                .copied()
+                .find(|&b| (b..b + w).all(|i| free.contains(&i)))
+                .ok_or(NamedUnfixable::NotEnoughIds {
+                    needed,
+                    available: avail.len(),
+                })?;
+            free.retain(|i| !(base..base + w).contains(i));
+            base
+        } else if share_ids {
+            avail[n % avail.len().max(1)]
+        } else {
+            free.remove(0)
+        };
         match *d {
             Decision::Sub(i) => {
                 let (cost, warps) = sub_cost(cx, opts, i);
@@ -919,13 +1084,34 @@ fn realize(
                     cost,
                     covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
                     channel: false,
+                    guard: None,
+                    rotation: None,
                 });
             }
             Decision::Chan(c) => {
                 let count = WARP * chan_warps(cx, c).len() as u32;
                 let (ca, cb) = chan_costs(cx, opts, c);
                 let cov = covers(&|n| matches!(n, Need::Chan(v) if v.iter().any(|x| x.0 == c)));
-                for (side, pos, full) in [(Side::First, c.0, ca), (Side::Second, c.1, cb)] {
+                let (gx, gy) = if c.2 > 0 {
+                    let (gx, gy) = chan_guards(cx, c).ok_or(NamedUnfixable::NoPlacement)?;
+                    (Some(gx), Some(gy))
+                } else {
+                    (None, None)
+                };
+                let rotate = |p: Position| -> Result<Option<guard::Rotation>, NamedUnfixable> {
+                    if w == 1 {
+                        return Ok(None);
+                    }
+                    role_loop(cx, p)
+                        .and_then(|l| guard::counter(cx.k, l))
+                        .and_then(|c| c.rotation(cx.k, w))
+                        .map(Some)
+                        .ok_or(NamedUnfixable::NoPlacement)
+                };
+                let (rx, ry) = (rotate(c.0)?, rotate(c.1)?);
+                for (side, pos, full, guard, rotation) in
+                    [(Side::First, c.0, ca, gx, rx), (Side::Second, c.1, cb, gy, ry)]
+                {
                     let sync = on.contains(&Decision::ChanSync(c, side));
                     let (kind, cost) = if sync {
                         (NamedKind::Sync { id, count }, full)
@@ -938,6 +1124,8 @@ fn realize(
                         cost,
                         covers: cov.clone(),
                         channel: true,
+                        guard,
+                        rotation,
                     });
                 }
             }
@@ -951,13 +1139,15 @@ fn realize(
 
 /// The kernel with the statements inserted in the order emission writes them.
 pub fn apply(k: &Kernel, placed: &[NamedPlaced]) -> Option<Kernel> {
-    // `insert_barriers` puts each `After` insertion right after its statement, so a group at
-    // one such position is inserted in reverse to keep the written order.
-    let mut groups: Vec<(Position, Vec<Barrier>)> = Vec::new();
+    // `insert_guarded_barriers` puts each `After` insertion right after its statement, so a
+    // group at one such position is inserted in reverse to keep the written order.
+    type Item = (Barrier, Option<Expr>);
+    let mut groups: Vec<(Position, Vec<Item>)> = Vec::new();
     for p in placed {
+        let item = (p.barrier(), p.guard.as_ref().map(|g| g.cond.clone()));
         match groups.last_mut() {
-            Some((pos, v)) if *pos == p.pos => v.push(p.kind.barrier()),
-            _ => groups.push((p.pos, vec![p.kind.barrier()])),
+            Some((pos, v)) if *pos == p.pos => v.push(item),
+            _ => groups.push((p.pos, vec![item])),
         }
     }
     let mut inserts = Vec::new();
@@ -965,7 +1155,7 @@ pub fn apply(k: &Kernel, placed: &[NamedPlaced]) -> Option<Kernel> {
         if matches!(pos, Position::After(_)) {
             v.reverse();
         }
-        inserts.extend(v.into_iter().map(|b| (pos, b)));
+        inserts.extend(v.into_iter().map(|(b, g)| (pos, b, g)));
     }
-    insert_barriers(k, &inserts).ok().map(|x| x.0)
+    insert_guarded_barriers(k, &inserts).ok().map(|x| x.0)
 }

@@ -14,6 +14,7 @@
 //! with s = [p before x] + [q after y]; it serves when s ≤ d, and it agrees with the lock-step
 //! order only when s ≥ 0 (forward) or s ≥ 1 (backward, from the else side to the then side).
 
+use super::guard::counter;
 use super::roles::Roles;
 use crate::synth::block::{clauses, key, RaceKey, Space};
 use autosync_oracle::ir::{Kernel, Label};
@@ -31,8 +32,10 @@ pub enum Side {
     Second,
 }
 
-/// A channel: one position in each role of a split, executed equally often.
-pub type ChanKey = (Position, Position);
+/// A channel: one position in each role of a split, executed equally often, and its shift d:
+/// with d > 0 the then-side end is guarded to skip the first d iterations of its role loop and
+/// the else-side end to skip the last d (see `guard.rs`).
+pub type ChanKey = (Position, Position, u32);
 
 /// One hard clause: any of these options orders a race.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub enum NoOption {
     LaneDivergent,
     /// The accesses are in role loops whose trip counts differ or are unknown.
     RoleLoops,
+    /// A role loop's trip count is not known for the launch (a symbolic bound).
+    UnknownTrips,
     /// No channel position pair executes equally often in both roles.
     NoMatchedPair,
 }
@@ -65,6 +70,8 @@ pub struct End {
     pub count: u64,
     post: u32,
     in_loop: bool,
+    /// Directly in the aligned role loop's body (once per iteration; a guard can peel it).
+    direct: bool,
 }
 
 /// A cross-role race, prepared for channel options.
@@ -76,6 +83,8 @@ pub struct Cross {
     pub y: Label,
     /// The aligned role loops (then side, else side), if both accesses are in one.
     pub loops: Option<(Label, Label)>,
+    /// The shifts the role loops allow (counted loops; IDs cycling with the counters for 2).
+    shiftable: Vec<u32>,
     ends_x: Vec<End>,
     ends_y: Vec<End>,
 }
@@ -182,6 +191,7 @@ impl Ctx<'_> {
                 count,
                 post: self.post(p.label()),
                 in_loop: body.is_some_and(|b| pb.contains(&b)),
+                direct: body.is_some_and(|b| p == Position::BlockStart(b) || pb.last() == Some(&b)),
             });
         }
         out
@@ -196,7 +206,10 @@ impl Ctx<'_> {
             ([(sx, _)], [(sy, _)]) => {
                 let tx: BTreeSet<Option<u64>> = self.role_warps(x).iter().map(|&w| self.roles.trips(*sx, w)).collect();
                 let ty: BTreeSet<Option<u64>> = self.role_warps(y).iter().map(|&w| self.roles.trips(*sy, w)).collect();
-                if tx.len() != 1 || tx != ty || tx.contains(&None) {
+                if tx.contains(&None) || ty.contains(&None) {
+                    return Err(NoOption::UnknownTrips);
+                }
+                if tx.len() != 1 || tx != ty {
                     return Err(NoOption::RoleLoops);
                 }
                 Some((*sx, *sy))
@@ -205,10 +218,23 @@ impl Ctx<'_> {
         };
         let body_x = lx.first().map(|l| l.1).filter(|_| loops.is_some());
         let body_y = ly.first().map(|l| l.1).filter(|_| loops.is_some());
+        // Shifts by 1 need counted loops; by 2, IDs that cycle with both counters too.
+        let shiftable = match loops.map(|(sx, sy)| (counter(self.k, sx), counter(self.k, sy))) {
+            Some((Some(cx), Some(cy))) => {
+                let rotates = cx.rotation(self.k, 2).is_some() && cy.rotation(self.k, 2).is_some();
+                if rotates {
+                    vec![1, 2]
+                } else {
+                    vec![1]
+                }
+            }
+            _ => vec![],
+        };
         Ok(Cross {
             x,
             y,
             loops,
+            shiftable,
             ends_x: self.ends(x, bx, body_x),
             ends_y: self.ends(y, by, body_y),
         })
@@ -225,7 +251,7 @@ impl Ctx<'_> {
                 if p.count != q.count {
                     continue;
                 }
-                let key = (p.pos, q.pos);
+                let key = (p.pos, q.pos, 0);
                 let p_after_x = p.post >= px;
                 let q_after_y = q.post >= py;
                 match c.loops {
@@ -239,6 +265,13 @@ impl Ctx<'_> {
                             let s = u32::from(!q_after_y) + u32::from(p_after_x);
                             if s >= 1 && s <= d {
                                 bwd.push((key, Side::First));
+                            }
+                            // Shifted by d: the sync runs from iteration d on, the arrive
+                            // until d iterations remain, which adds d to s. Only the exact
+                            // distance is offered: a smaller shift would also verify but
+                            // serialize the roles more than the race needs.
+                            if c.shiftable.contains(&d) && p.direct && q.direct && q_after_y && !p_after_x {
+                                bwd.push(((p.pos, q.pos, d), Side::First));
                             }
                         }
                     }
