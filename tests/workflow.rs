@@ -2,29 +2,11 @@
 //! summary against the JSON of the same run, deterministic order under rayon, JSON and SARIF
 //! shapes, colour and quiet.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bin, snapshot};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-fn bin() -> Command {
-    Command::cargo_bin("autosync").unwrap()
-}
-
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.display().to_string(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
 
 /// `summary: 83 files, 84 kernels, 34 races fixed, ...` → {"files": 83, "races fixed": 34, ...}
 fn parse_summary(stderr: &str) -> BTreeMap<String, u64> {
