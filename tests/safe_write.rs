@@ -5,7 +5,7 @@
 mod common;
 
 use autosync::emit::{write_atomic, write_atomic_failing, FailPoint};
-use autosync::fix::{fix_file, write_back_with, FixOptions, Strategy};
+use autosync::fix::{fix_file, write_back_with, FixOptions};
 use autosync::front::FrontOptions;
 use common::run;
 use std::os::unix::fs::PermissionsExt;
@@ -106,12 +106,7 @@ fn write_back_refuses_a_file_changed_on_disk_after_it_was_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.cu");
     std::fs::write(&path, RACY).unwrap();
-    let opts = FixOptions {
-        synth: Default::default(),
-        strategy: Strategy::Maxsat,
-        annotate: false,
-        minimize: false,
-    };
+    let opts = FixOptions::default();
     let res = fix_file(&path, &FrontOptions::default(), &opts).unwrap();
     assert!(res.changed);
     let edited = RACY.replace("= 1;", "= 2;");
