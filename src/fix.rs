@@ -35,6 +35,20 @@ pub struct FixOptions {
     pub minimize: bool,
 }
 
+/// `autosync fix` with no flags (see `workflow::fix_options`), except that there is no
+/// wall-clock kernel budget (the CLI's `--kernel-timeout 60`): `SynthOptions::default()` leaves
+/// it unset so library callers and tests get results that do not depend on machine load.
+impl Default for FixOptions {
+    fn default() -> Self {
+        FixOptions {
+            synth: SynthOptions::default(),
+            strategy: Strategy::Maxsat,
+            annotate: false,
+            minimize: false,
+        }
+    }
+}
+
 /// What happened to one kernel.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelFix {

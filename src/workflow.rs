@@ -493,3 +493,25 @@ fn fix_messages(out: &mut Vec<String>, file: &str, k: &crate::fix::KernelFix, dr
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `autosync fix`'s flags alone, to parse a command line without the subcommand.
+    #[derive(Parser)]
+    struct Fix {
+        #[command(flatten)]
+        args: FixArgs,
+    }
+
+    #[test]
+    fn fix_options_default_is_the_cli_without_flags_and_without_a_kernel_budget() {
+        let a = Fix::try_parse_from(["autosync", "k.cu"]).unwrap().args;
+        let mut cli = fix_options(&a, None);
+        assert_eq!(cli.synth.kernel_timeout, Some(std::time::Duration::from_secs(60)));
+        cli.synth.kernel_timeout = None;
+        assert_eq!(format!("{cli:?}"), format!("{:?}", FixOptions::default()));
+    }
+}

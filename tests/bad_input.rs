@@ -7,8 +7,9 @@
 //! unknown name) or cannot conclude on; `check` reports named-barrier misuse as a defect (1)
 //! and `fix` calls such a kernel unfixable (3): it never rewrites barriers it did not write.
 
-use assert_cmd::Command;
-use std::path::Path;
+mod common;
+
+use common::run;
 
 /// One table row: the file contents and, per command, the exit code and a message fragment.
 struct Case {
@@ -25,23 +26,6 @@ fn case(name: &'static str, text: impl Into<Vec<u8>>, check: (i32, &'static str)
         check,
         fix,
     }
-}
-
-/// Runs `autosync <args> <file>`; returns (exit code, stderr followed by stdout).
-fn run(args: &[&str], file: &Path) -> (i32, String) {
-    let out = Command::cargo_bin("autosync")
-        .unwrap()
-        .args(args)
-        .arg(file)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    (out.status.code().unwrap_or(-1), text)
 }
 
 fn table() -> Vec<Case> {

@@ -1,18 +1,8 @@
 //! The real binary: exit codes, in-place fixes, --diff/--check/--stdout, JSON, errors.
 
-use assert_cmd::Command;
-use std::path::Path;
+mod common;
 
-fn bin() -> Command {
-    Command::cargo_bin("autosync").unwrap()
-}
-
-fn copy_to_temp(rel: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let dst = dir.path().join(Path::new(rel).file_name().unwrap());
-    std::fs::copy(Path::new("corpus").join(rel), &dst).unwrap();
-    (dir, dst)
-}
+use common::{bin, copy_to_temp};
 
 #[test]
 fn check_exit_codes() {

@@ -1,12 +1,10 @@
 //! autosync.yaml: discovery by walking up, precedence (CLI > file > header > __launch_bounds__),
 //! excludes, cost constants, and every error case located at file:line:col.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn bin() -> Command {
-    Command::cargo_bin("autosync").unwrap()
-}
+use common::bin;
+use std::path::{Path, PathBuf};
 
 const WITH_HEADER: &str = "//--blockDim=64 --gridDim=2\n__global__ void k(float *a, int n)\n{\n    __shared__ float s[1024];\n    s[threadIdx.x] = a[blockIdx.x * blockDim.x + threadIdx.x];\n    __syncthreads();\n    a[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];\n}\n";
 

@@ -3,7 +3,7 @@
 //! and idempotence of `fix` over the whole corpus.
 
 use autosync::check::uses_named_barriers;
-use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::fix::{fix_file, FixOptions};
 use autosync::front;
 use autosync::manifest::{self, Entry};
 use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cost, Outcome, SynthOptions};
@@ -175,9 +175,7 @@ fn fix_is_idempotent_over_the_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let fo = FixOptions {
         synth: opts(),
-        strategy: Strategy::Maxsat,
-        annotate: false,
-        minimize: false,
+        ..Default::default()
     };
     let mut fixed = 0;
     for e in &m.kernels {

@@ -1,9 +1,8 @@
 //! Snapshots of the diffs `autosync fix --diff` produces for corpus kernels (CRLF, brace-less
 //! bodies, nested loops, ifs, several barriers).
 
-use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::fix::{fix_file, FixOptions};
 use autosync::manifest;
-use autosync::synth::block::SynthOptions;
 use std::path::Path;
 
 const FILES: &[&str] = &[
@@ -34,10 +33,8 @@ fn fix_diff_snapshots() {
             .find(|e| e.path == *f)
             .unwrap_or_else(|| panic!("{f} not in manifest"));
         let opts = FixOptions {
-            synth: SynthOptions::default(),
-            strategy: Strategy::Maxsat,
             annotate: true,
-            minimize: false,
+            ..Default::default()
         };
         let r = fix_file(&Path::new("corpus").join(f), &e.front_options(), &opts).unwrap();
         assert!(r.changed, "{f}: nothing to fix");

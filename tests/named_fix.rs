@@ -2,7 +2,7 @@
 //! verified, correct kernels stripped of their barriers are re-synthesized, IDs respect the
 //! allowed set, and the diffs are snapshotted.
 
-use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::fix::{fix_file, FixOptions};
 use autosync::front;
 use autosync::manifest::{self, Entry};
 use autosync::synth::block::SynthOptions;
@@ -32,9 +32,8 @@ fn fix_opts(named: NamedSettings, annotate: bool) -> FixOptions {
             named,
             ..Default::default()
         },
-        strategy: Strategy::Maxsat,
         annotate,
-        minimize: false,
+        ..Default::default()
     }
 }
 

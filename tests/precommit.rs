@@ -4,9 +4,9 @@
 //! manifest's file patterns and arguments without pre-commit rebuilding autosync with cargo.
 //! Needs PyPI; slow, so ignored by default and run explicitly by `.ci/run`.
 
-#[path = "support/venv.rs"]
-mod venv;
+mod common;
 
+use common::venv;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -87,11 +87,7 @@ fn autosync_fix_hook_rewrites_a_racy_kernel() {
     let after = std::fs::read_to_string(repo.join("k.cu")).unwrap();
     assert_ne!(after, before);
     assert_eq!(after.matches("__syncthreads();").count(), 1, "{after}");
-    let check = Command::new(env!("CARGO_BIN_EXE_autosync"))
-        .arg("check")
-        .arg(repo.join("k.cu"))
-        .output()
-        .unwrap();
+    let check = common::bin().arg("check").arg(repo.join("k.cu")).output().unwrap();
     assert_eq!(
         check.status.code(),
         Some(0),

@@ -6,7 +6,7 @@
 //! Case counts scale with `AUTOSYNC_GEN_CASES` (a factor, default 1) so a long local run
 //! can search more seeds; a failing seed is printed with its kernel text.
 
-use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::fix::{fix_file, FixOptions};
 use autosync::front::{self, FrontOptions};
 use autosync::gen::{generate, GenConfig, GenKernel};
 use autosync_oracle::exec::{execute, ExecConfig, ExecError, ExecReport};
@@ -123,12 +123,7 @@ fn random_kernels_sdv_never_misses_an_executor_race() {
 }
 
 fn fix_opts() -> FixOptions {
-    FixOptions {
-        synth: Default::default(),
-        strategy: Strategy::Maxsat,
-        annotate: false,
-        minimize: false,
-    }
+    FixOptions::default()
 }
 
 #[test]

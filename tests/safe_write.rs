@@ -2,28 +2,16 @@
 //! permissions and line endings, can keep a backup, refuses to overwrite a file that changed on
 //! disk since it was read, and an interrupted write leaves the original intact.
 
-use assert_cmd::Command;
+mod common;
+
 use autosync::emit::{write_atomic, write_atomic_failing, FailPoint};
-use autosync::fix::{fix_file, write_back_with, FixOptions, Strategy};
+use autosync::fix::{fix_file, write_back_with, FixOptions};
 use autosync::front::FrontOptions;
+use common::run;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 const RACY: &str = "//--blockDim=64 --gridDim=1\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 1;\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
-
-fn fix(args: &[&str], file: &Path) -> (i32, String) {
-    let out = Command::cargo_bin("autosync")
-        .unwrap()
-        .arg("fix")
-        .args(args)
-        .arg(file)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Files in `dir` other than the named ones (leftover temporaries).
 fn strays(dir: &Path, keep: &[&str]) -> Vec<String> {
@@ -40,7 +28,7 @@ fn fix_keeps_permissions_and_crlf_line_endings() {
     let path = dir.path().join("crlf.cu");
     std::fs::write(&path, RACY.replace('\n', "\r\n")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let (code, err) = fix(&[], &path);
+    let (code, err) = run(&["fix"], &path);
     assert_eq!(code, 0, "{err}");
     let out = std::fs::read_to_string(&path).unwrap();
     assert!(out.contains("__syncthreads();\r\n"), "{out:?}");
@@ -59,7 +47,7 @@ fn fix_backup_keeps_the_original_next_to_the_file() {
     let path = dir.path().join("k.cu");
     std::fs::write(&path, RACY).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let (code, err) = fix(&["--backup"], &path);
+    let (code, err) = run(&["fix", "--backup"], &path);
     assert_eq!(code, 0, "{err}");
     let orig = dir.path().join("k.cu.orig");
     assert_eq!(std::fs::read_to_string(&orig).unwrap(), RACY);
@@ -67,7 +55,7 @@ fn fix_backup_keeps_the_original_next_to_the_file() {
     assert!(std::fs::read_to_string(&path).unwrap().contains("__syncthreads();"));
     // Nothing to change: no backup is written.
     std::fs::remove_file(&orig).unwrap();
-    let (code, err) = fix(&["--backup"], &path);
+    let (code, err) = run(&["fix", "--backup"], &path);
     assert_eq!(code, 0, "{err}");
     assert!(!orig.exists());
 }
@@ -106,7 +94,7 @@ fn a_write_into_a_read_only_directory_fails_and_keeps_the_file() {
         std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).unwrap();
         return;
     }
-    let (code, err) = fix(&[], &path);
+    let (code, err) = run(&["fix"], &path);
     std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot write"), "{err}");
@@ -118,12 +106,7 @@ fn write_back_refuses_a_file_changed_on_disk_after_it_was_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.cu");
     std::fs::write(&path, RACY).unwrap();
-    let opts = FixOptions {
-        synth: Default::default(),
-        strategy: Strategy::Maxsat,
-        annotate: false,
-        minimize: false,
-    };
+    let opts = FixOptions::default();
     let res = fix_file(&path, &FrontOptions::default(), &opts).unwrap();
     assert!(res.changed);
     let edited = RACY.replace("= 1;", "= 2;");

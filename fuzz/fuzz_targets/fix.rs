@@ -2,7 +2,7 @@
 //! Kernels that lower are checked with short solver limits so each input stays fast.
 #![no_main]
 
-use autosync::fix::{fix_file, FixOptions, Strategy};
+use autosync::fix::{fix_file, FixOptions};
 use autosync::front::FrontOptions;
 use libfuzzer_sys::fuzz_target;
 
@@ -23,9 +23,8 @@ fuzz_target!(|data: &[u8]| {
             kernel_timeout: Some(std::time::Duration::from_secs(2)),
             ..Default::default()
         },
-        strategy: Strategy::Maxsat,
         annotate: true,
-        minimize: false,
+        ..Default::default()
     };
     let _ = fix_file(&path, &FrontOptions::default(), &opts);
     let _ = std::fs::remove_file(&path);
