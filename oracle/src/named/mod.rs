@@ -8,6 +8,7 @@
 //! 4. [`races`] / [`symbolic`]: conflicting accesses of concurrent segments (hash buckets
 //!    for concrete addresses, Z3 for symbolic ones).
 
+mod distance;
 mod hb;
 mod races;
 mod skeleton;

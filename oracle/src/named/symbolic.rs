@@ -352,7 +352,9 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
                 if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind)) || cx.reported(x.a.label, y.a.label, arr) {
                     continue;
                 }
-                if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none() {
+                if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none()
+                    || super::distance::disjoint(&x.a.offset, x.a.size, &y.a.offset, y.a.size)
+                {
                     continue;
                 }
                 let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
