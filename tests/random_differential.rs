@@ -241,22 +241,45 @@ fn random_concrete_kernels_sdv_and_named_checkers_agree() {
     eprintln!("{cases} concrete kernels, {compared} compared, {equal} with equal race sets");
 }
 
-/// Known SDV imprecision found by the generator (seed 133 of `GenConfig::concrete()`): with a
-/// barrier on every path of a loop body, a pair racing "across the back edge" can only race
-/// between consecutive iterations (the later access after the barrier, the earlier one before
-/// it in the next iteration), but the SDV query only requires the iterations to differ. Here
-/// `s0[t / 2]` (after the barrier, iteration 1) and `s0[t + i0]` (before it, iteration 0) are
-/// reported although the barrier separates them; the executor and the named checker agree there
-/// is no such race. It costs precision (an unneeded barrier may be inserted), not soundness.
+/// Reading `sh[64 * (i - 2) + (t + 1) % 64]` before the barrier and writing `sh[64 * i + t]`
+/// after it: only iterations two apart touch the same element. With a barrier on every path of
+/// the loop body, the accesses can only meet in consecutive iterations, so there is no race (the
+/// SDV query used to require only that the iterations differ and reported one). With the barrier
+/// in every other iteration only, the write of iteration i and the read of iteration i + 2 do
+/// meet: the race must still be reported.
 #[test]
-#[ignore = "SDV across-back-edge queries do not restrict to consecutive iterations"]
 fn sdv_precision_across_back_edges() {
-    let g = generate(133, &GenConfig::concrete());
-    let text = g.to_cuda();
-    let k = lower(&g, &text);
-    let (exact, _) = executed_races(&g, &k, &text);
-    let s = pairs(&sdv::check(&k, &sdv::SdvOptions::default()));
-    assert_eq!(s, exact, "{text}");
+    for (barrier, racy) in [("__syncthreads();", false), ("if (i % 2 == 0) __syncthreads();", true)] {
+        let text = format!(
+            "//--blockDim=64 --gridDim=1\n\
+             __global__ void k(int *out) {{\n\
+             \x20   __shared__ int sh[512];\n\
+             \x20   int x = 0;\n\
+             \x20   for (int i = 0; i < 8; i++) {{\n\
+             \x20       if (i >= 2)\n\
+             \x20           x += sh[64 * (i - 2) + (threadIdx.x + 1) % 64];\n\
+             \x20       {barrier}\n\
+             \x20       sh[64 * i + threadIdx.x] = x;\n\
+             \x20   }}\n\
+             \x20   out[threadIdx.x] = x;\n\
+             }}\n"
+        );
+        let k = match front::lower_text(Path::new("back_edge.cu"), &text, &FrontOptions::default()) {
+            Ok(mut u) => u.kernels.remove(0),
+            Err(e) => panic!("does not lower: {}\n{text}", e.message),
+        };
+        let exec = execute(&k, &ExecConfig::from_launch(&k.launch).unwrap()).unwrap();
+        let exact: BTreeSet<Pair> = exec
+            .races
+            .iter()
+            .map(|r| (r.first.min(r.second), r.first.max(r.second), r.array))
+            .collect();
+        assert_eq!(!exact.is_empty(), racy, "executor on\n{text}");
+        let s = pairs(&sdv::check(&k, &sdv::SdvOptions::default()));
+        assert_eq!(s, exact, "SDV on\n{text}");
+        let n = pairs(&named::check(&k, &named::NamedOptions::default()));
+        assert_eq!(n, exact, "named on\n{text}");
+    }
 }
 
 /// Replays one seed with every checker and prints the results:
