@@ -21,12 +21,13 @@ use std::time::{Duration, Instant};
 
 type Pair = (Label, Label, ArrayId);
 
-/// Default case counts of the three generated tests (before `AUTOSYNC_GEN_CASES` scaling).
-const SDV_CASES: u64 = 700;
+/// Default case counts of the three generated tests (before `AUTOSYNC_GEN_CASES` scaling):
+/// 3,000 in all, about 160 s of CPU (nearly all Z3), so 80 s of wall clock on 2 idle cores.
+const SDV_CASES: u64 = 2000;
 /// See [`SDV_CASES`].
-const FIX_CASES: u64 = 250;
+const FIX_CASES: u64 = 300;
 /// See [`SDV_CASES`].
-const AGREE_CASES: u64 = 300;
+const AGREE_CASES: u64 = 700;
 
 /// `base` scaled by the factor in `AUTOSYNC_GEN_CASES` (default 1; 0.1 for a quick run).
 fn cases(base: u64) -> u64 {
@@ -282,7 +283,13 @@ fn agree_case(seed: u64, cfg: &GenConfig) -> Option<bool> {
         "seed {seed}: SDV checker misses {:?}\n{text}",
         exact.difference(&sp)
     );
-    // The SDV checker may over-approximate, never the other way round.
+    // The SDV checker may over-approximate, never the other way round: its barrier intervals
+    // are paths of the lock-step CFG, which do not look at the uniform branch conditions along
+    // the way. A path that bypasses a barrier through a branch no iteration of the loop at hand
+    // takes (`if (i0 < 2)` in a one-trip loop, `if (i0 % 2 == 0)` in the first iteration
+    // entered from outside the loop, the last one left) is a false alarm the named checker,
+    // which evaluates such conditions, does not have. Across back edges the consecutive-
+    // iteration rule removed the other known source (`sdv_precision_across_back_edges`).
     assert!(
         np.is_subset(&sp),
         "seed {seed}: named reports {:?} that SDV does not\n{text}",
@@ -299,7 +306,11 @@ fn random_concrete_kernels_sdv_and_named_checkers_agree() {
     let compared = results.iter().flatten().count();
     let equal = results.iter().flatten().filter(|e| **e).count();
     assert!(compared as u64 > cases * 9 / 10, "only {compared} of {cases} compared");
-    assert!(equal > compared * 8 / 10, "only {equal} of {compared} race sets equal");
+    // Measured: 296 of 300 and 887 of 900 (AUTOSYNC_GEN_CASES=3) are equal.
+    assert!(
+        equal * 100 >= compared * 95,
+        "only {equal} of {compared} race sets equal"
+    );
     eprintln!("{cases} concrete kernels, {compared} compared, {equal} with equal race sets");
 }
 
