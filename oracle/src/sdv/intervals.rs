@@ -81,42 +81,57 @@ impl Cfg {
         b.cfg
     }
 
-    /// For each target label reachable from `src` without crossing a blocking barrier, the
-    /// outermost loop depth (1-based, among `src`'s loops) whose back edge the path crosses, or
-    /// `None` for a path inside one iteration of all of `src`'s loops.
-    fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> HashMap<Label, BTreeSet<Option<u32>>> {
-        let mut out: HashMap<Label, BTreeSet<Option<u32>>> = HashMap::new();
+    /// For each target label reachable from `src` without crossing a blocking barrier: the
+    /// outermost loop depth (1-based, among `src`'s loops) whose back edge the path crosses (or
+    /// `None` for a path inside one iteration of all of `src`'s loops), and whether the path
+    /// crosses that back edge more than once.
+    ///
+    /// A barrier-free stretch of the lock-step execution is a path here that crosses a loop's
+    /// back edge once per iteration it moves on; when no path crosses it twice (every iteration
+    /// of the loop passes a blocking barrier on every path), the two accesses are in consecutive
+    /// iterations.
+    fn reach(
+        &self,
+        src: Label,
+        src_loops: &[Label],
+        blocking: Blocking,
+    ) -> HashMap<Label, BTreeSet<(Option<u32>, bool)>> {
+        let mut out: HashMap<Label, BTreeSet<(Option<u32>, bool)>> = HashMap::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
-        let mut seen: HashSet<(usize, Option<u32>)> = HashSet::new();
-        let mut queue: VecDeque<(usize, Option<u32>)> = VecDeque::new();
+        let mut seen: HashSet<(usize, Option<u32>, bool)> = HashSet::new();
+        let mut queue: VecDeque<(usize, Option<u32>, bool)> = VecDeque::new();
         let starts = self.at.get(&src).cloned().unwrap_or_default();
-        let push = |n: usize, m: Option<u32>, seen: &mut HashSet<_>, queue: &mut VecDeque<_>| {
-            if seen.insert((n, m)) {
-                queue.push_back((n, m));
+        let push = |st: (usize, Option<u32>, bool), seen: &mut HashSet<_>, queue: &mut VecDeque<_>| {
+            if seen.insert(st) {
+                queue.push_back(st);
             }
+        };
+        // Crossing the back edge `crossed` (a depth, if one of `src`'s loops) in state (m, many).
+        let step = |m: Option<u32>, many: bool, crossed: Option<u32>| match (m, crossed) {
+            (_, None) => (m, many),
+            (None, Some(b)) => (Some(b), false),
+            (Some(a), Some(b)) if b < a => (Some(b), false),
+            (Some(a), Some(b)) if b == a => (Some(a), true),
+            (Some(a), Some(_)) => (Some(a), many),
         };
         for &s in &starts {
             for &(t, back) in &self.succ[s] {
-                let m = back.and_then(|l| depth_of.get(&l).copied());
-                push(t, m, &mut seen, &mut queue);
+                let (m, many) = step(None, false, back.and_then(|l| depth_of.get(&l).copied()));
+                push((t, m, many), &mut seen, &mut queue);
             }
         }
-        while let Some((n, m)) = queue.pop_front() {
+        while let Some((n, m, many)) = queue.pop_front() {
             match self.nodes[n] {
                 Node::BlockBarrier => continue,
                 Node::WarpBarrier if blocking == Blocking::BlockAndWarp => continue,
                 Node::Stmt(l) => {
-                    out.entry(l).or_default().insert(m);
+                    out.entry(l).or_default().insert((m, many));
                 }
                 _ => {}
             }
             for &(t, back) in &self.succ[n] {
-                let crossed = back.and_then(|l| depth_of.get(&l).copied());
-                let m2 = match (m, crossed) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                push(t, m2, &mut seen, &mut queue);
+                let (m2, many2) = step(m, many, back.and_then(|l| depth_of.get(&l).copied()));
+                push((t, m2, many2), &mut seen, &mut queue);
             }
         }
         out
@@ -290,15 +305,25 @@ impl<'a> Builder<'a> {
             m = self.stmt(st, m, &mut inner.clone());
         }
         self.loops.pop();
-        // The back edge: the rest of the iteration (header, test) belongs to the next one.
         let again = self.node(Node::Nop);
-        self.cfg.succ[m].push((again, Some(s.label)));
-        let mut h = again;
-        for hs in header {
-            h = self.stmt(hs, h, &mut inner.clone());
+        if kind == LoopKind::DoWhile {
+            // `body`, `header`, test: the header ends the iteration (as in the symbolic walk).
+            for hs in header {
+                m = self.stmt(hs, m, &mut inner.clone());
+            }
+            self.edge(m, exit);
+            self.cfg.succ[m].push((again, Some(s.label)));
+            self.edge(again, body_start);
+        } else {
+            // The back edge: the rest of the iteration (header, test) belongs to the next one.
+            self.cfg.succ[m].push((again, Some(s.label)));
+            let mut h = again;
+            for hs in header {
+                h = self.stmt(hs, h, &mut inner.clone());
+            }
+            self.edge(h, body_start);
+            self.edge(h, exit);
         }
-        self.edge(h, body_start);
-        self.edge(h, exit);
         consts.retain(|v, _| !mods.contains(v));
         exit
     }
@@ -309,6 +334,9 @@ pub(crate) struct Intervals {
     /// (first, second) in text order → relations for threads of different warps, and for
     /// threads of the same warp.
     pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)>,
+    /// Across-back-edge relations (of `pairs`, different warps) under which the two accesses may
+    /// be more than one iteration apart; the others hold only between consecutive iterations.
+    spread: HashSet<(Label, Label, IterRelation)>,
 }
 
 impl Intervals {
@@ -317,6 +345,7 @@ impl Intervals {
         let cfg = Cfg::build(k, unif);
         let wanted: HashSet<Label> = labels.iter().copied().collect();
         let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> = HashMap::new();
+        let mut spread = HashSet::new();
         for &a in labels {
             let a_loops = tree.get(a).loop_owners();
             for (mode, blocking) in [(0, Blocking::BlockOnly), (1, Blocking::BlockAndWarp)] {
@@ -330,21 +359,22 @@ impl Intervals {
                     let forward = key.0 == a;
                     let entry = pairs.entry(key).or_default();
                     let set = if mode == 0 { &mut entry.0 } else { &mut entry.1 };
-                    for m in ms {
-                        match m {
+                    for (m, many) in ms {
+                        let rels: &[IterRelation] = match m {
                             // One statement against itself: its operations race either way round.
                             Some(d) if d as usize <= common && a == b => {
-                                set.insert(IterRelation::AcrossBackEdge(d));
-                                set.insert(IterRelation::AcrossBackEdgeReversed(d));
+                                &[IterRelation::AcrossBackEdge(d), IterRelation::AcrossBackEdgeReversed(d)]
                             }
-                            Some(d) if d as usize <= common && forward => {
-                                set.insert(IterRelation::AcrossBackEdge(d));
-                            }
-                            Some(d) if d as usize <= common => {
-                                set.insert(IterRelation::AcrossBackEdgeReversed(d));
-                            }
-                            _ => {
-                                set.insert(IterRelation::SameIteration);
+                            Some(d) if d as usize <= common && forward => &[IterRelation::AcrossBackEdge(d)],
+                            Some(d) if d as usize <= common => &[IterRelation::AcrossBackEdgeReversed(d)],
+                            _ => &[IterRelation::SameIteration],
+                        };
+                        for &rel in rels {
+                            set.insert(rel);
+                            // Same-warp paths are a subset of different-warp ones (more barriers
+                            // block them): the different-warp paths decide for both.
+                            if many && mode == 0 && rel != IterRelation::SameIteration {
+                                spread.insert((key.0, key.1, rel));
                             }
                         }
                     }
@@ -355,12 +385,21 @@ impl Intervals {
             entry.0.insert(IterRelation::SameIteration);
             entry.1.insert(IterRelation::SameIteration);
         }
-        Intervals { pairs }
+        Intervals { pairs, spread }
     }
 
     /// Relations for (first, second) in text order: (different warps, same warp).
     pub(crate) fn get(&self, a: Label, b: Label) -> Option<&(BTreeSet<IterRelation>, BTreeSet<IterRelation>)> {
         self.pairs.get(&(a, b))
+    }
+
+    /// Whether accesses (first, second) in text order meet under across-back-edge relation
+    /// `rel` only in consecutive iterations of the relation's loop.
+    pub(crate) fn consecutive(&self, a: Label, b: Label, rel: IterRelation) -> bool {
+        matches!(
+            rel,
+            IterRelation::AcrossBackEdge(_) | IterRelation::AcrossBackEdgeReversed(_)
+        ) && !self.spread.contains(&(a, b, rel))
     }
 }
 

@@ -124,6 +124,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                             IterRelation::AcrossBackEdgeReversed(d) => common.get(d as usize - 1).map(|l| (*l, false)),
                             _ => None,
                         },
+                        consecutive: iv.consecutive(a.label, b.label, rel),
                         shared,
                         pairing: if same.contains(&rel) {
                             Pairing::AnyThreads
@@ -143,6 +144,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                     b: (b.label, b.op, b.access),
                     shared: Vec::new(),
                     other_iteration: None,
+                    consecutive: false,
                     pairing: Pairing::InterBlock,
                     lockstep_group: None,
                 };

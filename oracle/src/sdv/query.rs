@@ -171,6 +171,9 @@ pub(crate) struct Query<'a> {
     /// A loop in which the threads are in different iterations, and whether the first access's
     /// thread is in the earlier one (`true`) or the later one (`false`).
     pub other_iteration: Option<(Label, bool)>,
+    /// The later thread is exactly one iteration of that loop later (no barrier-free path
+    /// spans a whole iteration).
+    pub consecutive: bool,
     /// Thread relation.
     pub pairing: Pairing,
     /// `--warp-sync=N` applies: threads of one N-group cannot race here.
@@ -289,7 +292,11 @@ impl<'k> Engine<'k> {
         }
         if let Some((l, first_earlier)) = q.other_iteration {
             if let (Some(r1), Some(r2)) = (w1.iters.get(&l), w2.iters.get(&l)) {
-                parts.push(if first_earlier { r1.bvult(r2) } else { r2.bvult(r1) });
+                let (early, late) = if first_earlier { (r1, r2) } else { (r2, r1) };
+                parts.push(early.bvult(late));
+                if q.consecutive {
+                    parts.push(late.eq(early.bvadd(BV::from_u64(1, early.get_size()))));
+                }
             }
         }
         if let (Some(n), false) = (q.lockstep_group, inter) {
