@@ -48,7 +48,7 @@ struct Line {
 /// State of one preprocessing run.
 pub(crate) struct Driver<'o> {
     opts: &'o PpOptions,
-    exp: Expander,
+    pub(crate) exp: Expander,
     /// The output under construction.
     pub out: Output,
     /// Files in order of first inclusion.
