@@ -133,3 +133,103 @@ pub fn emission_for(k: &Kernel, helpers: &[BarrierHelper], s: &NamedSettings) ->
         None => per_kind(false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(path: &str) -> Kernel {
+        let opts = crate::front::FrontOptions::default();
+        crate::front::load(std::path::Path::new(path), &opts)
+            .unwrap()
+            .kernels
+            .remove(0)
+    }
+
+    fn helper(name: &str, kind: HelperKind, id_arg: usize, used: bool) -> BarrierHelper {
+        BarrierHelper {
+            name: name.into(),
+            kind,
+            arity: 2,
+            id_arg,
+            count_arg: 1 - id_arg,
+            is_macro: false,
+            used,
+        }
+    }
+
+    fn settings(style: Option<NamedStyle>) -> NamedSettings {
+        NamedSettings {
+            style,
+            ..Default::default()
+        }
+    }
+
+    const SYNC: NamedKind = NamedKind::Sync { id: 2, count: 64 };
+    const ARRIVE: NamedKind = NamedKind::Arrive { id: 2, count: 64 };
+
+    #[test]
+    fn helpers_write_their_arguments_in_their_own_order() {
+        let w = Writer::Helper(helper("bar_wait", HelperKind::Sync, 1, true));
+        assert_eq!(w.statement(SYNC, None), "bar_wait(64, 2);");
+        assert_eq!(w.statement(SYNC, Some("1 + k % 2")), "bar_wait(64, 1 + k % 2);");
+        let w = Writer::Helper(helper("named_sync", HelperKind::Sync, 0, true));
+        assert_eq!(w.statement(SYNC, Some("1 + k % 2")), "named_sync(1 + k % 2, 64);");
+        assert_eq!(w.statement(NamedKind::SyncThreads, None), "__syncthreads();");
+    }
+
+    #[test]
+    fn default_style_is_chosen_per_kind() {
+        let k = load("corpus/named/unsynced/single_shot.cu");
+        let only_sync = [helper("s", HelperKind::Sync, 0, true)];
+        let e = emission_for(&k, &only_sync, &settings(None));
+        assert_eq!(e.statement(SYNC, None), "s(2, 64);");
+        assert!(e
+            .statement(ARRIVE, None)
+            .starts_with("asm volatile(\"bar.arrive %0, %1;\""));
+        assert!(e.missing.is_empty());
+        // No helper at all: asm, silently (nothing was asked for).
+        assert_eq!(emission_for(&k, &[], &settings(None)), Emission::uniform(Writer::Asm));
+        // A helper the kernel calls wins over one it does not.
+        let two = [
+            helper("unused", HelperKind::Arrive, 0, false),
+            helper("called", HelperKind::Arrive, 0, true),
+        ];
+        assert_eq!(
+            emission_for(&k, &two, &settings(None)).statement(ARRIVE, None),
+            "called(2, 64);"
+        );
+        // An explicit style overrides the helpers; CUTLASS in the kernel does too.
+        assert_eq!(
+            emission_for(&k, &two, &settings(Some(NamedStyle::Asm))),
+            Emission::uniform(Writer::Asm)
+        );
+        let cutlass = load("corpus/named/cutlass_style.cu");
+        assert_eq!(
+            emission_for(&cutlass, &two, &settings(None)),
+            Emission::uniform(Writer::Cutlass)
+        );
+    }
+
+    #[test]
+    fn macro_style_without_a_helper_falls_back_to_asm_with_a_note() {
+        let k = load("corpus/named/unsynced/single_shot.cu");
+        let e = emission_for(&k, &[], &settings(Some(NamedStyle::Macro)));
+        assert_eq!(e.sync, Writer::Asm);
+        assert_eq!(e.arrive, Writer::Asm);
+        assert_eq!(e.missing, vec![HelperKind::Sync, HelperKind::Arrive]);
+        let note = e.fallback_note(&[HelperKind::Arrive]).unwrap();
+        assert!(
+            note.starts_with("--named-style macro: the file defines no helper for bar.arrive ("),
+            "{note}"
+        );
+        assert!(note.ends_with("wrote inline asm instead"), "{note}");
+        // Only the kinds actually inserted are mentioned; nothing inserted, no note.
+        assert!(e.fallback_note(&[]).is_none());
+        let only_sync = [helper("s", HelperKind::Sync, 0, false)];
+        let e = emission_for(&k, &only_sync, &settings(Some(NamedStyle::Macro)));
+        assert_eq!(e.missing, vec![HelperKind::Arrive]);
+        assert!(e.fallback_note(&[HelperKind::Sync]).is_none());
+        assert!(e.fallback_note(&[HelperKind::Sync, HelperKind::Arrive]).is_some());
+    }
+}
