@@ -526,6 +526,16 @@ mod tests {
     }
 
     #[test]
+    fn named_style_macro_parses() {
+        let c = parse("named_style: macro\n").unwrap();
+        assert_eq!(c.named_style, Some(NamedStyle::Macro));
+        assert_eq!(
+            NamedStyle::Macro.setting(),
+            Some(crate::synth::named::NamedStyle::Macro)
+        );
+    }
+
+    #[test]
     fn errors_carry_locations() {
         let e = parse("kernels:\n  - name: k\n    blockdim: 4\n").unwrap_err();
         assert_eq!(e.line_col.map(|l| l.0), Some(3), "{e}");

@@ -198,6 +198,11 @@ fn only_pure_wrappers_are_helpers() {
         "#define ARR(id, n) do { asm volatile(\"bar.arrive %0, %1;\" :: \"r\"(id), \"r\"(n)); } while (0)\n__global__ void k() { if (threadIdx.x < 32) ARR(1, 64); }\n",
     );
     assert_eq!((h[0].kind, h[0].is_macro, h[0].used), (HelperKind::Arrive, true, true));
+    // Helpers defined after the kernel cannot be called from it.
+    let sync = "__device__ void w(int id, int n) { asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n)); }";
+    let mac = "#define W2(id, n) asm volatile(\"bar.sync %0, %1;\" :: \"r\"(id), \"r\"(n))";
+    assert!(helpers_of(&format!("{KERNEL}{sync}\n{mac}\n")).is_empty());
+    assert_eq!(helpers_of(&format!("{mac}\n{KERNEL}{sync}\n")).len(), 1);
 }
 
 #[test]

@@ -128,7 +128,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         let (mut k, knotes) = lw.kernel(f, template, pp.files.clone())?;
         notes.extend(knotes);
         k.launch = resolve_launch(&unit, f, &header, opts, &k)?;
-        helpers.push(lower::helpers::for_kernel(&all_helpers, &k, &pp.texts));
+        helpers.push(lower::helpers::for_kernel(&all_helpers, f.start_byte(), &k, &pp.texts));
         kernels.push(k);
     }
     if let Some(err) = first_syntax_error(tree.root_node()) {

@@ -53,6 +53,8 @@ pub struct FnMacro {
     pub params: Vec<String>,
     /// Replacement list (tokens separated as in the definition).
     pub body: String,
+    /// Offset in the output text where the definition takes effect (0 for `-D` macros).
+    pub at: usize,
 }
 
 impl Preprocessed {
@@ -103,6 +105,15 @@ pub fn preprocess(path: &std::path::Path, text: &str, opts: &PpOptions) -> Resul
         files: std::mem::take(&mut d.files),
         texts: d.texts.iter().map(|t| t.to_string()).collect(),
         notes: std::mem::take(&mut d.notes),
-        macros: d.exp.table.function_like(),
+        macros: d
+            .exp
+            .table
+            .function_like()
+            .into_iter()
+            .map(|m| FnMacro {
+                at: d.macro_at.get(&m.name).copied().unwrap_or(0),
+                ..m
+            })
+            .collect(),
     })
 }

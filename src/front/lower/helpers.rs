@@ -12,36 +12,54 @@ use tree_sitter::Node;
 /// Name of the function a macro body is wrapped in so that it can be parsed like a helper.
 const MACRO_WRAPPER: &str = "__autosync_macro_helper";
 
+/// A helper and where its definition takes effect in the preprocessed text.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Offset in the preprocessed text (a kernel before it cannot call it).
+    pub at: usize,
+    /// The helper, with `used` false.
+    pub helper: BarrierHelper,
+}
+
 /// The barrier helpers the translation unit defines (functions first, in file order, then
-/// macros), with `used` false.
-pub fn find(unit: &Unit, macros: &[FnMacro]) -> Vec<BarrierHelper> {
-    let mut funcs: Vec<(usize, BarrierHelper)> = Vec::new();
+/// macros).
+pub fn find(unit: &Unit, macros: &[FnMacro]) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
     for (name, defs) in &unit.funcs {
         // Overloads and templates would make `name(ID, N)` ambiguous; methods need an object.
         let [def] = defs.as_slice() else { continue };
         if def.template.is_some() || def.owner.is_some() || unit.is_kernel(def.node) {
             continue;
         }
-        if let Some(h) = from_function(unit.src, def.node, name, false) {
-            funcs.push((def.node.start_byte(), h));
+        if let Some(helper) = from_function(unit.src, def.node, name, false) {
+            out.push(Found {
+                at: def.node.start_byte(),
+                helper,
+            });
         }
     }
-    funcs.sort_by_key(|(at, _)| *at);
-    let mut out: Vec<BarrierHelper> = funcs.into_iter().map(|(_, h)| h).collect();
-    out.extend(macros.iter().filter_map(from_macro));
+    out.sort_by_key(|f| f.at);
+    out.extend(macros.iter().filter_map(|m| {
+        Some(Found {
+            at: m.at,
+            helper: from_macro(m)?,
+        })
+    }));
     out
 }
 
-/// The helpers of `all` with `used` set when the kernel's own text calls them.
-pub fn for_kernel(all: &[BarrierHelper], k: &Kernel, texts: &[String]) -> Vec<BarrierHelper> {
+/// The helpers of `all` defined before the kernel (which starts at `start` in the preprocessed
+/// text), with `used` set when the kernel's own text calls them.
+pub fn for_kernel(all: &[Found], start: usize, k: &Kernel, texts: &[String]) -> Vec<BarrierHelper> {
     let text = texts
         .get(k.span.file.0 as usize)
         .and_then(|t| t.get(k.span.lo as usize..k.span.hi as usize))
         .unwrap_or("");
     all.iter()
-        .map(|h| BarrierHelper {
-            used: calls_name(text, &h.name),
-            ..h.clone()
+        .filter(|f| f.at < start)
+        .map(|f| BarrierHelper {
+            used: calls_name(text, &f.helper.name),
+            ..f.helper.clone()
         })
         .collect()
 }

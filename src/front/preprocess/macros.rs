@@ -130,6 +130,7 @@ impl MacroTable {
                     name: name.to_string(),
                     params: params.iter().map(|p| p.to_string()).collect(),
                     body,
+                    at: 0,
                 })
             })
             .collect()

@@ -40,8 +40,8 @@ pub enum NamedStyle {
     Asm,
     /// CUTLASS-style `NamedBarrier::sync(N, ID);`
     Cutlass,
-    /// The kernel's own helper function or macro, e.g. `named_sync(ID, N);` (asm, with a note,
-    /// for a kind the file has no helper for).
+    /// The file's own barrier helper function or macro, e.g. `named_sync(ID, N);` (asm, with a
+    /// note, for a kind the file has no helper for).
     Macro,
 }
 
