@@ -85,7 +85,8 @@ pub struct FixArgs {
     /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
     #[arg(long = "reserved-ids", value_parser = check_id_set)]
     pub reserved_ids: Option<String>,
-    /// How inserted named barriers are written (default: the kernel's own style, else asm).
+    /// How inserted named barriers are written (default: CUTLASS if the kernel uses it, else
+    /// the file's own barrier helper function or macro, else asm).
     #[arg(long = "named-style", value_enum)]
     pub named_style: Option<crate::synth::named::NamedStyle>,
     /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).

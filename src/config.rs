@@ -46,12 +46,16 @@ impl std::error::Error for ConfigError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NamedStyle {
-    /// The kernel's own helper (CUTLASS `NamedBarrier`) if it uses one, inline PTX otherwise.
+    /// CUTLASS `NamedBarrier` if the kernel uses it, else the file's own barrier helper function
+    /// or macro (per kind), inline PTX otherwise.
     Auto,
     /// Always inline PTX `bar.sync` / `bar.arrive` (`asm volatile(...)`).
     Asm,
     /// CUTLASS-style `NamedBarrier::sync(N, ID)` / `arrive(N, ID)`.
     Cutlass,
+    /// The file's own helper function or macro (`named_sync(ID, N)`); inline PTX with a note for
+    /// a kind it has no helper for.
+    Macro,
 }
 
 impl NamedStyle {
@@ -61,6 +65,7 @@ impl NamedStyle {
             NamedStyle::Auto => None,
             NamedStyle::Asm => Some(crate::synth::named::NamedStyle::Asm),
             NamedStyle::Cutlass => Some(crate::synth::named::NamedStyle::Cutlass),
+            NamedStyle::Macro => Some(crate::synth::named::NamedStyle::Macro),
         }
     }
 }
@@ -518,6 +523,16 @@ mod tests {
         assert_eq!(l.by_kernel["reduce"].block_dim, Some([16, 16, 1]));
         assert_eq!(l.for_kernel("reduce").params["n"], 64);
         assert_eq!(c.launch_for(Path::new("/p/other/k.cu")).all.block_dim, None);
+    }
+
+    #[test]
+    fn named_style_macro_parses() {
+        let c = parse("named_style: macro\n").unwrap();
+        assert_eq!(c.named_style, Some(NamedStyle::Macro));
+        assert_eq!(
+            NamedStyle::Macro.setting(),
+            Some(crate::synth::named::NamedStyle::Macro)
+        );
     }
 
     #[test]

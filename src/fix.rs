@@ -7,7 +7,7 @@ use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
 use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
-use autosync_oracle::ir::Kernel;
+use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
 use autosync_oracle::report::Race;
 use autosync_oracle::tree::LabelTree;
 use serde::Serialize;
@@ -69,6 +69,9 @@ pub struct KernelFix {
     /// Lines of the author's barriers removed by `--minimize`, with the cost before and after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minimized: Option<MinimizedJson>,
+    /// Notes about how the fix was written (e.g. a requested style that could not be followed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What `--minimize` changed in a kernel.
@@ -153,7 +156,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
-            let (kf, ins) = named_fix(k, opts, None);
+            let (kf, ins) = named_fix(k, &unit.helpers[ki], opts, None);
             all_ok &= matches!(kf.status, "fixed" | "clean");
             all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
             kernels.push(kf);
@@ -200,6 +203,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                         old_cost: m.old_cost,
                         new_cost: m.new_cost,
                     }),
+                    notes: vec![],
                 });
                 continue;
             }
@@ -225,6 +229,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 stats,
                 races,
                 minimized: None,
+                notes: vec![],
             }),
             Outcome::Fixed { barriers, cost } => {
                 for b in &barriers {
@@ -255,6 +260,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     stats,
                     races,
                     minimized: None,
+                    notes: vec![],
                 });
             }
             Outcome::Unfixable(why)
@@ -263,7 +269,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 // Races inside warp-role branches: sub-block barriers or producer/consumer
                 // channels may order them where `__syncthreads` would diverge.
                 let block_reasons: Vec<String> = why.iter().map(|u| describe_unfixable(k, u)).collect();
-                let (mut kf, ins) = named_fix(k, opts, Some(block_reasons));
+                let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons));
                 all_ok &= matches!(kf.status, "fixed" | "clean");
                 all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
                 kf.stats.oracle_calls += stats.oracle_calls;
@@ -282,6 +288,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     stats,
                     races,
                     minimized: None,
+                    notes: vec![],
                 });
             }
             Outcome::Inconclusive(msg) => {
@@ -295,6 +302,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     stats,
                     races,
                     minimized: None,
+                    notes: vec![],
                 });
             }
         }
@@ -346,9 +354,16 @@ fn only_role_divergence(why: &[Unfixable]) -> bool {
 }
 
 /// Runs named-barrier synthesis on one kernel: its report entry and the insertions to write.
+/// `helpers` are the file's barrier helpers (inserted barriers are written through them);
 /// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
-fn named_fix(k: &Kernel, opts: &FixOptions, block_reasons: Option<Vec<String>>) -> (KernelFix, Vec<Insertion>) {
+fn named_fix(
+    k: &Kernel,
+    helpers: &[BarrierHelper],
+    opts: &FixOptions,
+    block_reasons: Option<Vec<String>>,
+) -> (KernelFix, Vec<Insertion>) {
     let syn = named::synthesize(k, &opts.synth);
+    let emission = named::style::emission_for(k, helpers, &opts.synth.named);
     let stats = StatsJson {
         oracle_calls: syn.stats.oracle_calls,
         maxsat_calls: syn.stats.maxsat_calls,
@@ -365,6 +380,7 @@ fn named_fix(k: &Kernel, opts: &FixOptions, block_reasons: Option<Vec<String>>) 
         stats,
         races,
         minimized: None,
+        notes: vec![],
     };
     let mut inserts = Vec::new();
     match syn.outcome {
@@ -372,10 +388,19 @@ fn named_fix(k: &Kernel, opts: &FixOptions, block_reasons: Option<Vec<String>>) 
         NamedOutcome::Fixed { barriers, cost } => {
             kf.status = "fixed";
             kf.cost = cost;
+            let kinds: Vec<HelperKind> = barriers
+                .iter()
+                .filter_map(|b| match b.kind {
+                    NamedKind::Sync { .. } => Some(HelperKind::Sync),
+                    NamedKind::Arrive { .. } => Some(HelperKind::Arrive),
+                    NamedKind::SyncThreads => None,
+                })
+                .collect();
+            kf.notes.extend(emission.fallback_note(&kinds));
             for b in &barriers {
                 let text = match (b.kind, &b.guard) {
                     (NamedKind::SyncThreads, None) => BarrierText::SyncThreads,
-                    _ => BarrierText::Custom(b.text(syn.style)),
+                    _ => BarrierText::Custom(b.text_in(&emission)),
                 };
                 let comment = opts.annotate.then(|| named_annotation(k, &syn.initial.races, b));
                 kf.barriers.push(BarrierJson {
@@ -435,13 +460,24 @@ fn named_annotation(k: &Kernel, races: &[Race], b: &named::NamedPlaced) -> Strin
 /// Finds the line of each inserted barrier in the patched text (the inserted lines in order).
 fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
     let diff = similar::TextDiff::from_lines(original, patched);
+    // Barriers written through the kernel's own helpers carry none of the keywords below.
+    let barrier_texts: Vec<String> = result
+        .kernels
+        .iter()
+        .flat_map(|k| k.barriers.iter().map(|b| b.text.clone()))
+        .collect();
     let mut inserted: Vec<u32> = Vec::new();
     for op in diff.ops() {
         for change in diff.iter_changes(op) {
             if change.tag() == similar::ChangeTag::Insert {
                 if let Some(i) = change.new_index() {
                     let v = change.value();
-                    if v.contains("__syncthreads") || v.contains("bar.") || v.contains("NamedBarrier::") {
+                    let own = |t: &str| !t.is_empty() && v.contains(t.trim_end_matches(';'));
+                    if v.contains("__syncthreads")
+                        || v.contains("bar.")
+                        || v.contains("NamedBarrier::")
+                        || barrier_texts.iter().any(|t| own(t))
+                    {
                         inserted.push(i as u32 + 1);
                     }
                 }

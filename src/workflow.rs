@@ -463,6 +463,9 @@ fn fix_messages(out: &mut Vec<String>, file: &str, k: &crate::fix::KernelFix, dr
             fmt_cost(b.cost)
         ));
     }
+    for n in &k.notes {
+        out.push(format!("{file}: kernel `{}`: note: {n}", k.kernel));
+    }
     if let Some(m) = &k.minimized {
         let verb = if dry { "would remove" } else { "removed" };
         for l in &m.removed_lines {

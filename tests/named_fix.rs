@@ -87,7 +87,7 @@ fn assert_ids_and_counts(k: &Kernel, placed: &[NamedPlaced], allowed: &[u32], wh
 #[test]
 fn unsynced_kernels_are_fixed_verified_and_within_manifest_counts() {
     let es = entries(|e| e.path.starts_with("named/unsynced/"));
-    assert_eq!(es.len(), 10);
+    assert_eq!(es.len(), 11);
     let mut over = Vec::new();
     for e in &es {
         let r = fix_file(

@@ -387,6 +387,37 @@ pub enum BarrierSyntax {
     Synthesized,
 }
 
+/// Which barrier a [`BarrierHelper`] performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum HelperKind {
+    /// `bar.sync id, count`.
+    Sync,
+    /// `bar.arrive id, count`.
+    Arrive,
+}
+
+/// A barrier helper the kernel's translation unit defines: a `__device__` function or a
+/// function-like macro whose body is exactly one named-barrier asm statement with the ID and the
+/// thread count taken unchanged from two of its parameters. Emission writes inserted barriers
+/// through it (`helper(ID, N);`) instead of raw asm.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BarrierHelper {
+    /// Function or macro name.
+    pub name: String,
+    /// Sync or arrive.
+    pub kind: HelperKind,
+    /// Number of parameters.
+    pub arity: usize,
+    /// Position (0-based) of the barrier-ID argument.
+    pub id_arg: usize,
+    /// Position (0-based) of the thread-count argument.
+    pub count_arg: usize,
+    /// A function-like macro rather than a `__device__` function.
+    pub is_macro: bool,
+    /// Whether the kernel's own text calls it.
+    pub used: bool,
+}
+
 /// Synchronization statements.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Barrier {

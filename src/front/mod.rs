@@ -9,7 +9,7 @@ pub mod launch;
 pub mod lower;
 pub mod preprocess;
 
-use autosync_oracle::ir::{FileId, Kernel, LaunchConfig, Span};
+use autosync_oracle::ir::{BarrierHelper, FileId, Kernel, LaunchConfig, Span};
 pub use error::{FResult, FrontError, FrontErrorKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,6 +46,9 @@ pub struct SourceUnit {
     pub kernels: Vec<Kernel>,
     /// Notes for the user (ignored annotations, skipped includes, assumptions).
     pub notes: Vec<(Span, String)>,
+    /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
+    /// `used` set for those it calls.
+    pub helpers: Vec<Vec<BarrierHelper>>,
 }
 
 impl SourceUnit {
@@ -111,7 +114,9 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         .filter_map(|(n, v)| Some((n.clone(), v.as_deref().map(lower::const_int_pub).unwrap_or(Some(1))?)))
         .collect();
     let lopts = lower::LowerOptions { defines };
+    let all_helpers = lower::helpers::find(&unit, &pp.macros);
     let mut kernels = Vec::new();
+    let mut helpers = Vec::new();
     let mut found_names = Vec::new();
     for (f, template) in kernel_defs(&unit, tree.root_node()) {
         let name = unit.func_name(f).unwrap_or_default();
@@ -123,6 +128,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         let (mut k, knotes) = lw.kernel(f, template, pp.files.clone())?;
         notes.extend(knotes);
         k.launch = resolve_launch(&unit, f, &header, opts, &k)?;
+        helpers.push(lower::helpers::for_kernel(&all_helpers, f.start_byte(), &k, &pp.texts));
         kernels.push(k);
     }
     if let Some(err) = first_syntax_error(tree.root_node()) {
@@ -152,6 +158,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         texts: pp.texts.clone(),
         kernels,
         notes,
+        helpers,
     })
 }
 

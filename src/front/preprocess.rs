@@ -38,8 +38,23 @@ pub struct Preprocessed {
     pub texts: Vec<String>,
     /// Notes for the user (skipped system includes, ...), with their spans.
     pub notes: Vec<(Span, String)>,
+    /// Function-like macros defined at the end of the translation unit.
+    pub macros: Vec<FnMacro>,
     /// Output ranges → original positions.
     map: output::SegMap,
+}
+
+/// A function-like macro definition, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnMacro {
+    /// Macro name.
+    pub name: String,
+    /// Parameter names.
+    pub params: Vec<String>,
+    /// Replacement list (tokens separated as in the definition).
+    pub body: String,
+    /// Offset in the output text where the definition takes effect (0 for `-D` macros).
+    pub at: usize,
 }
 
 impl Preprocessed {
@@ -90,5 +105,15 @@ pub fn preprocess(path: &std::path::Path, text: &str, opts: &PpOptions) -> Resul
         files: std::mem::take(&mut d.files),
         texts: d.texts.iter().map(|t| t.to_string()).collect(),
         notes: std::mem::take(&mut d.notes),
+        macros: d
+            .exp
+            .table
+            .function_like()
+            .into_iter()
+            .map(|m| FnMacro {
+                at: d.macro_at.get(&m.name).copied().unwrap_or(0),
+                ..m
+            })
+            .collect(),
     })
 }

@@ -877,14 +877,7 @@ impl<'u, 't> Lowerer<'u, 't> {
             let opcode = parts.next().unwrap_or("");
             let rest = parts.next().unwrap_or("");
             let segs: Vec<&str> = opcode.split('.').collect();
-            let is_bar = matches!(segs.first(), Some(&"bar") | Some(&"barrier"));
-            if is_bar {
-                let kind = segs
-                    .iter()
-                    .skip(1)
-                    .find(|s| !matches!(**s, "cta" | "aligned"))
-                    .copied()
-                    .unwrap_or("sync");
+            if let Some(kind) = barrier_kind(opcode) {
                 let ops: Vec<&str> = rest.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
                 let mut vals = Vec::new();
                 for o in &ops {
@@ -1047,8 +1040,18 @@ fn is_gpuverify_annotation(name: &str) -> bool {
     )
 }
 
+/// The barrier form of a PTX opcode (`bar.sync` → `sync`, `barrier.cta.arrive.aligned` →
+/// `arrive`, bare `bar` → `sync`), or `None` when it is not a barrier instruction.
+pub(super) fn barrier_kind(opcode: &str) -> Option<&str> {
+    let mut segs = opcode.split('.');
+    if !matches!(segs.next(), Some("bar" | "barrier")) {
+        return None;
+    }
+    Some(segs.find(|s| !matches!(*s, "cta" | "aligned")).unwrap_or("sync"))
+}
+
 /// The contents of a C string literal (escapes kept; enough for PTX opcodes and operands).
-fn string_text(s: &str) -> String {
+pub(super) fn string_text(s: &str) -> String {
     let mut out = String::new();
     let mut inside = false;
     let mut prev = '\0';

@@ -8,6 +8,7 @@
 mod calls;
 mod decl;
 mod expr;
+pub mod helpers;
 mod stmt;
 
 use super::ctype::{CType, Layouts};

@@ -48,7 +48,7 @@ struct Line {
 /// State of one preprocessing run.
 pub(crate) struct Driver<'o> {
     opts: &'o PpOptions,
-    exp: Expander,
+    pub(crate) exp: Expander,
     /// The output under construction.
     pub out: Output,
     /// Files in order of first inclusion.
@@ -60,6 +60,8 @@ pub(crate) struct Driver<'o> {
     once: HashSet<FileId>,
     /// Notes for the user.
     pub notes: Vec<(Span, String)>,
+    /// Output offset at each macro's latest `#define` (code after it may use the macro).
+    pub macro_at: HashMap<String, usize>,
 }
 
 fn err(span: Span, message: impl Into<String>) -> PpError {
@@ -82,6 +84,7 @@ impl<'o> Driver<'o> {
             by_key: HashMap::new(),
             once: HashSet::new(),
             notes: Vec::new(),
+            macro_at: HashMap::new(),
         };
         d.by_key.insert(file_key(path), FileId(0));
         let defines = PREDEFINED
@@ -226,7 +229,12 @@ impl<'o> Driver<'o> {
                     .ok_or_else(|| err(span, "#endif without a matching #if; remove it"))?;
             }
             _ if !active => {}
-            "define" => self.exp.table.define(rest, text).map_err(|m| err(span, m))?,
+            "define" => {
+                self.exp.table.define(rest, text).map_err(|m| err(span, m))?;
+                if let Some(t) = rest.get(skip_blank(rest, 0)) {
+                    self.macro_at.insert(t.text(text).to_string(), self.out.text.len());
+                }
+            }
             "undef" => match rest.get(skip_blank(rest, 0)) {
                 Some(t) if t.kind == Kind::Ident => self.exp.table.undef(t.text(text)),
                 _ => return Err(err(span, "#undef needs a macro name, e.g. `#undef N`")),

@@ -109,6 +109,33 @@ impl MacroTable {
         }
     }
 
+    /// The function-like macros still defined, in order of first mention, with their parameter
+    /// names and replacement lists as text (used to find barrier helpers written as macros).
+    pub(crate) fn function_like(&self) -> Vec<super::FnMacro> {
+        let mut by_id: Vec<(u32, &Rc<str>)> = self.ids.iter().map(|(n, &id)| (id, n)).collect();
+        by_id.sort();
+        by_id
+            .into_iter()
+            .filter_map(|(id, name)| {
+                let m = self.defs[id as usize].as_ref()?;
+                let params = m.params.as_ref().filter(|_| !m.variadic && m.builtin.is_none())?;
+                let mut body = String::new();
+                for t in &m.body {
+                    if t.space_before {
+                        body.push(' ');
+                    }
+                    body.push_str(t.text(""));
+                }
+                Some(super::FnMacro {
+                    name: name.to_string(),
+                    params: params.iter().map(|p| p.to_string()).collect(),
+                    body,
+                    at: 0,
+                })
+            })
+            .collect()
+    }
+
     /// Defines a macro from the tokens after `#define` (whose `Src` ranges index `src`).
     pub(crate) fn define(&mut self, toks: &[Tok], src: &str) -> Result<(), DirectiveError> {
         let mut i = skip_blank(toks, 0);

@@ -15,13 +15,14 @@
 pub mod guard;
 pub mod needs;
 pub mod roles;
+pub mod style;
 
 #[cfg(test)]
 mod tests;
 
 use super::block::{key, RaceKey, Space, SynthOptions, SynthStats};
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
-use autosync_oracle::ir::{Barrier, BarrierSyntax, BinOp, Block, Expr, Kernel, Label, ScalarTy, StmtKind, VarId};
+use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, ScalarTy, StmtKind, VarId};
 use autosync_oracle::named::{self, NamedOptions};
 use autosync_oracle::report::{Race, Report, SyncDefectKind};
 use autosync_oracle::sdv::{self, Level};
@@ -39,6 +40,9 @@ pub enum NamedStyle {
     Asm,
     /// CUTLASS-style `NamedBarrier::sync(N, ID);`
     Cutlass,
+    /// The file's own barrier helper function or macro, e.g. `named_sync(ID, N);` (asm, with a
+    /// note, for a kind the file has no helper for).
+    Macro,
 }
 
 /// Options of named-barrier synthesis.
@@ -46,7 +50,8 @@ pub enum NamedStyle {
 pub struct NamedSettings {
     /// Barrier IDs the tool may use (default 1–15).
     pub allowed_ids: Vec<u32>,
-    /// Emission style; `None` follows the kernel (CUTLASS if it already uses `NamedBarrier`).
+    /// Emission style; `None` follows the kernel (CUTLASS if it already uses `NamedBarrier`, else
+    /// its own barrier helpers, else asm).
     pub style: Option<NamedStyle>,
     /// Cost of an arrive relative to a sync at the same place.
     pub arrive_factor: f64,
@@ -141,31 +146,19 @@ impl NamedKind {
         }
     }
 
-    /// The statement text in the given style.
+    /// The statement text in the given style (`Macro` needs the kernel's helpers: see
+    /// [`NamedPlaced::text_in`]; here it is written as asm).
     pub fn text(&self, style: NamedStyle) -> String {
         self.text_with(style, None)
     }
 
     /// The statement text, with the ID written as `id_text` instead of the constant when given.
     fn text_with(&self, style: NamedStyle, id_text: Option<&str>) -> String {
-        let id_of = |id: u32| id_text.map_or_else(|| id.to_string(), str::to_string);
-        match (*self, style) {
-            (NamedKind::SyncThreads, _) => "__syncthreads();".into(),
-            (NamedKind::Sync { id, count }, NamedStyle::Asm) => format!(
-                "asm volatile(\"bar.sync %0, %1;\" :: \"r\"({}), \"r\"({count}) : \"memory\");",
-                id_of(id)
-            ),
-            (NamedKind::Arrive { id, count }, NamedStyle::Asm) => format!(
-                "asm volatile(\"bar.arrive %0, %1;\" :: \"r\"({}), \"r\"({count}) : \"memory\");",
-                id_of(id)
-            ),
-            (NamedKind::Sync { id, count }, NamedStyle::Cutlass) => {
-                format!("NamedBarrier::sync({count}, {});", id_of(id))
-            }
-            (NamedKind::Arrive { id, count }, NamedStyle::Cutlass) => {
-                format!("NamedBarrier::arrive({count}, {});", id_of(id))
-            }
-        }
+        let w = match style {
+            NamedStyle::Cutlass => style::Writer::Cutlass,
+            NamedStyle::Asm | NamedStyle::Macro => style::Writer::Asm,
+        };
+        w.statement(*self, id_text)
     }
 
     fn rank(&self) -> u8 {
@@ -215,11 +208,23 @@ impl NamedPlaced {
 
     /// The source text, guard included.
     pub fn text(&self, style: NamedStyle) -> String {
-        let id_text = match (self.kind, &self.rotation) {
+        self.guarded(self.kind.text_with(style, self.id_text().as_deref()))
+    }
+
+    /// The source text written as `e` says (the kernel's helpers), guard included.
+    pub fn text_in(&self, e: &style::Emission) -> String {
+        self.guarded(e.statement(self.kind, self.id_text().as_deref()))
+    }
+
+    /// The ID as an expression of the loop counter, for a rotating ID.
+    fn id_text(&self) -> Option<String> {
+        match (self.kind, &self.rotation) {
             (NamedKind::Sync { id, .. } | NamedKind::Arrive { id, .. }, Some(r)) => Some(r.id_text(id)),
             _ => None,
-        };
-        let stmt = self.kind.text_with(style, id_text.as_deref());
+        }
+    }
+
+    fn guarded(&self, stmt: String) -> String {
         match &self.guard {
             Some(g) => format!("if ({}) {stmt}", g.text),
             None => stmt,
@@ -332,11 +337,7 @@ pub fn style_for(k: &Kernel, s: &NamedSettings) -> NamedStyle {
     if let Some(st) = s.style {
         return st;
     }
-    let mut cutlass = false;
-    for_each_stmt(&k.body, &mut |st| {
-        cutlass |= matches!(st.kind, StmtKind::Barrier(_, BarrierSyntax::Cutlass));
-    });
-    if cutlass {
+    if style::uses_cutlass(k) {
         NamedStyle::Cutlass
     } else {
         NamedStyle::Asm
