@@ -21,7 +21,7 @@ pub(crate) fn query_solver(timeout_ms: u32) -> Solver {
 const RLIMIT_PER_MS: u64 = 7000;
 
 /// How much longer than its budget a check may take on the wall clock before it is cut off.
-const WALL_CLOCK_SLACK: u64 = 4;
+const WALL_CLOCK_SLACK: u64 = 10;
 
 /// Limits each `check` of `solver` to about `timeout_ms` of solver work.
 ///
