@@ -72,6 +72,10 @@ pub struct KernelFix {
     /// Notes about how the fix was written (e.g. a requested style that could not be followed).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The checker's report on the input, when synthesis ran one (machine outputs locate the
+    /// defects from it instead of checking the kernel again).
+    #[serde(skip)]
+    pub initial: Option<autosync_oracle::report::Report>,
 }
 
 /// What `--minimize` changed in a kernel.
@@ -204,6 +208,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                         new_cost: m.new_cost,
                     }),
                     notes: vec![],
+                    initial: None,
                 });
                 continue;
             }
@@ -230,6 +235,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 races,
                 minimized: None,
                 notes: vec![],
+                initial: Some(syn.initial.clone()),
             }),
             Outcome::Fixed { barriers, cost } => {
                 for b in &barriers {
@@ -261,6 +267,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     races,
                     minimized: None,
                     notes: vec![],
+                    initial: Some(syn.initial.clone()),
                 });
             }
             Outcome::Unfixable(why)
@@ -289,6 +296,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     races,
                     minimized: None,
                     notes: vec![],
+                    initial: Some(syn.initial.clone()),
                 });
             }
             Outcome::Inconclusive(msg) => {
@@ -303,6 +311,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     races,
                     minimized: None,
                     notes: vec![],
+                    initial: Some(syn.initial.clone()),
                 });
             }
         }
@@ -381,6 +390,7 @@ fn named_fix(
         races,
         minimized: None,
         notes: vec![],
+        initial: Some(syn.initial.clone()),
     };
     let mut inserts = Vec::new();
     match syn.outcome {

@@ -382,6 +382,9 @@ pub struct KernelResult {
     pub cost: f64,
     /// `fix` only: why the kernel is unfixable or inconclusive.
     pub reasons: Vec<String>,
+    /// `fix` only: notes on how the barriers were written (e.g. a style fallback).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Oracle calls and time.
     pub stats: Stats,
     /// `check` only: the raw checker report.
@@ -409,6 +412,7 @@ pub fn from_check(file: &str, k: &Kernel, tx: &Texts, report: Report, checker: &
         barriers: vec![],
         cost: 0.0,
         reasons: vec![],
+        notes: vec![],
         stats: Stats {
             oracle_calls: 1,
             maxsat_calls: 0,
@@ -446,6 +450,7 @@ pub fn from_fix(
         defects: found,
         cost: fix.cost,
         reasons: fix.reasons.clone(),
+        notes: fix.notes.clone(),
         stats: Stats {
             oracle_calls: fix.stats.oracle_calls,
             maxsat_calls: fix.stats.maxsat_calls,

@@ -378,8 +378,9 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
     let mut res = error_free(&file);
     let text = a.format == OutFormat::Text;
     let dry = a.diff || a.check || a.stdout;
-    // Machine formats locate each defect; the fix report only has line pairs, so the input is
-    // checked once more (one oracle call per kernel that was not clean).
+    // Machine formats locate each defect from synthesis' own report on the input, lowered again
+    // here for its texts and spans (deterministic: the same labels). Only `--minimize` results
+    // carry no report; those kernels are checked once more.
     let unit = if text { None } else { front::load(f, &front_opts).ok() };
     let tx_texts = unit.as_ref().map(|u| u.texts.clone()).unwrap_or_default();
     let tx = Texts { texts: &tx_texts };
@@ -392,8 +393,9 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
         let k = unit
             .as_ref()
             .and_then(|u| u.kernels.iter().find(|k| k.name == kf.kernel));
-        let found = match k {
-            Some(k) if kf.status != "clean" => {
+        let found = match (k, &kf.initial) {
+            (Some(k), Some(report)) if kf.status != "clean" => results::defects(k, &tx, report),
+            (Some(k), None) if kf.status != "clean" => {
                 let (report, _) =
                     check_kernel_within(k, crate::check::OracleChoice::Auto, a.timeout, Some(a.kernel_timeout));
                 results::defects(k, &tx, &report)

@@ -297,4 +297,24 @@ fn macro_style_without_helpers_writes_asm_and_says_so() {
         ),
         "{err}"
     );
+    // Machine output carries the same note on the kernel.
+    let out = common::bin()
+        .args([
+            "fix",
+            "--diff",
+            "--format",
+            "json",
+            "--named-style",
+            "macro",
+            "corpus/named/unsynced/single_shot.cu",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let notes = v["files"][0]["kernels"][0]["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{v}");
+    assert!(notes[0].as_str().unwrap().starts_with("--named-style macro:"), "{v}");
 }
