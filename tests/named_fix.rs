@@ -366,3 +366,74 @@ fn kernel_ids_are_collected() {
     let db = &entries(|e| e.path == "named/pipeline_double_buffer.cu")[0];
     assert!(named::has_computed_ids(&load(db)));
 }
+
+/// The kernel's source with every barrier statement deleted (and `if` blocks left empty by
+/// that), as an author would write it before synchronizing.
+fn strip_text(src: &str) -> String {
+    let at = src.find("__global__").unwrap();
+    let (head, body) = src.split_at(at);
+    let is_barrier = |t: &str| {
+        [
+            "asm volatile(\"bar.",
+            "NamedBarrier::",
+            "named_sync(",
+            "named_arrive(",
+            "__syncthreads()",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for line in body.lines() {
+        let t = line.trim();
+        if is_barrier(t) {
+            continue;
+        }
+        if t == "}"
+            && kept
+                .last()
+                .is_some_and(|l| l.trim_start().starts_with("if (") && l.trim_end().ends_with('{'))
+        {
+            kept.pop();
+            continue;
+        }
+        kept.push(line);
+    }
+    format!("{head}{}\n", kept.join("\n"))
+}
+
+#[test]
+fn stripped_correct_kernels_are_fixed_through_the_text() {
+    let es = entries(|e| e.group == "named" && e.check.outcome == "clean" && e.original_barriers.unwrap_or(0) > 0);
+    assert!(es.len() >= 8, "{}", es.len());
+    for e in &es {
+        let path = e.file(Path::new("corpus"));
+        let src = std::fs::read_to_string(&path).unwrap();
+        let stripped = strip_text(&src);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(path.file_name().unwrap());
+        std::fs::write(&p, &stripped).unwrap();
+        let fo = e.front_options();
+        let unit = front::load(&p, &fo).unwrap();
+        let k = &unit.kernels[0];
+        let mut left = 0;
+        for_each_stmt(&k.body, &mut |s| {
+            left += matches!(s.kind, StmtKind::Barrier(..)) as usize
+        });
+        assert_eq!(left, 0, "{}: stripping left barriers:\n{stripped}", e.path);
+        assert!(!check(k, &NamedOptions::default()).races.is_empty(), "{}", e.path);
+        // `fix_file` verifies the patched text before returning it.
+        let f = fix_file(&p, &fo, &fix_opts(NamedSettings::default(), false)).unwrap();
+        let kf = &f.kernels[0];
+        assert_eq!(kf.status, "fixed", "{}: {:?}", e.path, kf.reasons);
+        let patched = f.patched.as_deref().unwrap();
+        verify_text(e, patched);
+        let (_, orig) = named::existing_cost(&load(e), &SynthOptions::default());
+        assert!(
+            kf.cost <= orig + 1e-9,
+            "{}: cost {} above the original's {orig}",
+            e.path,
+            kf.cost
+        );
+    }
+}
