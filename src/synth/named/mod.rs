@@ -282,7 +282,7 @@ impl NamedUnfixable {
                 at(r)
             ),
             NamedUnfixable::NoOption(r, NoOption::RoleLoops) => format!(
-                "{}: the accesses are in role loops with different or unknown trip counts; no barrier generations can match",
+                "{}: the accesses are in role loops with different trip counts; no barrier generations can match",
                 at(r)
             ),
             NamedUnfixable::NoOption(r, NoOption::UnknownTrips) => format!(

@@ -51,7 +51,7 @@ pub enum Need {
 pub enum NoOption {
     /// Every position between the accesses is lane-divergent or misses a racing warp.
     LaneDivergent,
-    /// The accesses are in role loops whose trip counts differ or are unknown.
+    /// The accesses are in role loops whose trip counts differ.
     RoleLoops,
     /// A role loop's trip count is not known for the launch (a symbolic bound).
     UnknownTrips,
