@@ -8,7 +8,7 @@ use crate::front::{self, FrontError, FrontOptions};
 use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
-use autosync_oracle::report::Race;
+use autosync_oracle::report::{Race, Report};
 use autosync_oracle::tree::LabelTree;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,7 @@ pub struct KernelFix {
     /// The checker's report on the input, when synthesis ran one (machine outputs locate the
     /// defects from it instead of checking the kernel again).
     #[serde(skip)]
-    pub initial: Option<autosync_oracle::report::Report>,
+    pub initial: Option<Report>,
 }
 
 /// What `--minimize` changed in a kernel.
@@ -149,6 +149,30 @@ fn race_pair(k: &Kernel, r: &Race) -> String {
     format!("{}↔{}", k.line(r.first.span), k.line(r.second.span))
 }
 
+impl KernelFix {
+    /// A "clean" result carrying what every synthesis outcome reports: its statistics, the
+    /// input's races and the checker's report on the input. Outcomes override the rest.
+    fn from_synthesis(k: &Kernel, stats: &block::SynthStats, initial: &Report) -> KernelFix {
+        KernelFix {
+            kernel: k.name.clone(),
+            status: "clean",
+            barriers: vec![],
+            cost: 0.0,
+            reasons: vec![],
+            stats: StatsJson {
+                oracle_calls: stats.oracle_calls,
+                maxsat_calls: stats.maxsat_calls,
+                rounds: stats.rounds,
+                millis: stats.time.as_secs_f64() * 1000.0,
+            },
+            races: initial.races.iter().map(|r| race_pair(k, r)).collect(),
+            minimized: None,
+            notes: vec![],
+            initial: Some(initial.clone()),
+        }
+    }
+}
+
 /// Synthesizes barriers for every kernel of a file and prepares the patched text.
 pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Result<FileFix, FixError> {
     let unit = front::load(path, front_opts).map_err(FixError::Front)?;
@@ -217,26 +241,9 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
             Strategy::Maxsat => block::synthesize(k, &opts.synth),
             Strategy::Naive => block::synthesize_naive(k, &opts.synth),
         };
-        let stats = StatsJson {
-            oracle_calls: syn.stats.oracle_calls,
-            maxsat_calls: syn.stats.maxsat_calls,
-            rounds: syn.stats.rounds,
-            millis: syn.stats.time.as_secs_f64() * 1000.0,
-        };
-        let races: Vec<String> = syn.initial.races.iter().map(|r| race_pair(k, r)).collect();
+        let base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial);
         match syn.outcome {
-            Outcome::AlreadyClean => kernels.push(KernelFix {
-                kernel: k.name.clone(),
-                status: "clean",
-                barriers: vec![],
-                cost: 0.0,
-                reasons: vec![],
-                stats,
-                races,
-                minimized: None,
-                notes: vec![],
-                initial: Some(syn.initial.clone()),
-            }),
+            Outcome::AlreadyClean => kernels.push(base),
             Outcome::Fixed { barriers, cost } => {
                 for b in &barriers {
                     let comment = opts.annotate.then(|| annotation(k, &syn.initial.races, b));
@@ -250,7 +257,6 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     ));
                 }
                 kernels.push(KernelFix {
-                    kernel: k.name.clone(),
                     status: "fixed",
                     barriers: barriers
                         .iter()
@@ -262,12 +268,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                         })
                         .collect(),
                     cost,
-                    reasons: vec![],
-                    stats,
-                    races,
-                    minimized: None,
-                    notes: vec![],
-                    initial: Some(syn.initial.clone()),
+                    ..base
                 });
             }
             Outcome::Unfixable(why)
@@ -279,39 +280,25 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons));
                 all_ok &= matches!(kf.status, "fixed" | "clean");
                 all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
-                kf.stats.oracle_calls += stats.oracle_calls;
-                kf.stats.maxsat_calls += stats.maxsat_calls;
-                kf.stats.millis += stats.millis;
+                kf.stats.oracle_calls += base.stats.oracle_calls;
+                kf.stats.maxsat_calls += base.stats.maxsat_calls;
+                kf.stats.millis += base.stats.millis;
                 kernels.push(kf);
             }
             Outcome::Unfixable(why) => {
                 all_ok = false;
                 kernels.push(KernelFix {
-                    kernel: k.name.clone(),
                     status: "unfixable",
-                    barriers: vec![],
-                    cost: 0.0,
                     reasons: why.iter().map(|u| describe_unfixable(k, u)).collect(),
-                    stats,
-                    races,
-                    minimized: None,
-                    notes: vec![],
-                    initial: Some(syn.initial.clone()),
+                    ..base
                 });
             }
             Outcome::Inconclusive(msg) => {
                 all_ok = false;
                 kernels.push(KernelFix {
-                    kernel: k.name.clone(),
                     status: "inconclusive",
-                    barriers: vec![],
-                    cost: 0.0,
                     reasons: vec![msg],
-                    stats,
-                    races,
-                    minimized: None,
-                    notes: vec![],
-                    initial: Some(syn.initial.clone()),
+                    ..base
                 });
             }
         }
@@ -373,25 +360,7 @@ fn named_fix(
 ) -> (KernelFix, Vec<Insertion>) {
     let syn = named::synthesize(k, &opts.synth);
     let emission = named::style::emission_for(k, helpers, &opts.synth.named);
-    let stats = StatsJson {
-        oracle_calls: syn.stats.oracle_calls,
-        maxsat_calls: syn.stats.maxsat_calls,
-        rounds: syn.stats.rounds,
-        millis: syn.stats.time.as_secs_f64() * 1000.0,
-    };
-    let races: Vec<String> = syn.initial.races.iter().map(|r| race_pair(k, r)).collect();
-    let mut kf = KernelFix {
-        kernel: k.name.clone(),
-        status: "clean",
-        barriers: vec![],
-        cost: 0.0,
-        reasons: vec![],
-        stats,
-        races,
-        minimized: None,
-        notes: vec![],
-        initial: Some(syn.initial.clone()),
-    };
+    let mut kf = KernelFix::from_synthesis(k, &syn.stats, &syn.initial);
     let mut inserts = Vec::new();
     match syn.outcome {
         NamedOutcome::AlreadyClean => {}
