@@ -704,23 +704,11 @@ fn unknown_trips_message(k: &Kernel, tree: &LabelTree, r: &Race) -> String {
 }
 
 fn collect_params(k: &Kernel, e: &Expr, out: &mut BTreeSet<String>) {
-    match e {
-        Expr::Var(v) if k.var(*v).kind == autosync_oracle::ir::VarKind::Param => {
-            out.insert(k.var(*v).name.clone());
+    e.for_each_var(&mut |v| {
+        if k.var(v).kind == autosync_oracle::ir::VarKind::Param {
+            out.insert(k.var(v).name.clone());
         }
-        Expr::Un(_, _, a) | Expr::Cast(_, a) => collect_params(k, a, out),
-        Expr::Bin(_, _, a, b) => {
-            collect_params(k, a, out);
-            collect_params(k, b, out);
-        }
-        Expr::Select(c, a, b) => {
-            for x in [c, a, b] {
-                collect_params(k, x, out);
-            }
-        }
-        Expr::Opaque(_, xs) => xs.iter().for_each(|x| collect_params(k, x, out)),
-        Expr::Const(..) | Expr::Builtin(_) | Expr::Var(_) => {}
-    }
+    });
 }
 
 fn defect_name(k: &SyncDefectKind) -> &'static str {
