@@ -15,7 +15,31 @@ fn dim(d: Dim) -> &'static str {
     ["x", "y", "z"][d.index()]
 }
 
-/// Renders an expression with variable names.
+/// The C spelling of a binary operator.
+pub fn bin_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::Rem => "%",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::And => "&&",
+        BinOp::Or => "||",
+    }
+}
+
+/// Renders an expression with variable names (fully parenthesized).
 pub fn expr(k: &Kernel, e: &Expr) -> String {
     match e {
         Expr::Const(v, ScalarTy::Bool) => (if *v != 0 { "true" } else { "false" }).into(),
@@ -37,26 +61,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
             format!("{o}{}", expr(k, a))
         }
         Expr::Bin(op, _, a, b) => {
-            let o = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-                BinOp::Rem => "%",
-                BinOp::Shl => "<<",
-                BinOp::Shr => ">>",
-                BinOp::BitAnd => "&",
-                BinOp::BitOr => "|",
-                BinOp::BitXor => "^",
-                BinOp::Lt => "<",
-                BinOp::Le => "<=",
-                BinOp::Gt => ">",
-                BinOp::Ge => ">=",
-                BinOp::Eq => "==",
-                BinOp::Ne => "!=",
-                BinOp::And => "&&",
-                BinOp::Or => "||",
-            };
+            let o = bin_symbol(*op);
             format!("({} {o} {})", expr(k, a), expr(k, b))
         }
         Expr::Cast(t, a) => format!("({}){}", ty_name(*t), expr(k, a)),

@@ -174,31 +174,6 @@ fn invariant(k: &Kernel, e: &Expr) -> bool {
     }
 }
 
-/// The C spelling of a binary operator.
-fn symbol(op: BinOp) -> &'static str {
-    use BinOp::*;
-    match op {
-        Add => "+",
-        Sub => "-",
-        Mul => "*",
-        Div => "/",
-        Rem => "%",
-        Shl => "<<",
-        Shr => ">>",
-        BitAnd => "&",
-        BitOr => "|",
-        BitXor => "^",
-        Lt => "<",
-        Le => "<=",
-        Gt => ">",
-        Ge => ">=",
-        Eq => "==",
-        Ne => "!=",
-        And => "&&",
-        Or => "||",
-    }
-}
-
 /// C precedence of a binary operator (higher binds tighter).
 fn prec(op: BinOp) -> u8 {
     use BinOp::*;
@@ -242,7 +217,7 @@ fn c_text(k: &Kernel, e: &Expr, outer: u8) -> Option<String> {
         }
         Expr::Bin(op, _, a, b) => {
             let p = prec(*op);
-            let sym = symbol(*op);
+            let sym = autosync_oracle::print::bin_symbol(*op);
             // Left-associative: the right operand needs parentheses at equal precedence.
             let s = format!("{} {sym} {}", c_text(k, a, p)?, c_text(k, b, p + 1)?);
             if p < outer {
