@@ -194,26 +194,15 @@ fn prec(op: BinOp) -> u8 {
 /// `e` as C source, parenthesized only where precedence needs it; `None` for what has no
 /// faithful source form (temporaries, casts, opaque values).
 fn c_text(k: &Kernel, e: &Expr, outer: u8) -> Option<String> {
-    use autosync_oracle::ir::Builtin;
     Some(match e {
-        Expr::Const(v, ScalarTy::Bool) => (if *v != 0 { "true" } else { "false" }).to_string(),
-        Expr::Const(v, _) => v.to_string(),
+        // Constants and launch geometry print the same as in the IR text.
+        Expr::Const(..) | Expr::Builtin(_) => autosync_oracle::print::expr(k, e),
         Expr::Var(v) => {
             let var = k.var(*v);
             if var.kind == VarKind::Temp || !var.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return None;
             }
             var.name.clone()
-        }
-        Expr::Builtin(b) => {
-            let d = |d: autosync_oracle::ir::Dim| ["x", "y", "z"][d.index()];
-            match b {
-                Builtin::ThreadIdx(x) => format!("threadIdx.{}", d(*x)),
-                Builtin::BlockIdx(x) => format!("blockIdx.{}", d(*x)),
-                Builtin::BlockDim(x) => format!("blockDim.{}", d(*x)),
-                Builtin::GridDim(x) => format!("gridDim.{}", d(*x)),
-                Builtin::WarpSize => "warpSize".into(),
-            }
         }
         Expr::Bin(op, _, a, b) => {
             let p = prec(*op);
