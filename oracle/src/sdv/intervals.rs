@@ -7,6 +7,12 @@
 //! bypass edge, and a `break`/`continue`/`return` under a non-uniform predicate also falls
 //! through (the other threads go on). Barrier nodes block paths; a path that crosses the back
 //! edge of a loop shared by both statements is classified by the outermost such loop.
+//!
+//! A path also tells where in a loop its ends are: when it enters a loop and reaches the second
+//! access without crossing that loop's back edge, the second access is in the loop's first
+//! iteration; when it leaves a loop of the first access right after that access's iteration, the
+//! first access is in the loop's last iteration. These [`Bound`]s let the conflict query use the
+//! uniform conditions on the way (`if (i % 2 == 0)` cannot be false in iteration 0).
 
 use super::fold::{fold, param_consts, Consts};
 use super::symex::modified_vars;
@@ -25,6 +31,33 @@ pub(crate) enum Blocking {
     BlockAndWarp,
 }
 
+/// Where one thread's access is in one of its loops, known from the barrier-free path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Bound {
+    /// In the given iteration of the loop (0: the first).
+    Iter(Label, u32),
+    /// In the loop's last iteration.
+    Last(Label),
+}
+
+/// One path's bounds: (thread 1 or 2, bound); every bound of the set holds.
+pub(crate) type PathBounds = Vec<(u8, Bound)>;
+
+/// What a CFG edge does to the loop structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edge {
+    /// Stays in the same iterations.
+    Plain,
+    /// The back edge of a loop: its next iteration.
+    Back(Label),
+    /// From before a loop into its first iteration.
+    Enter(Label),
+    /// Out of a loop because its test failed.
+    Exit(Label),
+    /// Out of a loop by `break`.
+    Leave(Label),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Node {
     /// A statement that may access memory.
@@ -40,15 +73,39 @@ enum Node {
 /// The lock-step control-flow graph.
 pub(crate) struct Cfg {
     nodes: Vec<Node>,
-    /// Successors; the label is the loop whose back edge this edge is.
-    succ: Vec<Vec<(usize, Option<Label>)>>,
+    /// Successors with what the edge does to the loops.
+    succ: Vec<Vec<(usize, Edge)>>,
     /// CFG nodes of each statement label (loop headers appear twice).
     at: HashMap<Label, Vec<usize>>,
+    /// Do-while loops (their test comes before the back edge).
+    do_while: HashSet<Label>,
+    /// Per node, its unrolled-iteration context (an index into `ctxs`).
+    ctx: Vec<usize>,
+    /// Unrolled-iteration contexts: the unrolled loops around a node, with the iteration each
+    /// copy of the body stands for.
+    ctxs: Vec<Vec<(Label, u32)>>,
 }
 
 struct LoopCtx {
+    label: Label,
     cont: usize,
     brk: usize,
+}
+
+/// What one path to a statement says: the outermost crossed back edge among the source's loops
+/// (depth, 1-based), whether it was crossed more than once, and the path's bounds (`First` for
+/// the target's thread, `Last` for the source's).
+type Reached = (Option<u32>, bool, Vec<Bound>, Vec<Bound>);
+
+/// Where a path is relative to one of the source access's loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Pos {
+    /// Still in the loop, having crossed its back edge 0, 1 or (2 =) more times.
+    In(u8),
+    /// Left by the test right after the source's iteration: that was the last one.
+    LeftLast,
+    /// Left some other way.
+    LeftOther,
 }
 
 struct Builder<'a> {
@@ -57,7 +114,17 @@ struct Builder<'a> {
     cfg: Cfg,
     loops: Vec<LoopCtx>,
     exit: usize,
+    /// The unrolled loop iterations being built, and the context id of that stack.
+    unrolling: Vec<(Label, u32)>,
+    cur_ctx: usize,
+    ctx_ids: HashMap<Vec<(Label, u32)>, usize>,
 }
+
+/// Loops with a constant trip count up to this are unrolled into one body copy per iteration
+/// (their uniform branches then fold per iteration).
+const MAX_UNROLL_TRIPS: usize = 16;
+/// Unrolling stops once the CFG has this many nodes (it only costs precision).
+const MAX_UNROLLED_NODES: usize = 20_000;
 
 impl Cfg {
     /// Builds the CFG of `k`; barriers block according to their uniformity.
@@ -69,9 +136,15 @@ impl Cfg {
                 nodes: Vec::new(),
                 succ: Vec::new(),
                 at: HashMap::new(),
+                do_while: HashSet::new(),
+                ctx: Vec::new(),
+                ctxs: vec![Vec::new()],
             },
             loops: Vec::new(),
             exit: 0,
+            unrolling: Vec::new(),
+            cur_ctx: 0,
+            ctx_ids: HashMap::from([(Vec::new(), 0)]),
         };
         let entry = b.node(Node::Nop);
         b.exit = b.node(Node::Nop);
@@ -81,31 +154,22 @@ impl Cfg {
         b.cfg
     }
 
-    /// For each target label reachable from `src` without crossing a blocking barrier: the
-    /// outermost loop depth (1-based, among `src`'s loops) whose back edge the path crosses (or
-    /// `None` for a path inside one iteration of all of `src`'s loops), and whether the path
-    /// crosses that back edge more than once.
+    /// For each target label reachable from `src` without crossing a blocking barrier, what
+    /// each such path says (see [`Reached`]).
     ///
     /// A barrier-free stretch of the lock-step execution is a path here that crosses a loop's
     /// back edge once per iteration it moves on; when no path crosses it twice (every iteration
     /// of the loop passes a blocking barrier on every path), the two accesses are in consecutive
     /// iterations.
-    fn reach(
-        &self,
-        src: Label,
-        src_loops: &[Label],
-        blocking: Blocking,
-    ) -> HashMap<Label, BTreeSet<(Option<u32>, bool)>> {
-        let mut out: HashMap<Label, BTreeSet<(Option<u32>, bool)>> = HashMap::new();
+    fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> HashMap<Label, BTreeSet<Reached>> {
+        /// A search state: node, outermost crossed depth, crossed more than once, loops entered
+        /// and not iterated since (sorted), position in each of the source's loops, and the
+        /// unrolled-iteration context of the start node.
+        type State = (usize, Option<u32>, bool, Vec<Label>, Vec<Pos>, usize);
+        let mut out: HashMap<Label, BTreeSet<Reached>> = HashMap::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
-        let mut seen: HashSet<(usize, Option<u32>, bool)> = HashSet::new();
-        let mut queue: VecDeque<(usize, Option<u32>, bool)> = VecDeque::new();
-        let starts = self.at.get(&src).cloned().unwrap_or_default();
-        let push = |st: (usize, Option<u32>, bool), seen: &mut HashSet<_>, queue: &mut VecDeque<_>| {
-            if seen.insert(st) {
-                queue.push_back(st);
-            }
-        };
+        let mut seen: HashSet<State> = HashSet::new();
+        let mut queue: VecDeque<State> = VecDeque::new();
         // Crossing the back edge `crossed` (a depth, if one of `src`'s loops) in state (m, many).
         let step = |m: Option<u32>, many: bool, crossed: Option<u32>| match (m, crossed) {
             (_, None) => (m, many),
@@ -114,24 +178,79 @@ impl Cfg {
             (Some(a), Some(b)) if b == a => (Some(a), true),
             (Some(a), Some(_)) => (Some(a), many),
         };
-        for &s in &starts {
-            for &(t, back) in &self.succ[s] {
-                let (m, many) = step(None, false, back.and_then(|l| depth_of.get(&l).copied()));
-                push((t, m, many), &mut seen, &mut queue);
+        let follow = |st: &State, t: usize, e: Edge| -> State {
+            let (_, m, many, fresh, pos, start_ctx) = st;
+            let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
+            match e {
+                Edge::Plain => {}
+                Edge::Back(l) => {
+                    (m, many) = step(m, many, depth_of.get(&l).copied());
+                    fresh.retain(|x| *x != l);
+                    if let Some(d) = depth_of.get(&l) {
+                        if let Pos::In(c) = &mut pos[*d as usize - 1] {
+                            *c = (*c + 1).min(2);
+                        }
+                    }
+                }
+                Edge::Enter(l) => {
+                    if let Err(i) = fresh.binary_search(&l) {
+                        fresh.insert(i, l);
+                    }
+                }
+                Edge::Exit(l) | Edge::Leave(l) => {
+                    if let Some(d) = depth_of.get(&l) {
+                        let p = &mut pos[*d as usize - 1];
+                        // The test fails at the head of the iteration after the source's one:
+                        // after one back edge, or (do-while) before any.
+                        let last_count = if self.do_while.contains(&l) { 0 } else { 1 };
+                        *p = match *p {
+                            Pos::In(c) if c == last_count && matches!(e, Edge::Exit(_)) => Pos::LeftLast,
+                            Pos::In(_) => Pos::LeftOther,
+                            left => left,
+                        };
+                    }
+                }
+            }
+            (t, m, many, fresh, pos, *start_ctx)
+        };
+        let start_pos = vec![Pos::In(0); src_loops.len()];
+        for &s in self.at.get(&src).map(Vec::as_slice).unwrap_or_default() {
+            let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s]);
+            for &(t, e) in &self.succ[s] {
+                let next = follow(&st, t, e);
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
             }
         }
-        while let Some((n, m, many)) = queue.pop_front() {
+        while let Some(st) = queue.pop_front() {
+            let n = st.0;
             match self.nodes[n] {
                 Node::BlockBarrier => continue,
                 Node::WarpBarrier if blocking == Blocking::BlockAndWarp => continue,
                 Node::Stmt(l) => {
-                    out.entry(l).or_default().insert((m, many));
+                    let unrolled = |c: usize| self.ctxs[c].iter().map(|(l, j)| Bound::Iter(*l, *j));
+                    let mut at_target: Vec<Bound> = st.3.iter().map(|l| Bound::Iter(*l, 0)).collect();
+                    at_target.extend(unrolled(self.ctx[n]));
+                    let mut at_source: Vec<Bound> = src_loops
+                        .iter()
+                        .zip(&st.4)
+                        .filter(|(_, p)| **p == Pos::LeftLast)
+                        .map(|(l, _)| Bound::Last(*l))
+                        .collect();
+                    at_source.extend(unrolled(st.5));
+                    at_target.sort();
+                    at_target.dedup();
+                    at_source.sort();
+                    out.entry(l).or_default().insert((st.1, st.2, at_target, at_source));
                 }
                 _ => {}
             }
-            for &(t, back) in &self.succ[n] {
-                let (m2, many2) = step(m, many, back.and_then(|l| depth_of.get(&l).copied()));
-                push((t, m2, many2), &mut seen, &mut queue);
+            for &(t, e) in &self.succ[n] {
+                let next = follow(&st, t, e);
+                if seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
             }
         }
         out
@@ -142,11 +261,84 @@ impl<'a> Builder<'a> {
     fn node(&mut self, n: Node) -> usize {
         self.cfg.nodes.push(n);
         self.cfg.succ.push(Vec::new());
+        self.cfg.ctx.push(self.cur_ctx);
         self.cfg.nodes.len() - 1
     }
 
+    /// Enters (`Some`) or leaves (`None`) one unrolled iteration.
+    fn set_unrolled(&mut self, it: Option<(Label, u32)>) {
+        match it {
+            Some(x) => self.unrolling.push(x),
+            None => {
+                self.unrolling.pop();
+            }
+        }
+        let next = self.cfg.ctxs.len();
+        let id = *self.ctx_ids.entry(self.unrolling.clone()).or_insert(next);
+        if id == next {
+            self.cfg.ctxs.push(self.unrolling.clone());
+        }
+        self.cur_ctx = id;
+    }
+
+    /// The constants at the head of each iteration when `for`/`while` loop runs a constant
+    /// number of times (at most [`MAX_UNROLL_TRIPS`]): its test folds at every head, with the
+    /// variables only its step changes known there.
+    fn unrolled_heads(
+        &self,
+        kind: LoopKind,
+        header: &[Stmt],
+        cond: &Expr,
+        body: &Block,
+        step: &[Stmt],
+        consts: &Consts,
+    ) -> Option<Vec<Consts>> {
+        if kind == LoopKind::DoWhile || !header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
+            return None;
+        }
+        // At every head: the entry values of what the body does not change, and what the step
+        // computes from them.
+        let body_mods = modified_vars(&[], body, &[]);
+        let mut head = consts.clone();
+        head.retain(|v, _| !body_mods.contains(v));
+        let mut heads = Vec::new();
+        loop {
+            match fold(self.k, &head, cond)? {
+                0 => return Some(heads),
+                _ if heads.len() == MAX_UNROLL_TRIPS => return None,
+                _ => {}
+            }
+            heads.push(head.clone());
+            for st in step {
+                let StmtKind::Basic(ops) = &st.kind else {
+                    return None;
+                };
+                for op in ops {
+                    match op {
+                        Op::Assign(v, e) => match fold(self.k, &head, e) {
+                            Some(x) => {
+                                head.insert(*v, x);
+                            }
+                            None => {
+                                head.remove(v);
+                            }
+                        },
+                        Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                            head.remove(v);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
     fn edge(&mut self, a: usize, b: usize) {
-        self.cfg.succ[a].push((b, None));
+        self.cfg.succ[a].push((b, Edge::Plain));
+    }
+
+    fn edge_of(&mut self, a: usize, b: usize, e: Edge) {
+        self.cfg.succ[a].push((b, e));
     }
 
     fn stmt_node(&mut self, l: Label) -> usize {
@@ -162,11 +354,12 @@ impl<'a> Builder<'a> {
         cur
     }
 
-    /// A jump statement: goes to `target`, and also falls through when not all threads jump.
-    fn jump(&mut self, s: &Stmt, cur: usize, target: usize) -> usize {
+    /// A jump statement: goes to `target` along `e`, and also falls through when not all
+    /// threads jump.
+    fn jump(&mut self, s: &Stmt, cur: usize, target: usize, e: Edge) -> usize {
         let n = self.stmt_node(s.label);
         self.edge(cur, n);
-        self.edge(n, target);
+        self.edge_of(n, target, e);
         if self.unif.level(s.label) == Level::Block {
             self.node(Node::Nop) // unreachable continuation
         } else {
@@ -210,17 +403,17 @@ impl<'a> Builder<'a> {
                 n
             }
             StmtKind::Assume(_) => cur,
-            StmtKind::Break => match self.loops.last().map(|l| l.brk) {
-                Some(t) => self.jump(s, cur, t),
+            StmtKind::Break => match self.loops.last().map(|l| (l.brk, l.label)) {
+                Some((t, l)) => self.jump(s, cur, t, Edge::Leave(l)),
                 None => cur,
             },
             StmtKind::Continue => match self.loops.last().map(|l| l.cont) {
-                Some(t) => self.jump(s, cur, t),
+                Some(t) => self.jump(s, cur, t, Edge::Plain),
                 None => cur,
             },
             StmtKind::Return => {
                 let exit = self.exit;
-                self.jump(s, cur, exit)
+                self.jump(s, cur, exit, Edge::Plain)
             }
             StmtKind::If {
                 cond,
@@ -278,6 +471,9 @@ impl<'a> Builder<'a> {
         consts: &mut Consts,
     ) -> usize {
         let mods = modified_vars(header, body, step);
+        if let Some(heads) = self.unrolled_heads(kind, header, cond, body, step, consts) {
+            return self.unrolled_loop(s.label, &heads, body, step, cur, consts, &mods);
+        }
         // Whether the first test certainly passes (then a barrier in the body cannot be skipped).
         let mut first = consts.clone();
         let mut n = cur;
@@ -288,16 +484,21 @@ impl<'a> Builder<'a> {
             for h in header {
                 n = self.stmt(h, n, &mut first);
             }
-            self.edge(n, body_start);
+            self.edge_of(n, body_start, Edge::Enter(s.label));
             if fold(self.k, &first, cond).is_none_or(|x| x == 0) {
-                self.edge(n, exit);
+                self.edge_of(n, exit, Edge::Exit(s.label));
             }
         } else {
-            self.edge(cur, body_start);
+            self.cfg.do_while.insert(s.label);
+            self.edge_of(cur, body_start, Edge::Enter(s.label));
         }
         let mut inner = consts.clone();
         inner.retain(|v, _| !mods.contains(v));
-        self.loops.push(LoopCtx { cont, brk: exit });
+        self.loops.push(LoopCtx {
+            label: s.label,
+            cont,
+            brk: exit,
+        });
         let body_end = self.block(body, body_start, &mut inner.clone());
         self.edge(body_end, cont);
         let mut m = cont;
@@ -311,18 +512,64 @@ impl<'a> Builder<'a> {
             for hs in header {
                 m = self.stmt(hs, m, &mut inner.clone());
             }
-            self.edge(m, exit);
-            self.cfg.succ[m].push((again, Some(s.label)));
+            self.edge_of(m, exit, Edge::Exit(s.label));
+            self.edge_of(m, again, Edge::Back(s.label));
             self.edge(again, body_start);
         } else {
             // The back edge: the rest of the iteration (header, test) belongs to the next one.
-            self.cfg.succ[m].push((again, Some(s.label)));
+            self.edge_of(m, again, Edge::Back(s.label));
             let mut h = again;
             for hs in header {
                 h = self.stmt(hs, h, &mut inner.clone());
             }
             self.edge(h, body_start);
-            self.edge(h, exit);
+            self.edge_of(h, exit, Edge::Exit(s.label));
+        }
+        consts.retain(|v, _| !mods.contains(v));
+        exit
+    }
+}
+
+impl Builder<'_> {
+    /// One body copy per iteration, joined by the loop's back edges; leaving the last copy (or
+    /// any copy by `break`) is not a test failure after a summarised iteration, so it is a
+    /// `Leave` edge.
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled_loop(
+        &mut self,
+        label: Label,
+        heads: &[Consts],
+        body: &Block,
+        step: &[Stmt],
+        cur: usize,
+        consts: &mut Consts,
+        mods: &[VarId],
+    ) -> usize {
+        let exit = self.node(Node::Nop);
+        let mut prev: Option<usize> = None;
+        for (j, head) in heads.iter().enumerate() {
+            self.set_unrolled(Some((label, j as u32)));
+            let body_start = self.node(Node::Nop);
+            let cont = self.node(Node::Nop);
+            match prev {
+                None => self.edge_of(cur, body_start, Edge::Enter(label)),
+                Some(m) => self.edge_of(m, body_start, Edge::Back(label)),
+            }
+            self.loops.push(LoopCtx { label, cont, brk: exit });
+            let mut inner = head.clone();
+            let body_end = self.block(body, body_start, &mut inner);
+            self.edge(body_end, cont);
+            let mut m = cont;
+            for st in step {
+                m = self.stmt(st, m, &mut inner);
+            }
+            self.loops.pop();
+            self.set_unrolled(None);
+            prev = Some(m);
+        }
+        match prev {
+            Some(m) => self.edge_of(m, exit, Edge::Leave(label)),
+            None => self.edge_of(cur, exit, Edge::Leave(label)),
         }
         consts.retain(|v, _| !mods.contains(v));
         exit
@@ -337,6 +584,8 @@ pub(crate) struct Intervals {
     /// Across-back-edge relations (of `pairs`, different warps) under which the two accesses may
     /// be more than one iteration apart; the others hold only between consecutive iterations.
     spread: HashSet<(Label, Label, IterRelation)>,
+    /// Per pair and relation (different warps), the bounds of each path that gives it.
+    bounds: HashMap<(Label, Label, IterRelation), BTreeSet<PathBounds>>,
 }
 
 impl Intervals {
@@ -346,6 +595,7 @@ impl Intervals {
         let wanted: HashSet<Label> = labels.iter().copied().collect();
         let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> = HashMap::new();
         let mut spread = HashSet::new();
+        let mut bounds: HashMap<(Label, Label, IterRelation), BTreeSet<PathBounds>> = HashMap::new();
         for &a in labels {
             let a_loops = tree.get(a).loop_owners();
             for (mode, blocking) in [(0, Blocking::BlockOnly), (1, Blocking::BlockAndWarp)] {
@@ -353,13 +603,14 @@ impl Intervals {
                     if !wanted.contains(&b) {
                         continue;
                     }
-                    let common = common_depth(&a_loops, &tree.get(b).loop_owners());
+                    let b_loops = tree.get(b).loop_owners();
+                    let common = common_depth(&a_loops, &b_loops);
                     let key = ordered(tree, a, b);
                     // Reached from the later statement: the earlier one runs in a later iteration.
                     let forward = key.0 == a;
                     let entry = pairs.entry(key).or_default();
                     let set = if mode == 0 { &mut entry.0 } else { &mut entry.1 };
-                    for (m, many) in ms {
+                    for (m, many, first, last) in ms {
                         let rels: &[IterRelation] = match m {
                             // One statement against itself: its operations race either way round.
                             Some(d) if d as usize <= common && a == b => {
@@ -376,6 +627,27 @@ impl Intervals {
                             if many && mode == 0 && rel != IterRelation::SameIteration {
                                 spread.insert((key.0, key.1, rel));
                             }
+                            if mode == 0 {
+                                // Thread 1 runs the text-earlier statement; for a statement
+                                // against itself the relation says which thread is the source.
+                                let orientations: &[(u8, u8)] = match rel {
+                                    _ if a != b && forward => &[(1, 2)],
+                                    _ if a != b => &[(2, 1)],
+                                    IterRelation::AcrossBackEdge(_) => &[(1, 2)],
+                                    IterRelation::AcrossBackEdgeReversed(_) => &[(2, 1)],
+                                    _ => &[(1, 2), (2, 1)],
+                                };
+                                for &(src_t, tgt_t) in orientations {
+                                    let mut pb: PathBounds = first
+                                        .iter()
+                                        .filter(|f| matches!(f, Bound::Iter(l, _) if b_loops.contains(l)))
+                                        .map(|f| (tgt_t, *f))
+                                        .chain(last.iter().map(|l| (src_t, *l)))
+                                        .collect();
+                                    pb.sort();
+                                    bounds.entry((key.0, key.1, rel)).or_default().insert(pb);
+                                }
+                            }
                         }
                     }
                 }
@@ -384,8 +656,29 @@ impl Intervals {
             let entry = pairs.entry((a, a)).or_default();
             entry.0.insert(IterRelation::SameIteration);
             entry.1.insert(IterRelation::SameIteration);
+            bounds
+                .entry((a, a, IterRelation::SameIteration))
+                .or_default()
+                .insert(Vec::new());
         }
-        Intervals { pairs, spread }
+        Intervals { pairs, spread, bounds }
+    }
+
+    /// What the barrier-free paths of accesses (first, second) in text order under `rel` say
+    /// about where the threads are in their loops: one set of bounds per path, one of which
+    /// holds; empty when some path says nothing.
+    pub(crate) fn bounds(&self, a: Label, b: Label, rel: IterRelation) -> Vec<PathBounds> {
+        match self.bounds.get(&(a, b, rel)) {
+            Some(alts) if !alts.iter().any(Vec::is_empty) => {
+                // A path whose bounds include another's adds nothing to the disjunction.
+                let weaker = |x: &PathBounds, y: &PathBounds| x != y && x.iter().all(|e| y.contains(e));
+                alts.iter()
+                    .filter(|y| !alts.iter().any(|x| weaker(x, y)))
+                    .cloned()
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// Relations for (first, second) in text order: (different warps, same warp).

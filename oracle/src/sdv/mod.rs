@@ -8,6 +8,10 @@
 //!
 //! Pipeline: [`uniformity`] → barrier intervals over a lock-step CFG (`intervals`) → one Z3
 //! conflict query per (access pair, relation) on two symbolic threads (`symex`, `query`).
+//! The CFG unrolls loops with small constant trip counts (their uniform branches fold per
+//! iteration), and each barrier-free path hands the query the iterations it pins its ends to
+//! (an exact unrolled iteration, the first iteration of a loop it enters, the last iteration of
+//! a loop it leaves by the test): the query asks for a race under one of the paths' bounds.
 //!
 //! Assumptions (each excludes only executions that real launches do not have):
 //! - CUDA's launch limits (blockDim ≤ 1024×1024×64 with ≤ 1024 threads, gridDim.y/z ≤ 65535),
@@ -132,6 +136,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                             Pairing::DifferentWarps
                         },
                         lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
+                        bounds: iv.bounds(a.label, b.label, rel),
                     };
                     let outcome = engine.run(&q);
                     races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome);
@@ -147,6 +152,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                     consecutive: false,
                     pairing: Pairing::InterBlock,
                     lockstep_group: None,
+                    bounds: Vec::new(),
                 };
                 let outcome = engine.run(&q);
                 races.record(a, b, RaceScope::InterBlock, None, outcome);

@@ -1,6 +1,7 @@
 //! Conflict queries: can two threads touch overlapping bytes of one array, at least one writing,
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
+use super::intervals::{Bound, PathBounds};
 use super::symex::{self, Geometry, SiteTerms, ThreadVars, Walk};
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
@@ -178,6 +179,9 @@ pub(crate) struct Query<'a> {
     pub pairing: Pairing,
     /// `--warp-sync=N` applies: threads of one N-group cannot race here.
     pub lockstep_group: Option<u32>,
+    /// Where the threads are in their loops: one of these sets of bounds holds (none: no
+    /// constraint).
+    pub bounds: Vec<PathBounds>,
 }
 
 /// The answer to a query.
@@ -299,6 +303,9 @@ impl<'k> Engine<'k> {
                 }
             }
         }
+        if let Some(c) = bounds_term(&q.bounds, [&w1, &w2]) {
+            parts.push(c);
+        }
         if let (Some(n), false) = (q.lockstep_group, inter) {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
@@ -386,6 +393,35 @@ impl<'k> Engine<'k> {
             byte_offset,
         }
     }
+}
+
+/// The disjunction of the paths' bounds, or `None` when some path's bounds say nothing the walks
+/// can express.
+fn bounds_term(alternatives: &[PathBounds], walks: [&Walk; 2]) -> Option<Bool> {
+    let mut terms = Vec::new();
+    for alt in alternatives {
+        let conj: Vec<Bool> = alt
+            .iter()
+            .filter_map(|(t, b)| {
+                let w = walks[(*t as usize).clamp(1, 2) - 1];
+                match b {
+                    Bound::Iter(l, j) => {
+                        let it = w.iters.get(l)?.eq(BV::from_u64(*j as u64, 32));
+                        match (j, w.first.get(l)) {
+                            (0, Some(f)) => Some(Bool::and(&[it, f.clone()])),
+                            _ => Some(it),
+                        }
+                    }
+                    Bound::Last(l) => w.last.get(l).cloned(),
+                }
+            })
+            .collect();
+        if conj.is_empty() {
+            return None;
+        }
+        terms.push(Bool::and(&conj));
+    }
+    (!terms.is_empty()).then(|| Bool::or(&terms))
 }
 
 /// The model value of `x`, read with the signedness of variable `v`'s type.

@@ -12,7 +12,7 @@ use super::fold::type_of;
 use super::induction::{inductions, Update};
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
-use z3::ast::{Bool, BV};
+use z3::ast::{Ast, Bool, BV};
 
 /// A symbolic value: a bit-vector (integers, opaque values as 64 bits) or a boolean.
 #[derive(Clone, Debug)]
@@ -85,6 +85,13 @@ pub(crate) struct Walk {
     pub after: HashMap<Label, PointTerms>,
     /// The iteration counter of every loop (32 bits).
     pub iters: HashMap<Label, BV>,
+    /// Every loop: what holds when its summarised iteration is the first besides the counter
+    /// being 0 (the values it changes are still those of the loop's entry).
+    pub first: HashMap<Label, Bool>,
+    /// Loops left only by their test: the summarised iteration is the last (the test fails
+    /// after it). Missing when the walk cannot say (`break`, `return`, a test on values the
+    /// iteration counter does not determine).
+    pub last: HashMap<Label, Bool>,
     /// The value of every `if` and loop condition, with the point where it is evaluated (for a
     /// loop: at the head of the summarised iteration).
     pub conds: HashMap<Label, (PointTerms, Bool)>,
@@ -596,7 +603,30 @@ impl<'a> Walker<'a> {
             .copied()
             .filter(|v| !closed.iter().any(|(w, _)| w == v))
             .collect();
+        let entry_vals: Vec<(VarId, Val)> = havocked
+            .iter()
+            .filter_map(|v| self.env.get(v).map(|x| (*v, x.clone())))
+            .collect();
         self.havoc(label, &havocked, "h", shared);
+        // Iteration 0 starts with the entry values (said only for a thread's own loop: shared
+        // head values stand for both threads).
+        let mut first = Vec::new();
+        if !shared {
+            for (v, entry) in &entry_vals {
+                match (self.env.get(v), entry) {
+                    (Some(Val::Bv(h)), Val::Bv(e)) if h.get_size() == e.get_size() => first.push(h.eq(e)),
+                    (Some(Val::B(h)), Val::B(e)) => first.push(h.eq(e)),
+                    _ => {}
+                }
+            }
+        }
+        self.out.first.insert(label, Bool::and(&first));
+        // The test at the next iteration's head is the same formula with the counter one up
+        // when nothing but induction variables changes between heads.
+        let closed_vars: Vec<VarId> = closed.iter().map(|(v, _)| *v).collect();
+        let mut test_determined = header.is_empty() && kind != LoopKind::DoWhile;
+        cond.for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !mods.contains(&v));
+        let leaves_only_by_test = !has_jump(body, &|k| matches!(k, StmtKind::Break)) && !has_return(body);
         for (v, val) in closed {
             self.env.insert(v, Val::Bv(val));
         }
@@ -607,6 +637,10 @@ impl<'a> Walker<'a> {
             let c = self.eval_bool(cond);
             self.flush_ub();
             self.out.conds.insert(label, (self.point(), c.clone()));
+            if test_determined && leaves_only_by_test {
+                let next = iter.bvadd(BV::from_u64(1, 32));
+                self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
+            }
             self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
         }
         let body_ctrl = self.ctrl.clone();
@@ -630,6 +664,9 @@ impl<'a> Walker<'a> {
             }
             let c = self.eval_bool(cond);
             self.ub.clear();
+            if leaves_only_by_test {
+                self.out.last.insert(label, c.not());
+            }
             self.out.conds.insert(label, (self.point(), c));
         }
         self.frames.pop();
@@ -777,6 +814,13 @@ pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec
     }
     crate::tree::for_each_stmt(body, &mut add);
     out
+}
+
+/// Whether `b` contains a `return`, at any depth.
+fn has_return(b: &Block) -> bool {
+    let mut found = false;
+    crate::tree::for_each_stmt(b, &mut |s: &Stmt| found |= matches!(s.kind, StmtKind::Return));
+    found
 }
 
 /// Whether `b` contains a statement matching `pred` that belongs to the loop owning `b`
