@@ -181,6 +181,9 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     let mut all_removals: Vec<autosync_oracle::ir::Span> = Vec::new();
     let mut kernels = Vec::new();
     let mut all_ok = true;
+    // Kernels fixed by the named fallback, with block synthesis' reasons: `check` judges them
+    // with the SDV checker unless the fix adds named barriers.
+    let mut fallback: Vec<(usize, Vec<String>)> = Vec::new();
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
@@ -277,7 +280,22 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 // Races inside warp-role branches: sub-block barriers or producer/consumer
                 // channels may order them where `__syncthreads` would diverge.
                 let block_reasons: Vec<String> = why.iter().map(|u| describe_unfixable(k, u)).collect();
-                let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons));
+                let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons.clone()));
+                if kf.status == "clean" {
+                    // `check` still reports the SDV checker's races; fixing cannot change that.
+                    kf.status = "unfixable";
+                    kf.races = base.races.clone();
+                    kf.initial = base.initial.clone();
+                    kf.reasons = block_reasons.clone();
+                    kf.notes.push(
+                        "the named-barrier checker finds none of these races (`autosync check --oracle named`): \
+                         they lie under conditions on values the SDV checker cannot rule out"
+                            .into(),
+                    );
+                }
+                if kf.status == "fixed" {
+                    fallback.push((ki, block_reasons));
+                }
                 all_ok &= matches!(kf.status, "fixed" | "clean");
                 all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
                 kf.stats.oracle_calls += base.stats.oracle_calls;
@@ -335,7 +353,27 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     edits.sort_by_key(|e| (e.offset, e.delete));
     let fix = emit::Fix { edits };
     let patched = emit::apply(&original, &fix);
-    verify_patched(path, &patched, front_opts, &opts.synth)?;
+    if let Err((ki, e)) = verify_patched(path, &patched, front_opts, &opts.synth) {
+        match fallback.iter().find(|(i, _)| Some(*i) == ki) {
+            Some((i, reasons)) => {
+                // The named checker verified the placement; the SDV checker, which `check` uses
+                // for a kernel without named barriers, does not. Report what `check` will say.
+                let kf = &mut result.kernels[*i];
+                kf.status = "unfixable";
+                kf.barriers.clear();
+                kf.cost = 0.0;
+                kf.reasons = reasons.clone();
+                kf.notes.push(
+                    "named synthesis found a placement the named-barrier checker verifies, but the SDV checker \
+                     (what `autosync check` uses for kernels without named barriers) still reports races in it, \
+                     under conditions on values it cannot rule out"
+                        .into(),
+                );
+                return Ok(result);
+            }
+            None => return Err(e),
+        }
+    }
     fill_lines(&mut result, &patched, &original);
     result.changed = patched != original;
     result.diff = emit::unified_diff(&path.display().to_string(), &original, &patched);
@@ -471,25 +509,36 @@ fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
     }
 }
 
-/// Lowers the patched text again and checks it: emission must have put every barrier where the
-/// IR said, and the result must be race-free.
-fn verify_patched(path: &Path, patched: &str, front_opts: &FrontOptions, synth: &SynthOptions) -> Result<(), FixError> {
-    let unit = front::lower_text(path, patched, front_opts)
-        .map_err(|e| FixError::Verification(format!("the patched file does not lower: {}", e.message)))?;
-    for k in &unit.kernels {
+/// Lowers the patched text again and checks it as `check` would: emission must have put every
+/// barrier where the IR said, and the result must be race-free. An error names the index of the
+/// kernel that failed, if one did.
+fn verify_patched(
+    path: &Path,
+    patched: &str,
+    front_opts: &FrontOptions,
+    synth: &SynthOptions,
+) -> Result<(), (Option<usize>, FixError)> {
+    let unit = front::lower_text(path, patched, front_opts).map_err(|e| {
+        (
+            None,
+            FixError::Verification(format!("the patched file does not lower: {}", e.message)),
+        )
+    })?;
+    for (ki, k) in unit.kernels.iter().enumerate() {
+        let fail = |e: FixError| (Some(ki), e);
         let (r, _) = crate::check::check_kernel(k, crate::check::OracleChoice::Auto, synth.timeout_ms);
         if !r.is_clean() && r.divergences.is_empty() && r.sync_defects.is_empty() && r.races.iter().all(|x| x.assumed) {
-            return Err(FixError::Verification(format!(
+            return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text could not be re-verified within the solver budget (raise --timeout)",
                 k.name
-            )));
+            ))));
         }
         if !r.is_clean() {
-            return Err(FixError::Verification(format!(
+            return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text does not verify ({} races)",
                 k.name,
                 r.races.len()
-            )));
+            ))));
         }
     }
     Ok(())

@@ -94,6 +94,20 @@ fn unfixable_exits_3_and_writes_nothing() {
     assert_eq!(std::fs::read_to_string(&f).unwrap(), before);
 }
 
+/// A named-fallback placement that only the named checker verifies is reported as unfixable
+/// (what `check` will keep saying), with the reason, not as a failed re-verification.
+#[test]
+fn named_fallback_rejected_by_check_is_unfixable() {
+    let (_d, f) = copy_to_temp("regress/value_guarded_branch.cu");
+    let before = std::fs::read_to_string(&f).unwrap();
+    let assert = bin().arg("fix").arg(&f).assert().code(3);
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("is unfixable; nothing written"), "{err}");
+    assert!(err.contains("named-barrier checker verifies"), "{err}");
+    assert!(!err.contains("does not verify"), "{err}");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), before);
+}
+
 #[test]
 fn fix_json_reports_barriers() {
     let out = bin()
