@@ -423,6 +423,36 @@ fn sdv_precision_at_loop_entry_and_exit() {
     }
 }
 
+/// Induction variables leave a loop that only its test ends with their closed form at the trip
+/// count: after `for (a = 16; a > 0; a >>= 1) s <<= 1;` s is 32, so `sh[s + t]` (t < 32) and
+/// `sh[t ^ 1]` cannot meet. With the start `n` unknown, s can be 1 (n = 0) and the race is
+/// real: it must be reported.
+#[test]
+fn sdv_values_after_counted_loops() {
+    for (start, racy) in [("16", false), ("n", true)] {
+        let text = format!(
+            "//--blockDim=32 --gridDim=1\n\
+             __global__ void k(int *out, int n) {{\n\
+             \x20   __shared__ int sh[128];\n\
+             \x20   int t = threadIdx.x;\n\
+             \x20   int s = 1;\n\
+             \x20   for (int a = {start}; a > 0; a >>= 1)\n\
+             \x20       s <<= 1;\n\
+             \x20   sh[s + t] = t;\n\
+             \x20   out[t] = sh[t ^ 1];\n\
+             }}\n"
+        );
+        let k = match front::lower_text(Path::new("exit_values.cu"), &text, &FrontOptions::default()) {
+            Ok(mut u) => u.kernels.remove(0),
+            Err(e) => panic!("does not lower: {}\n{text}", e.message),
+        };
+        let exact = executed_with_n(&k, &[0, 1, 16]);
+        assert_eq!(!exact.is_empty(), racy, "executor on\n{text}");
+        let s = pairs(&sdv::check(&k, &sdv::SdvOptions::default()));
+        assert_eq!(s, exact, "SDV on\n{text}");
+    }
+}
+
 /// Replays one seed with every checker and prints the results:
 /// `AUTOSYNC_GEN_SEED=65 AUTOSYNC_GEN_CONCRETE=1 cargo test --release --test random_differential replay -- --ignored --nocapture`.
 #[test]

@@ -16,6 +16,11 @@ pub enum IterRelation {
     /// this depth than the first: the later statement of one iteration races with the earlier
     /// statement of a following iteration.
     AcrossBackEdgeReversed(u32),
+    /// As `SameIteration`, and besides the first access (in text order) is in a loop of its own
+    /// at this depth (1 = its outermost loop) that the second access comes after, in an
+    /// iteration other than that loop's last: the race needs a later iteration of that loop to
+    /// run in between, so a barrier every iteration passes also separates the two.
+    NotLastIteration(u32),
     /// The checker could not classify it (synthesis falls back to refutation).
     Unknown,
 }

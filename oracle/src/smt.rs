@@ -49,3 +49,11 @@ pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
     let end = x.bvadd(BV::from_u64(s as u64, 66));
     Bool::and(&[x.bvsge(BV::from_u64(0, 66)), end.bvsle(BV::from_u64(len, 66))])
 }
+
+/// Runs `f` with a Z3 context of its own. Z3's work on a query (and so whether it fits the
+/// resource budget) depends on the terms the context has seen before; a fresh context per
+/// checker call keeps a verdict independent of which kernels the thread checked earlier (files
+/// run on a thread pool in whatever order the scheduler picks).
+pub(crate) fn fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
+    z3::with_z3_config(&z3::Config::new(), f)
+}

@@ -9,17 +9,21 @@
 //!   still race across a back edge (an oracle that cannot tell the direction), the race is
 //!   narrowed to the second set, which implies the first, so each refinement removes the
 //!   current placement.
+//! - `NotLastIteration(d)` (a race from a loop of `a` that `b` comes after, only from iterations
+//!   before that loop's last) is also cut by a barrier every iteration of that loop passes: it
+//!   needs one in `[a, b)` or in the loop's body at its top level. Should the placement still
+//!   race, the race is narrowed to `[a, b)`.
 //!
 //! Positions are the candidate positions of the kernel that are block-uniform (so no barrier we
 //! place can diverge). Costs are `LC^loops · IC^conds`.
 
 use super::maxsat::{lit_value, Algorithm, MaxSatError, MaxSatProblem, MaxSatResult};
-use autosync_oracle::ir::{Barrier, Kernel, Label};
+use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Stmt, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
 use autosync_oracle::sdv::{self, Level};
 use autosync_oracle::tree::{candidate_positions, insert_barriers, LabelTree, Position, ScopeKind};
 use rustsat::types::{Lit, Var};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -154,6 +158,9 @@ pub(crate) struct Space {
     /// `post` order index and enclosing block labels per position.
     pos_post: Vec<u32>,
     pos_blocks: Vec<Vec<Label>>,
+    /// Bodies of loops that run at least one iteration, start to end, whenever the loop runs:
+    /// a position at their top level runs whenever the loop statement does.
+    transparent: HashSet<Label>,
 }
 
 impl Space {
@@ -184,12 +191,22 @@ impl Space {
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
         }
+        let entered = sdv::surely_entered_loops(k);
+        let mut transparent = HashSet::new();
+        autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            if let StmtKind::Loop { body, .. } = &s.kind {
+                if entered.contains(&s.label) && !leaves_early(body, true) {
+                    transparent.insert(body.label);
+                }
+            }
+        });
         Space {
             tree,
             all,
             positions,
             pos_post,
             pos_blocks,
+            transparent,
         }
     }
 
@@ -208,7 +225,7 @@ impl Space {
                     && p < hi_post
                     && self.pos_blocks[i]
                         .iter()
-                        .all(|b| lo_blocks.contains(b) || hi_blocks.contains(b))
+                        .all(|b| lo_blocks.contains(b) || hi_blocks.contains(b) || self.transparent.contains(b))
             })
             .collect()
     }
@@ -238,6 +255,27 @@ impl Space {
         Some((s.owner?, s.block))
     }
 
+    /// Positions every iteration of `x`'s loop at depth `d` (1 = outermost) passes: its body at
+    /// the top level.
+    fn every_iteration(&self, x: Label, d: u32) -> Vec<usize> {
+        let Some(s) = self
+            .tree
+            .get(x)
+            .scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .nth(d as usize - 1)
+            .copied()
+        else {
+            return vec![];
+        };
+        let Some(owner) = s.owner else {
+            return vec![];
+        };
+        let body_blocks = self.blocks_of(s.block);
+        self.interval(s.block, self.tree.get(owner).post, &body_blocks, &body_blocks)
+    }
+
     /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
     /// to `y` (later iteration): after `x` to the end of the body, or from its start to `y`.
     fn across(&self, x: Label, y: Label, d: u32) -> Vec<usize> {
@@ -255,12 +293,29 @@ impl Space {
     }
 }
 
+/// Whether a loop body can end an iteration early: a `break` or `continue` of this loop
+/// (`own_level`), or a `return` anywhere.
+fn leaves_early(b: &Block, own_level: bool) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Break | StmtKind::Continue => own_level,
+        StmtKind::Return => true,
+        StmtKind::If { then_blk, else_blk, .. } => {
+            leaves_early(then_blk, own_level) || leaves_early(else_blk, own_level)
+        }
+        StmtKind::Loop { body, .. } => leaves_early(body, false),
+        _ => false,
+    })
+}
+
 /// Identity of a race for refinement: (first, second, array) labels.
 pub(super) type RaceKey = (Label, Label, u32);
 
 pub(super) fn key(r: &Race) -> RaceKey {
     (r.first.label, r.second.label, r.array.0)
 }
+
+/// The `narrow` marker of a `NotLastIteration` race whose loop-body option did not verify.
+const NOT_LAST_NARROWED: u32 = u32::MAX;
 
 /// The constraint options of one race at a refinement level: one clause per needed relation.
 pub(super) fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
@@ -283,6 +338,17 @@ pub(super) fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>
                 }
             }
             IterRelation::AcrossBackEdgeReversed(d) => out.push(space.across(b, a, d)),
+            IterRelation::NotLastIteration(d) => {
+                let ab = space.blocks_of(a);
+                let bb = space.blocks_of(b);
+                let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
+                if !narrow.contains(&(key(r), NOT_LAST_NARROWED)) {
+                    c.extend(space.every_iteration(a, d));
+                    c.sort_unstable();
+                    c.dedup();
+                }
+                out.push(c);
+            }
             IterRelation::Unknown => {
                 // Unclassified: demand what every relation would need.
                 same(&mut out);
@@ -475,8 +541,14 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                     let mut rels: BTreeSet<IterRelation> = known[i].relations.iter().copied().collect();
                     for rel in &r.relations {
                         progress |= rels.insert(*rel);
-                        if let IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) = rel {
-                            progress |= narrow.insert((key(&r), *d));
+                        match rel {
+                            IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
+                                progress |= narrow.insert((key(&r), *d));
+                            }
+                            IterRelation::NotLastIteration(_) => {
+                                progress |= narrow.insert((key(&r), NOT_LAST_NARROWED));
+                            }
+                            _ => {}
                         }
                     }
                     known[i].relations = rels.into_iter().collect();

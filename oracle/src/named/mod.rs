@@ -43,6 +43,10 @@ impl Default for NamedOptions {
 
 /// Checks a kernel under PTX named-barrier semantics for one thread block.
 pub fn check(k: &Kernel, opts: &NamedOptions) -> Report {
+    crate::smt::fresh_context(|| check_in_context(k, opts))
+}
+
+fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
     let mut report = Report::default();
     let Some(block_dim) = k.launch.block_dim.filter(|d| d.iter().all(|&x| x > 0)) else {
         report.inconclusive.push(Inconclusive {

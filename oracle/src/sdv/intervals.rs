@@ -79,6 +79,10 @@ pub(crate) struct Cfg {
     at: HashMap<Label, Vec<usize>>,
     /// Do-while loops (their test comes before the back edge).
     do_while: HashSet<Label>,
+    /// Loops whose body certainly runs (a first iteration) whenever the loop is reached, in
+    /// every copy the CFG has of them; `skippable` the loops some copy may skip.
+    pub(crate) entered: HashSet<Label>,
+    skippable: HashSet<Label>,
     /// Per node, its unrolled-iteration context (an index into `ctxs`).
     ctx: Vec<usize>,
     /// Unrolled-iteration contexts: the unrolled loops around a node, with the iteration each
@@ -137,6 +141,8 @@ impl Cfg {
                 succ: Vec::new(),
                 at: HashMap::new(),
                 do_while: HashSet::new(),
+                entered: HashSet::new(),
+                skippable: HashSet::new(),
                 ctx: Vec::new(),
                 ctxs: vec![Vec::new()],
             },
@@ -151,6 +157,8 @@ impl Cfg {
         let mut consts = param_consts(k);
         let end = b.block(&k.body, entry, &mut consts);
         b.edge(end, b.exit);
+        let skippable = std::mem::take(&mut b.cfg.skippable);
+        b.cfg.entered.retain(|l| !skippable.contains(l));
         b.cfg
     }
 
@@ -472,6 +480,11 @@ impl<'a> Builder<'a> {
     ) -> usize {
         let mods = modified_vars(header, body, step);
         if let Some(heads) = self.unrolled_heads(kind, header, cond, body, step, consts) {
+            if heads.is_empty() {
+                self.cfg.skippable.insert(s.label);
+            } else {
+                self.cfg.entered.insert(s.label);
+            }
             return self.unrolled_loop(s.label, &heads, body, step, cur, consts, &mods);
         }
         // Whether the first test certainly passes (then a barrier in the body cannot be skipped).
@@ -487,9 +500,13 @@ impl<'a> Builder<'a> {
             self.edge_of(n, body_start, Edge::Enter(s.label));
             if fold(self.k, &first, cond).is_none_or(|x| x == 0) {
                 self.edge_of(n, exit, Edge::Exit(s.label));
+                self.cfg.skippable.insert(s.label);
+            } else {
+                self.cfg.entered.insert(s.label);
             }
         } else {
             self.cfg.do_while.insert(s.label);
+            self.cfg.entered.insert(s.label);
             self.edge_of(cur, body_start, Edge::Enter(s.label));
         }
         let mut inner = consts.clone();

@@ -37,7 +37,7 @@ pub use uniform::{uniformity, Level, Uniformity};
 use crate::ir::*;
 use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
-use intervals::{common_depth, Intervals};
+use intervals::{common_depth, Bound, Intervals};
 use query::{Engine, Outcome, Pairing, Query};
 use std::collections::HashMap;
 
@@ -71,8 +71,19 @@ struct Site<'k> {
     access: &'k Access,
 }
 
+/// Loops whose body certainly runs at least once whenever the loop statement runs: a do-while,
+/// or a first test that folds to true with the constants known there (launch configuration,
+/// `--param` values, constant assignments).
+pub fn surely_entered_loops(k: &Kernel) -> std::collections::HashSet<Label> {
+    intervals::Cfg::build(k, &uniformity(k)).entered
+}
+
 /// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
 pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
+    crate::smt::fresh_context(|| check_in_context(k, opts))
+}
+
+fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
     let mut report = Report::default();
     if let Some(span) = first_named_barrier(k) {
         report.inconclusive.push(Inconclusive {
@@ -113,7 +124,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
             if let Some((cross, same)) = iv.get(a.label, b.label) {
                 for &rel in cross {
                     let shared = match rel {
-                        IterRelation::SameIteration => common.clone(),
+                        IterRelation::SameIteration | IterRelation::NotLastIteration(_) => common.clone(),
                         IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
                             common[..(d as usize - 1).min(common.len())].to_vec()
                         }
@@ -137,8 +148,25 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                         },
                         lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
                         bounds: iv.bounds(a.label, b.label, rel),
+                        also: Vec::new(),
                     };
                     let outcome = engine.run(&q);
+                    let rel = match (&outcome, not_last_loop(&tree, a.label, b.label, rel)) {
+                        // A loop the first access leaves before the second: when the race cannot
+                        // happen from that loop's last iteration, say so (synthesis may then cut
+                        // it with a barrier every later iteration passes).
+                        (Outcome::Sat(_), Some((l, depth))) => {
+                            let last = Query {
+                                also: vec![(1, Bound::Last(l))],
+                                ..q
+                            };
+                            match engine.run(&last) {
+                                Outcome::Unsat => IterRelation::NotLastIteration(depth),
+                                _ => rel,
+                            }
+                        }
+                        _ => rel,
+                    };
                     races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome);
                 }
             }
@@ -153,6 +181,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
                     pairing: Pairing::InterBlock,
                     lockstep_group: None,
                     bounds: Vec::new(),
+                    also: Vec::new(),
                 };
                 let outcome = engine.run(&q);
                 races.record(a, b, RaceScope::InterBlock, None, outcome);
@@ -171,6 +200,17 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
         });
     }
     report
+}
+
+/// For a same-iteration pair whose first access (in text order) is in loops the second is
+/// after: the innermost of them and its depth among the first access's loops.
+fn not_last_loop(tree: &LabelTree, a: Label, b: Label, rel: IterRelation) -> Option<(Label, u32)> {
+    if rel != IterRelation::SameIteration || a == b {
+        return None;
+    }
+    let la = tree.get(a).loop_owners();
+    let common = common_depth(&la, &tree.get(b).loop_owners());
+    (la.len() > common).then(|| (*la.last().expect("deeper than common"), la.len() as u32))
 }
 
 fn first_named_barrier(k: &Kernel) -> Option<Span> {

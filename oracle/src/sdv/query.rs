@@ -182,6 +182,8 @@ pub(crate) struct Query<'a> {
     /// Where the threads are in their loops: one of these sets of bounds holds (none: no
     /// constraint).
     pub bounds: Vec<PathBounds>,
+    /// Bounds that hold besides (all of them).
+    pub also: PathBounds,
 }
 
 /// The answer to a query.
@@ -305,6 +307,13 @@ impl<'k> Engine<'k> {
         }
         if let Some(c) = bounds_term(&q.bounds, [&w1, &w2]) {
             parts.push(c);
+        }
+        if !q.also.is_empty() {
+            match bounds_term(std::slice::from_ref(&q.also), [&w1, &w2]) {
+                Some(c) => parts.push(c),
+                // A bound the walks cannot express: the query would not be the one asked for.
+                None => return Outcome::Unknown,
+            }
         }
         if let (Some(n), false) = (q.lockstep_group, inter) {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());

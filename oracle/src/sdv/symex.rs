@@ -597,6 +597,24 @@ impl<'a> Walker<'a> {
                 no_wrap.extend(nw);
             }
         }
+        // The number of iterations run, for the induction variables' values after the loop:
+        // shared when the test is uniform and both threads reach the loop together.
+        let exit_count = BV::new_const(
+            if self.context_shared() && self.uniform_expr(cond) {
+                format!("ex{}_s", label.0)
+            } else {
+                format!("ex{}_t{}", label.0, self.th.tag)
+            },
+            32,
+        );
+        let mut exit_vals = Vec::new();
+        for (v, upd) in &ind {
+            if closed.iter().any(|(w, _)| w == v) {
+                if let Some((val, nw)) = self.closed_form(*v, upd, &exit_count) {
+                    exit_vals.push((*v, val, nw));
+                }
+            }
+        }
         self.frames.push(Frame { shared, var });
         let havocked: Vec<VarId> = mods
             .iter()
@@ -627,6 +645,8 @@ impl<'a> Walker<'a> {
         let mut test_determined = header.is_empty() && kind != LoopKind::DoWhile;
         cond.for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !mods.contains(&v));
         let leaves_only_by_test = !has_jump(body, &|k| matches!(k, StmtKind::Break)) && !has_return(body);
+        // The test at the head of iteration `iter`, when the counter alone determines it.
+        let mut head_test: Option<Bool> = None;
         for (v, val) in closed {
             self.env.insert(v, Val::Bv(val));
         }
@@ -640,6 +660,7 @@ impl<'a> Walker<'a> {
             if test_determined && leaves_only_by_test {
                 let next = iter.bvadd(BV::from_u64(1, 32));
                 self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
+                head_test = Some(c.clone());
             }
             self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
         }
@@ -678,10 +699,30 @@ impl<'a> Walker<'a> {
         // Facts of the summarised iteration speak about its own fresh values, which nothing
         // after the loop refers to: dropping them keeps later queries small.
         self.facts = entry_facts;
+        // A loop left only by its test, with a test the counter determines, ran exactly the
+        // iterations before the first failing test: its induction variables leave with their
+        // closed form at that count (`stride` after a halving loop), not fresh values.
+        let counted_exit = match &head_test {
+            Some(c) if !exit_vals.is_empty() => {
+                let prev = exit_count.bvsub(BV::from_u64(1, 32));
+                let mut facts = vec![exit_count
+                    .eq(BV::from_u64(0, 32))
+                    .not()
+                    .implies(c.substitute(&[(&iter, &prev)]))];
+                for (v, val, nw) in exit_vals {
+                    self.env.insert(v, Val::Bv(val));
+                    facts.extend(nw);
+                }
+                Some(Bool::and(&facts))
+            }
+            _ => None,
+        };
         if !has_jump(body, &|k| matches!(k, StmtKind::Break)) {
             let c = self.eval_bool(cond);
             self.flush_ub();
-            self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(c.not())]);
+            let mut facts = vec![c.not()];
+            facts.extend(counted_exit);
+            self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(Bool::and(&facts))]);
         }
     }
 }
