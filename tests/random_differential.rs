@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 type Pair = (Label, Label, ArrayId);
 
 /// Default case counts of the three generated tests (before `AUTOSYNC_GEN_CASES` scaling):
-/// 2,200 in all, about 58 s of wall clock on 2 idle cores (nearly all of it Z3); 3,000 took 78 s.
+/// 2,200 in all, about 62 s of wall clock on 2 idle cores (nearly all of it Z3).
 /// `AUTOSYNC_GEN_CASES=10` runs 22,000 for a longer local search.
 const SDV_CASES: u64 = 1500;
 /// See [`SDV_CASES`].
