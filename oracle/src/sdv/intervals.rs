@@ -321,22 +321,7 @@ impl<'a> Builder<'a> {
                 let StmtKind::Basic(ops) = &st.kind else {
                     return None;
                 };
-                for op in ops {
-                    match op {
-                        Op::Assign(v, e) => match fold(self.k, &head, e) {
-                            Some(x) => {
-                                head.insert(*v, x);
-                            }
-                            None => {
-                                head.remove(v);
-                            }
-                        },
-                        Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
-                            head.remove(v);
-                        }
-                        _ => {}
-                    }
-                }
+                apply_ops(self.k, ops, &mut head);
             }
         }
     }
@@ -380,22 +365,7 @@ impl<'a> Builder<'a> {
             StmtKind::Basic(ops) => {
                 let n = self.stmt_node(s.label);
                 self.edge(cur, n);
-                for op in ops {
-                    match op {
-                        Op::Assign(v, e) => match fold(self.k, consts, e) {
-                            Some(x) => {
-                                consts.insert(*v, x);
-                            }
-                            None => {
-                                consts.remove(v);
-                            }
-                        },
-                        Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
-                            consts.remove(v);
-                        }
-                        _ => {}
-                    }
-                }
+                apply_ops(self.k, ops, consts);
                 n
             }
             StmtKind::Barrier(bar, _) => {
@@ -590,6 +560,26 @@ impl Builder<'_> {
         }
         consts.retain(|v, _| !mods.contains(v));
         exit
+    }
+}
+
+/// The constants after `ops`: assignments that fold are known, other written variables not.
+fn apply_ops(k: &Kernel, ops: &[Op], consts: &mut Consts) {
+    for op in ops {
+        match op {
+            Op::Assign(v, e) => match fold(k, consts, e) {
+                Some(x) => {
+                    consts.insert(*v, x);
+                }
+                None => {
+                    consts.remove(v);
+                }
+            },
+            Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                consts.remove(v);
+            }
+            _ => {}
+        }
     }
 }
 
