@@ -120,6 +120,8 @@ struct Builder<'a> {
     exit: usize,
     /// The unrolled loop iterations being built, and the context id of that stack.
     unrolling: Vec<(Label, u32)>,
+    /// Trip counts of the unrolled loops.
+    trips: HashMap<Label, usize>,
     cur_ctx: usize,
     ctx_ids: HashMap<Vec<(Label, u32)>, usize>,
 }
@@ -127,8 +129,12 @@ struct Builder<'a> {
 /// Loops with a constant trip count up to this are unrolled into one body copy per iteration
 /// (their uniform branches then fold per iteration).
 const MAX_UNROLL_TRIPS: usize = 16;
-/// Unrolling stops once the CFG has this many nodes (it only costs precision).
-const MAX_UNROLLED_NODES: usize = 20_000;
+/// At most this many copies of any statement (the product of the trip counts of the unrolled
+/// loops around it): the interval search runs from every copy of a statement, and a query's
+/// bounds name pairs of copies, so the cost grows with its square. Stopping only costs precision.
+const MAX_COPIES: usize = 64;
+/// Unrolling stops once the CFG has this many nodes.
+const MAX_UNROLLED_NODES: usize = 4_000;
 
 impl Cfg {
     /// Builds the CFG of `k`; barriers block according to their uniformity.
@@ -149,6 +155,7 @@ impl Cfg {
             loops: Vec::new(),
             exit: 0,
             unrolling: Vec::new(),
+            trips: HashMap::new(),
             cur_ctx: 0,
             ctx_ids: HashMap::from([(Vec::new(), 0)]),
         };
@@ -304,6 +311,8 @@ impl<'a> Builder<'a> {
         if kind == LoopKind::DoWhile || !header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
             return None;
         }
+        let copies: usize = self.unrolling.iter().map(|(l, _)| self.trips[l]).product();
+        let max_trips = MAX_UNROLL_TRIPS.min(MAX_COPIES / copies.max(1));
         // At every head: the entry values of what the body does not change, and what the step
         // computes from them.
         let body_mods = modified_vars(&[], body, &[]);
@@ -313,7 +322,7 @@ impl<'a> Builder<'a> {
         loop {
             match fold(self.k, &head, cond)? {
                 0 => return Some(heads),
-                _ if heads.len() == MAX_UNROLL_TRIPS => return None,
+                _ if heads.len() >= max_trips => return None,
                 _ => {}
             }
             heads.push(head.clone());
@@ -455,6 +464,7 @@ impl<'a> Builder<'a> {
             } else {
                 self.cfg.entered.insert(s.label);
             }
+            self.trips.insert(s.label, heads.len());
             return self.unrolled_loop(s.label, &heads, body, step, cur, consts, &mods);
         }
         // Whether the first test certainly passes (then a barrier in the body cannot be skipped).
