@@ -21,7 +21,7 @@ use super::maxsat::{lit_value, Algorithm, MaxSatError, MaxSatProblem, MaxSatResu
 use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Stmt, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
 use autosync_oracle::sdv::{self, Level};
-use autosync_oracle::tree::{candidate_positions, insert_barriers, LabelTree, Position, ScopeKind};
+use autosync_oracle::tree::{candidate_positions, insert_barriers, LabelTree, Position, Scope, ScopeKind};
 use rustsat::types::{Lit, Var};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
@@ -232,48 +232,32 @@ impl Space {
 
     /// The loop statement at depth `d` (1 = outermost) common to `a` and `b`, with its body block.
     fn common_loop(&self, a: Label, b: Label, d: u32) -> Option<(Label, Label)> {
-        let la: Vec<_> = self
-            .tree
-            .get(a)
-            .scopes
-            .iter()
-            .filter(|s| s.kind == ScopeKind::LoopBody)
-            .copied()
-            .collect();
-        let lb: Vec<_> = self
-            .tree
-            .get(b)
-            .scopes
-            .iter()
-            .filter(|s| s.kind == ScopeKind::LoopBody)
-            .copied()
-            .collect();
-        let s = la.get(d as usize - 1)?;
-        if lb.get(d as usize - 1) != Some(s) {
+        let s = self.loop_at(a, d)?;
+        if self.loop_at(b, d) != Some(s) {
             return None;
         }
         Some((s.owner?, s.block))
     }
 
-    /// Positions every iteration of `x`'s loop at depth `d` (1 = outermost) passes: its body at
-    /// the top level.
-    fn every_iteration(&self, x: Label, d: u32) -> Vec<usize> {
-        let Some(s) = self
-            .tree
-            .get(x)
+    /// The body scope of `l`'s enclosing loop at depth `d` (1 = outermost).
+    fn loop_at(&self, l: Label, d: u32) -> Option<Scope> {
+        self.tree
+            .get(l)
             .scopes
             .iter()
             .filter(|s| s.kind == ScopeKind::LoopBody)
-            .nth(d as usize - 1)
+            .nth((d as usize).checked_sub(1)?)
             .copied()
-        else {
+    }
+
+    /// Positions every iteration of `x`'s loop at depth `d` (1 = outermost) passes: its body at
+    /// the top level.
+    fn every_iteration(&self, x: Label, d: u32) -> Vec<usize> {
+        let Some((owner, body)) = self.loop_at(x, d).and_then(|s| Some((s.owner?, s.block))) else {
             return vec![];
         };
-        let Some(owner) = s.owner else {
-            return vec![];
-        };
-        let body_blocks = self.blocks_of(s.block);
-        self.interval(s.block, self.tree.get(owner).post, &body_blocks, &body_blocks)
+        let body_blocks = self.blocks_of(body);
+        self.interval(body, self.tree.get(owner).post, &body_blocks, &body_blocks)
     }
 
     /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
