@@ -256,6 +256,39 @@ impl Expr {
             _ => None,
         }
     }
+    /// `__mul24(a, b)` (`signed`) or `__umul24(a, b)` over 32-bit operands: the low 32 bits of
+    /// the product of the operands' low 24 bits (sign-extended for `__mul24`). Written with
+    /// shifts, a mask and a wrapping unsigned multiply, it is exact for every operand (the
+    /// hardware ignores the high 8 bits; the 48-bit product's high part is dropped).
+    pub fn mul24(a: Expr, b: Expr, signed: bool) -> Expr {
+        let low24 = |e: Expr| {
+            if signed {
+                let up = Expr::Bin(BinOp::Shl, ScalarTy::I32, Box::new(e), Box::new(Expr::int(8)));
+                Expr::Cast(
+                    ScalarTy::U32,
+                    Box::new(Expr::Bin(
+                        BinOp::Shr,
+                        ScalarTy::I32,
+                        Box::new(up),
+                        Box::new(Expr::int(8)),
+                    )),
+                )
+            } else {
+                Expr::Bin(
+                    BinOp::BitAnd,
+                    ScalarTy::U32,
+                    Box::new(e),
+                    Box::new(Expr::Const(0xFF_FFFF, ScalarTy::U32)),
+                )
+            }
+        };
+        let product = Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(low24(a)), Box::new(low24(b)));
+        if signed {
+            Expr::Cast(ScalarTy::I32, Box::new(product))
+        } else {
+            product
+        }
+    }
     /// Calls `f` on every variable this expression mentions.
     pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
         match self {

@@ -191,14 +191,23 @@ impl Space {
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
         }
-        let entered = sdv::surely_entered_loops(k);
+        let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
-        autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-            if let StmtKind::Loop { body, .. } = &s.kind {
-                if entered.contains(&s.label) && !leaves_early(body, true) {
-                    transparent.insert(body.label);
+        autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
+            StmtKind::Loop { body, .. } if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) => {
+                transparent.insert(body.label);
+            }
+            StmtKind::If { then_blk, else_blk, .. } => {
+                let taken = match feasible.branches.get(&s.label) {
+                    Some(true) => then_blk,
+                    Some(false) => else_blk,
+                    None => return,
+                };
+                if !leaves_early(taken, true) {
+                    transparent.insert(taken.label);
                 }
             }
+            _ => {}
         });
         Space {
             tree,

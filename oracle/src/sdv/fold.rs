@@ -178,4 +178,52 @@ mod tests {
         assert_eq!(fold_bin(BinOp::Shr, ScalarTy::U32, -8, 1), Some(0x7fff_fffc));
         assert_eq!(fold_bin(BinOp::Div, ScalarTy::I32, 1, 0), None);
     }
+
+    #[test]
+    fn sdv_fold_mul24_is_the_24_bit_product() {
+        let k = Kernel {
+            name: "k".into(),
+            files: vec![],
+            span: Span::DUMMY,
+            vars: vec![],
+            arrays: vec![],
+            body: Block {
+                label: Label(0),
+                span: Span::DUMMY,
+                braced: true,
+                emit_start: true,
+                stmts: vec![],
+            },
+            launch: LaunchConfig::default(),
+            next_label: 1,
+        };
+        let samples = [
+            0i64,
+            1,
+            -1,
+            7,
+            1 << 23,
+            (1 << 23) - 1,
+            1 << 24,
+            0x7fff_ffff,
+            -(1 << 23),
+            123_456_789,
+        ];
+        for &a in &samples {
+            for &b in &samples {
+                let low = |x: i64| ((x as i32) << 8) >> 8;
+                let want = (low(a) as i64).wrapping_mul(low(b) as i64) as i32 as i64;
+                let got = fold(&k, &Consts::new(), &Expr::mul24(Expr::int(a), Expr::int(b), true));
+                assert_eq!(got, Some(want), "__mul24({a}, {b})");
+                let ulow = |x: i64| (x as u32 & 0xff_ffff) as u64;
+                let uwant = (ulow(a) * ulow(b)) as u32 as i64;
+                let (ua, ub) = (Expr::Const(a, ScalarTy::U32), Expr::Const(b, ScalarTy::U32));
+                assert_eq!(
+                    fold(&k, &Consts::new(), &Expr::mul24(ua, ub, false)),
+                    Some(uwant),
+                    "__umul24({a}, {b})"
+                );
+            }
+        }
+    }
 }

@@ -26,6 +26,9 @@ pub(crate) enum Update {
         left: bool,
         /// Arithmetic right shift.
         arith: bool,
+        /// A signed multiplication (`v *= 2`): overflow is undefined behaviour, so executions
+        /// that reach an iteration past the last exact product do not exist.
+        signed_mul: bool,
     },
 }
 
@@ -143,27 +146,118 @@ fn classify(k: &Kernel, v: VarId, bits: u8, e: &Expr, mods: &[VarId]) -> Option<
             amount: shift_const(b)?,
             left: false,
             arith: signed,
+            signed_mul: false,
         }),
         BinOp::Shl if is_var(k, a, v, bits) => Some(Update::Shift {
             amount: shift_const(b)?,
             left: true,
             arith: false,
+            signed_mul: false,
         }),
         BinOp::Div if !signed && is_var(k, a, v, bits) => Some(Update::Shift {
             amount: pow2(b).filter(|&p| p > 0)?,
             left: false,
             arith: false,
+            signed_mul: false,
         }),
         BinOp::Mul if is_var(k, a, v, bits) => Some(Update::Shift {
             amount: pow2(b).filter(|&p| p > 0)?,
             left: true,
             arith: false,
+            signed_mul: signed,
         }),
         BinOp::Mul if is_var(k, b, v, bits) => Some(Update::Shift {
             amount: pow2(a).filter(|&p| p > 0)?,
             left: true,
             arith: false,
+            signed_mul: signed,
         }),
         _ => None,
+    }
+}
+
+/// Variables a loop updates only inside the `then` branch of one `if` at the top level of its
+/// body (`if (tid < active) { ...; active >>= 1; stride <<= 1; }`): each is assigned once in the
+/// whole loop, by an induction update at the top level of that branch. At the head of iteration
+/// r they hold their closed form at c, the number of times the branch ran so far (c ≤ r), one
+/// count shared by the whole group.
+pub(crate) struct Guarded<'k> {
+    /// The `if` statement.
+    pub if_label: Label,
+    /// Its condition.
+    pub cond: &'k Expr,
+    /// The variables and their updates.
+    pub updates: Vec<(VarId, Update)>,
+    /// The condition reads only the group's variables and values the loop does not change: it
+    /// held with the group's values of every earlier update, and once false it stays false
+    /// (nothing it reads changes any more).
+    pub reads_only_group: bool,
+    /// The `if` runs in every iteration (nothing before it in the body can end the iteration):
+    /// with [`Guarded::reads_only_group`], a thread whose count fell behind the iteration has
+    /// the condition false.
+    pub every_iteration: bool,
+}
+
+/// The guarded induction groups of a loop (see [`Guarded`]).
+pub(crate) fn guarded_inductions<'k>(k: &Kernel, header: &[Stmt], body: &'k Block, step: &[Stmt]) -> Vec<Guarded<'k>> {
+    let mods = modified_vars(header, body, step);
+    let mut out = Vec::new();
+    let mut every_iteration = true;
+    for s in &body.stmts {
+        if let StmtKind::If { cond, then_blk, .. } = &s.kind {
+            if !leaves(then_blk) {
+                let mut updates = Vec::new();
+                for t in &then_blk.stmts {
+                    let StmtKind::Basic(ops) = &t.kind else { continue };
+                    for op in ops {
+                        let Op::Assign(v, e) = op else { continue };
+                        let Some(ScalarTy::Int { bits, .. }) = k.vars.get(v.0 as usize).map(|x| x.ty) else {
+                            continue;
+                        };
+                        if assignment_count(header, body, step, *v) != 1 {
+                            continue;
+                        }
+                        if let Some(u) = classify(k, *v, bits, e, &mods) {
+                            updates.push((*v, u));
+                        }
+                    }
+                }
+                if !updates.is_empty() {
+                    let mut reads_only_group = true;
+                    cond.for_each_var(&mut |w| {
+                        reads_only_group &= updates.iter().any(|(v, _)| *v == w) || !mods.contains(&w)
+                    });
+                    out.push(Guarded {
+                        if_label: s.label,
+                        cond,
+                        updates,
+                        reads_only_group,
+                        every_iteration,
+                    });
+                }
+            }
+        }
+        every_iteration &= !stmt_leaves(s);
+    }
+    out
+}
+
+/// Whether running `b` can end the current iteration early: a `break` or `continue` of the loop
+/// owning it, or a `return` anywhere.
+fn leaves(b: &Block) -> bool {
+    b.stmts.iter().any(stmt_leaves)
+}
+
+/// [`leaves`] for one statement.
+fn stmt_leaves(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Break | StmtKind::Continue | StmtKind::Return => true,
+        StmtKind::If { then_blk, else_blk, .. } => leaves(then_blk) || leaves(else_blk),
+        StmtKind::Loop { body, .. } => {
+            let mut ret = false;
+            crate::tree::for_each_stmt(body, &mut |x: &Stmt| ret |= matches!(x.kind, StmtKind::Return));
+            ret
+        }
+        _ => false,
     }
 }

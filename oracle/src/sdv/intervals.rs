@@ -14,6 +14,7 @@
 //! first access is in the loop's last iteration. These [`Bound`]s let the conflict query use the
 //! uniform conditions on the way (`if (i % 2 == 0)` cannot be false in iteration 0).
 
+use super::decided::Decided;
 use super::fold::{fold, param_consts, Consts};
 use super::symex::modified_vars;
 use super::uniform::{Level, Uniformity};
@@ -115,6 +116,7 @@ enum Pos {
 struct Builder<'a> {
     k: &'a Kernel,
     unif: &'a Uniformity,
+    decided: &'a Decided,
     cfg: Cfg,
     loops: Vec<LoopCtx>,
     exit: usize,
@@ -137,11 +139,13 @@ const MAX_COPIES: usize = 64;
 const MAX_UNROLLED_NODES: usize = 4_000;
 
 impl Cfg {
-    /// Builds the CFG of `k`; barriers block according to their uniformity.
-    pub(crate) fn build(k: &Kernel, unif: &Uniformity) -> Cfg {
+    /// Builds the CFG of `k`; barriers block according to their uniformity, and decided
+    /// branches and loops have no bypass.
+    pub(crate) fn build(k: &Kernel, unif: &Uniformity, decided: &Decided) -> Cfg {
         let mut b = Builder {
             k,
             unif,
+            decided,
             cfg: Cfg {
                 nodes: Vec::new(),
                 succ: Vec::new(),
@@ -407,7 +411,7 @@ impl<'a> Builder<'a> {
                 then_blk,
                 else_blk,
             } => {
-                let c = fold(self.k, consts, cond);
+                let c = fold(self.k, consts, cond).or_else(|| self.decided.branches.get(&s.label).map(|&t| t as i64));
                 let mut c_then = consts.clone();
                 let mut c_else = consts.clone();
                 let out = match c {
@@ -478,7 +482,8 @@ impl<'a> Builder<'a> {
                 n = self.stmt(h, n, &mut first);
             }
             self.edge_of(n, body_start, Edge::Enter(s.label));
-            if fold(self.k, &first, cond).is_none_or(|x| x == 0) {
+            let decided = self.decided.entered.contains(&s.label);
+            if !decided && fold(self.k, &first, cond).is_none_or(|x| x == 0) {
                 self.edge_of(n, exit, Edge::Exit(s.label));
                 self.cfg.skippable.insert(s.label);
             } else {
@@ -607,8 +612,14 @@ pub(crate) struct Intervals {
 
 impl Intervals {
     /// Computes the relations for every pair of the given access labels.
-    pub(crate) fn compute(k: &Kernel, unif: &Uniformity, tree: &LabelTree, labels: &[Label]) -> Intervals {
-        let cfg = Cfg::build(k, unif);
+    pub(crate) fn compute(
+        k: &Kernel,
+        unif: &Uniformity,
+        decided: &Decided,
+        tree: &LabelTree,
+        labels: &[Label],
+    ) -> Intervals {
+        let cfg = Cfg::build(k, unif, decided);
         let wanted: HashSet<Label> = labels.iter().copied().collect();
         let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> = HashMap::new();
         let mut spread = HashSet::new();

@@ -21,6 +21,7 @@
 //!   wraps around and that is modelled exactly;
 //! - a loop's additive induction variable does not wrap around before the iteration in question.
 
+mod decided;
 mod fold;
 mod induction;
 mod intervals;
@@ -39,7 +40,7 @@ use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
 use intervals::{common_depth, Bound, Intervals};
 use query::{Engine, Outcome, Pairing, Query};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Options of the SDV checker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,11 +72,26 @@ struct Site<'k> {
     access: &'k Access,
 }
 
-/// Loops whose body certainly runs at least once whenever the loop statement runs: a do-while,
-/// or a first test that folds to true with the constants known there (launch configuration,
-/// `--param` values, constant assignments).
-pub fn surely_entered_loops(k: &Kernel) -> std::collections::HashSet<Label> {
-    intervals::Cfg::build(k, &uniformity(k)).entered
+/// Which branches and loop bodies run whenever their statement runs.
+#[derive(Clone, Debug, Default)]
+pub struct Feasibility {
+    /// Loops whose body certainly runs at least once whenever the loop statement runs: a
+    /// do-while, a first test that folds to true with the constants known there (launch
+    /// configuration, `--param` values, constant assignments), or one the solver proves true.
+    pub entered_loops: HashSet<Label>,
+    /// `if`s whose condition has the same value in every thread that evaluates it (proved by
+    /// the solver): the branch it names runs whenever the `if` does.
+    pub branches: HashMap<Label, bool>,
+}
+
+/// The [`Feasibility`] of every `if` and loop of `k`.
+pub fn feasibility(k: &Kernel) -> Feasibility {
+    let unif = uniformity(k);
+    let d = decided::decide(k, unif.nu_vars(), decided::Scope::All, SdvOptions::default().timeout_ms);
+    Feasibility {
+        entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
+        branches: d.branches,
+    }
 }
 
 /// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
@@ -99,7 +115,8 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
     let sites = access_sites(k, &tree);
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
-    let iv = Intervals::compute(k, &unif, &tree, &labels);
+    let decided = decided::decide(k, unif.nu_vars(), decided::Scope::WithBarriers, opts.timeout_ms);
+    let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     let mut engine = Engine::new(k, unif.nu_vars().clone(), opts.timeout_ms, opts.deadline);
     let mut races = RaceSet::default();
     let grid_may_exceed_one = k

@@ -9,7 +9,7 @@
 //! loops listed as shared (both threads in the same iteration of them).
 
 use super::fold::type_of;
-use super::induction::{inductions, Update};
+use super::induction::{guarded_inductions, inductions, Update};
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
@@ -591,12 +591,15 @@ impl<'a> Walker<'a> {
         let ind = inductions(self.k, header, body, step);
         let mut closed = Vec::new();
         let mut no_wrap = Vec::new();
+        let mut limits = Vec::new();
         for (v, upd) in &ind {
             if let Some((val, nw)) = self.closed_form(*v, upd, &iter) {
                 closed.push((*v, val));
                 no_wrap.extend(nw);
+                limits.extend(self.shift_limit(*v, upd));
             }
         }
+        let guarded = self.guarded_groups(label, header, body, step, &iter, shared);
         // The number of iterations run, for the induction variables' values after the loop:
         // shared when the test is uniform and both threads reach the loop together.
         let exit_count = BV::new_const(
@@ -620,6 +623,7 @@ impl<'a> Walker<'a> {
             .iter()
             .copied()
             .filter(|v| !closed.iter().any(|(w, _)| w == v))
+            .filter(|v| !guarded.iter().any(|g| g.vals.iter().any(|(w, _)| w == v)))
             .collect();
         let entry_vals: Vec<(VarId, Val)> = havocked
             .iter()
@@ -650,6 +654,9 @@ impl<'a> Walker<'a> {
         for (v, val) in closed {
             self.env.insert(v, Val::Bv(val));
         }
+        for g in &guarded {
+            no_wrap.extend(self.guarded_facts(g, &iter));
+        }
         if kind != LoopKind::DoWhile {
             for h in header {
                 self.stmt(h);
@@ -662,7 +669,12 @@ impl<'a> Walker<'a> {
                 self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
                 head_test = Some(c.clone());
             }
+            let test = test_determined.then_some((&c, &iter));
+            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, test)));
             self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
+        }
+        if kind == LoopKind::DoWhile {
+            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, None)));
         }
         let body_ctrl = self.ctrl.clone();
         if !no_wrap.is_empty() {
@@ -713,6 +725,7 @@ impl<'a> Walker<'a> {
                     self.env.insert(v, Val::Bv(val));
                     facts.extend(nw);
                 }
+                facts.extend(limits.iter().flat_map(|l| l.facts(&exit_count, Some((c, &iter)))));
                 Some(Bool::and(&facts))
             }
             _ => None,
@@ -724,6 +737,147 @@ impl<'a> Walker<'a> {
             facts.extend(counted_exit);
             self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(Bool::and(&facts))]);
         }
+    }
+}
+
+/// A guarded induction group of one loop with its count and its variables' closed forms.
+struct GuardedGroup<'k> {
+    info: super::induction::Guarded<'k>,
+    count: BV,
+    vals: Vec<(VarId, BV)>,
+    no_wrap: Vec<Bool>,
+    limits: Vec<ShiftLimit>,
+}
+
+/// The last iteration `at` at which a left-shift (doubling) counter still holds every bit of its
+/// entry value (and its sign, for a signed doubling), defined by `def`.
+struct ShiftLimit {
+    at: BV,
+    def: Bool,
+    signed_mul: bool,
+}
+
+impl ShiftLimit {
+    /// Facts about a count of iterations (or updates) run: a signed doubling cannot run past its
+    /// limit (the next product overflows, undefined behaviour); any other counter's `test` (a
+    /// formula over `var`) held at every count below the current one, so at the limit too
+    /// when it lies below: `for (s = 1; s < blockDim.x; s *= 2)` does not reach the
+    /// wrapped-around `s == 0`.
+    fn facts(&self, count: &BV, test: Option<(&Bool, &BV)>) -> Option<Bool> {
+        if self.signed_mul {
+            return Some(Bool::and(&[self.def.clone(), count.bvule(&self.at)]));
+        }
+        let (t, var) = test?;
+        let at_limit = t.substitute(&[(var, &self.at)]);
+        Some(Bool::and(&[self.def.clone(), self.at.bvult(count).implies(&at_limit)]))
+    }
+}
+
+impl Walker<'_> {
+    /// The [`ShiftLimit`] of a left-shift induction variable, from its entry value.
+    fn shift_limit(&mut self, v: VarId, upd: &Update) -> Option<ShiftLimit> {
+        let Update::Shift {
+            amount,
+            left: true,
+            signed_mul,
+            ..
+        } = upd
+        else {
+            return None;
+        };
+        let Val::Bv(init) = self.var(v) else {
+            return None;
+        };
+        let w = init.get_size();
+        self.counter += 1;
+        let at = BV::new_const(format!("lim{}_t{}", self.counter, self.th.tag), 32);
+        let exact = |j: &BV| {
+            let amt = shift_amount(j, *amount, w);
+            let back = if *signed_mul {
+                init.bvshl(&amt).bvashr(&amt)
+            } else {
+                init.bvshl(&amt).bvlshr(&amt)
+            };
+            back.eq(&init)
+        };
+        let next = at.bvadd(BV::from_u64(1, 32));
+        let def = Bool::and(&[
+            at.bvult(BV::from_u64(2 * w as u64, 32)),
+            exact(&at),
+            Bool::or(&[init.eq(BV::from_u64(0, w)), exact(&next).not()]),
+        ]);
+        Some(ShiftLimit {
+            at,
+            def,
+            signed_mul: *signed_mul,
+        })
+    }
+
+    /// The guarded induction groups of a loop, with a count per group (the iteration counter
+    /// bounds it) and closed forms at that count; entry values are read here.
+    fn guarded_groups<'k>(
+        &mut self,
+        label: Label,
+        header: &[Stmt],
+        body: &'k Block,
+        step: &[Stmt],
+        iter: &BV,
+        shared: bool,
+    ) -> Vec<GuardedGroup<'k>> {
+        let mut out = Vec::new();
+        'groups: for info in guarded_inductions(self.k, header, body, step) {
+            // A uniform group in a loop both threads are in the same iteration of has run the
+            // same number of times in both.
+            let uniform =
+                shared && self.uniform_expr(info.cond) && info.updates.iter().all(|(v, _)| !self.nu.contains(v));
+            let count = BV::new_const(
+                if uniform {
+                    format!("gc{}_{}_s", label.0, info.if_label.0)
+                } else {
+                    format!("gc{}_{}_t{}", label.0, info.if_label.0, self.th.tag)
+                },
+                32,
+            );
+            let mut vals = Vec::new();
+            let mut no_wrap = vec![count.bvule(iter)];
+            let mut limits = Vec::new();
+            for (v, upd) in &info.updates {
+                let Some((val, nw)) = self.closed_form(*v, upd, &count) else {
+                    continue 'groups;
+                };
+                vals.push((*v, val));
+                no_wrap.extend(nw);
+                limits.extend(self.shift_limit(*v, upd));
+            }
+            out.push(GuardedGroup {
+                info,
+                count,
+                vals,
+                no_wrap,
+                limits,
+            });
+        }
+        out
+    }
+
+    /// Puts a group's closed forms in the environment and returns what holds at the head of
+    /// the summarised iteration `iter`.
+    fn guarded_facts(&mut self, g: &GuardedGroup, iter: &BV) -> Vec<Bool> {
+        for (v, val) in &g.vals {
+            self.env.insert(*v, Val::Bv(val.clone()));
+        }
+        let mut facts = g.no_wrap.clone();
+        if g.info.reads_only_group {
+            let cond = self.eval_bool(g.info.cond);
+            self.ub.clear();
+            if g.info.every_iteration {
+                facts.push(g.count.bvult(iter).implies(cond.not()));
+            }
+            facts.extend(g.limits.iter().flat_map(|l| l.facts(&g.count, Some((&cond, &g.count)))));
+        } else {
+            facts.extend(g.limits.iter().flat_map(|l| l.facts(&g.count, None)));
+        }
+        facts
     }
 }
 
@@ -747,22 +901,19 @@ impl Walker<'_> {
                 self.ub.clear();
                 let delta = resize(r, w, false).bvmul(&e);
                 let val = if *sub { init.bvsub(&delta) } else { init.bvadd(&delta) };
-                // The same sum without wrap-around, in a width where it cannot overflow.
+                // The same sum without wrap-around, in a width where it cannot overflow. "Does
+                // not wrap" is about the variable's own type: `int i; i += blockDim.x` adds in
+                // unsigned arithmetic, yet `i` stays within the range of `int`.
+                let var_signed = matches!(self.k.var(v).ty, ScalarTy::Int { signed: true, .. });
                 let wide = w + 34;
-                let ext = |x: &BV| {
-                    if *signed {
-                        x.sign_ext(wide - w)
-                    } else {
-                        x.zero_ext(wide - w)
-                    }
-                };
-                let d = r.zero_ext(wide - 32).bvmul(ext(&e));
+                let ext = |x: &BV, s: bool| if s { x.sign_ext(wide - w) } else { x.zero_ext(wide - w) };
+                let d = r.zero_ext(wide - 32).bvmul(ext(&e, *signed));
                 let exact = if *sub {
-                    ext(&init).bvsub(&d)
+                    ext(&init, var_signed).bvsub(&d)
                 } else {
-                    ext(&init).bvadd(&d)
+                    ext(&init, var_signed).bvadd(&d)
                 };
-                let (lo, hi) = if *signed {
+                let (lo, hi) = if var_signed {
                     (
                         BV::from_i64(-(1i64 << (w - 1).min(62)), wide),
                         BV::from_i64(1i64 << (w - 1).min(62), wide),
@@ -772,7 +923,7 @@ impl Walker<'_> {
                 };
                 let fits = if w >= 64 {
                     // 64-bit counters: keep only the sign condition (the bound does not fit in i64).
-                    if *signed {
+                    if var_signed {
                         Bool::from_bool(true)
                     } else {
                         exact.bvsge(&lo)
@@ -782,13 +933,10 @@ impl Walker<'_> {
                 };
                 Some((val, Some(fits)))
             }
-            Update::Shift { amount, left, arith } => {
-                // Repeated shifts saturate: r shifts by c are one shift by min(r*c, w).
-                let r64 = r.zero_ext(32);
-                let times = r64.bvmul(BV::from_u64(*amount as u64, 64));
-                let wbv = BV::from_u64(w as u64, 64);
-                let amt = times.bvuge(&wbv).ite(&wbv, &times);
-                let amt = resize(&amt, w, false);
+            Update::Shift {
+                amount, left, arith, ..
+            } => {
+                let amt = shift_amount(r, *amount, w);
                 let val = if *left {
                     init.bvshl(&amt)
                 } else if *arith {
@@ -800,6 +948,14 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// The total shift after `r` shifts by `amount` bits of a `w`-bit value: repeated shifts
+/// saturate, so it is min(r·amount, w), in `w` bits.
+fn shift_amount(r: &BV, amount: u32, w: u32) -> BV {
+    let times = r.zero_ext(32).bvmul(BV::from_u64(amount as u64, 64));
+    let wbv = BV::from_u64(w as u64, 64);
+    resize(&times.bvuge(&wbv).ite(&wbv, &times), w, false)
 }
 
 /// `k` when `y` is the constant 2^k with 0 < k and 2^k positive as a signed value.

@@ -292,6 +292,14 @@ impl<'u, 't> Lowerer<'u, 't> {
             let c = Expr::Bin(op, t.scalar(), Box::new(a.clone()), Box::new(b.clone()));
             return Ok(Val::Scalar(Expr::Select(Box::new(c), Box::new(a), Box::new(b)), t));
         }
+        // 24-bit multiplies are exact functions of their operands (indices often use them).
+        if matches!(name, "__mul24" | "__umul24") && vals.len() == 2 && vals.iter().all(|(_, t)| t.is_integral()) {
+            let signed = name == "__mul24";
+            let t = if signed { CType::INT } else { CType::UINT };
+            let a = convert(vals[0].0.clone(), &vals[0].1, &t);
+            let b = convert(vals[1].0.clone(), &vals[1].1, &t);
+            return Ok(Val::Scalar(Expr::mul24(a, b, signed), t));
+        }
         let int_result = matches!(
             name,
             "__popc"

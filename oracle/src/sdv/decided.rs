@@ -1,0 +1,96 @@
+//! Branch feasibility: `if` conditions that hold (or fail) in every thread that reaches them,
+//! and loops whose first test always passes, decided by Z3 where constant folding cannot
+//! (`int tid = threadIdx.x; if (tid >= 0)`, `__requires(n > 0)` before `for (i = 0; i < n; i++)`).
+//!
+//! The lock-step CFG gives a branch that may be skipped a bypass edge, and a barrier on a
+//! bypassable branch separates nothing. A decided branch has no bypass: a barrier in it runs
+//! whenever the statement does.
+
+use super::query::{geometry, geometry_constraints};
+use super::symex::{self, ThreadVars};
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+use z3::ast::{Bool, BV};
+use z3::SatResult;
+
+/// What is decided: for each decided `if`, the branch every thread takes (`true`: then);
+/// the loops whose first test every thread passes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Decided {
+    /// `if` label → the value of its condition in every thread that evaluates it.
+    pub branches: HashMap<Label, bool>,
+    /// Loops (not do-while: those always run once) entered by every thread that reaches them.
+    pub entered: HashSet<Label>,
+}
+
+/// Which statements to decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Only `if`s and loops with a block-wide barrier inside (what the checker needs).
+    WithBarriers,
+    /// Every `if` and loop (what synthesis needs to know where a barrier would always run).
+    All,
+}
+
+/// Decides the conditions of `k` (see [`Decided`]) with one symbolic thread; the solver gets
+/// `timeout_ms` per question, and an unanswered question leaves the statement undecided.
+pub(crate) fn decide(k: &Kernel, nu: &HashSet<VarId>, scope: Scope, timeout_ms: u32) -> Decided {
+    let mut ifs = Vec::new();
+    let mut loops = Vec::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        let wanted = |blocks: &[&Block]| scope == Scope::All || blocks.iter().any(|b| has_block_barrier(b));
+        match &s.kind {
+            StmtKind::If { then_blk, else_blk, .. } if wanted(&[then_blk, else_blk]) => ifs.push(s.label),
+            StmtKind::Loop { kind, body, .. } if *kind != LoopKind::DoWhile && wanted(&[body]) => loops.push(s.label),
+            _ => {}
+        }
+    });
+    let mut out = Decided::default();
+    if ifs.is_empty() && loops.is_empty() {
+        return out;
+    }
+    let geom = geometry(k);
+    let th = ThreadVars::new(1, "bid");
+    let w = symex::walk(k, nu, &geom, &th, &HashSet::new());
+    let solver = crate::smt::query_solver(timeout_ms);
+    for c in geometry_constraints(k, &geom, &[&th]) {
+        solver.assert(&c);
+    }
+    let never = |extra: &[Bool]| {
+        solver.push();
+        for e in extra {
+            solver.assert(e);
+        }
+        let r = solver.check();
+        solver.pop(1);
+        r == SatResult::Unsat
+    };
+    for l in ifs {
+        let Some((at, c)) = w.conds.get(&l) else { continue };
+        let base = [at.ctrl.clone(), at.facts.clone()];
+        if never(&[base[0].clone(), base[1].clone(), c.not()]) {
+            out.branches.insert(l, true);
+        } else if never(&[base[0].clone(), base[1].clone(), c.clone()]) {
+            out.branches.insert(l, false);
+        }
+    }
+    for l in loops {
+        let (Some((at, c)), Some(it), Some(first)) = (w.conds.get(&l), w.iters.get(&l), w.first.get(&l)) else {
+            continue;
+        };
+        let zero = it.eq(BV::from_u64(0, 32));
+        if never(&[at.ctrl.clone(), at.facts.clone(), zero, first.clone(), c.not()]) {
+            out.entered.insert(l);
+        }
+    }
+    out
+}
+
+/// Whether `b` contains a block-wide barrier at any depth.
+fn has_block_barrier(b: &Block) -> bool {
+    let mut found = false;
+    crate::tree::for_each_stmt(b, &mut |s: &Stmt| {
+        found |= matches!(&s.kind, StmtKind::Barrier(bar, _) if bar.is_block_wide());
+    });
+    found
+}
