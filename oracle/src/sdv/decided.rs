@@ -8,6 +8,7 @@
 
 use super::query::{geometry, geometry_constraints};
 use super::symex::{self, ThreadVars};
+use super::uniform::Uniformity;
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Bool, BV};
@@ -34,7 +35,7 @@ pub(crate) enum Scope {
 
 /// Decides the conditions of `k` (see [`Decided`]) with one symbolic thread; the solver gets
 /// `timeout_ms` per question, and an unanswered question leaves the statement undecided.
-pub(crate) fn decide(k: &Kernel, nu: &HashSet<VarId>, scope: Scope, timeout_ms: u32) -> Decided {
+pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u32) -> Decided {
     let mut ifs = Vec::new();
     let mut loops = Vec::new();
     crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
@@ -51,7 +52,7 @@ pub(crate) fn decide(k: &Kernel, nu: &HashSet<VarId>, scope: Scope, timeout_ms: 
     }
     let geom = geometry(k);
     let th = ThreadVars::new(1, "bid");
-    let w = symex::walk(k, nu, &geom, &th, &HashSet::new());
+    let w = symex::walk(k, unif, &geom, &th, &HashSet::new());
     let solver = crate::smt::query_solver(timeout_ms);
     for c in geometry_constraints(k, &geom, &[&th]) {
         solver.assert(&c);

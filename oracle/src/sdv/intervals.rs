@@ -180,7 +180,12 @@ impl Cfg {
     /// back edge once per iteration it moves on; when no path crosses it twice (every iteration
     /// of the loop passes a blocking barrier on every path), the two accesses are in consecutive
     /// iterations.
-    fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> HashMap<Label, BTreeSet<Reached>> {
+    pub(crate) fn reach(
+        &self,
+        src: Label,
+        src_loops: &[Label],
+        blocking: Blocking,
+    ) -> HashMap<Label, BTreeSet<Reached>> {
         /// A search state: node, outermost crossed depth, crossed more than once, loops entered
         /// and not iterated since (sorted), position in each of the source's loops, and the
         /// unrolled-iteration context of the start node.

@@ -87,7 +87,7 @@ pub struct Feasibility {
 /// The [`Feasibility`] of every `if` and loop of `k`.
 pub fn feasibility(k: &Kernel) -> Feasibility {
     let unif = uniformity(k);
-    let d = decided::decide(k, unif.nu_vars(), decided::Scope::All, SdvOptions::default().timeout_ms);
+    let d = decided::decide(k, &unif, decided::Scope::All, SdvOptions::default().timeout_ms);
     Feasibility {
         entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
         branches: d.branches,
@@ -115,9 +115,9 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
     let sites = access_sites(k, &tree);
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
-    let decided = decided::decide(k, unif.nu_vars(), decided::Scope::WithBarriers, opts.timeout_ms);
+    let decided = decided::decide(k, &unif, decided::Scope::WithBarriers, opts.timeout_ms);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
-    let mut engine = Engine::new(k, unif.nu_vars().clone(), opts.timeout_ms, opts.deadline);
+    let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
     let mut races = RaceSet::default();
     let grid_may_exceed_one = k
         .launch

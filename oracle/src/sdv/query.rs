@@ -3,6 +3,7 @@
 
 use super::intervals::{Bound, PathBounds};
 use super::symex::{self, Geometry, SiteTerms, ThreadVars, Walk};
+use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
 use std::collections::{HashMap, HashSet};
@@ -200,7 +201,7 @@ pub(crate) enum Outcome {
 /// Runs conflict queries on one solver, caching walks and identical queries.
 pub(crate) struct Engine<'k> {
     k: &'k Kernel,
-    nu: HashSet<VarId>,
+    unif: &'k Uniformity,
     geom: Geometry,
     intra: [ThreadVars; 2],
     inter: [ThreadVars; 2],
@@ -221,7 +222,7 @@ impl<'k> Engine<'k> {
     /// A solver with the geometry constraints asserted once.
     pub(crate) fn new(
         k: &'k Kernel,
-        nu: HashSet<VarId>,
+        unif: &'k Uniformity,
         timeout_ms: u32,
         deadline: Option<std::time::Instant>,
     ) -> Engine<'k> {
@@ -235,7 +236,7 @@ impl<'k> Engine<'k> {
         }
         Engine {
             k,
-            nu,
+            unif,
             geom,
             intra,
             inter,
@@ -260,7 +261,7 @@ impl<'k> Engine<'k> {
             &self.intra[tag as usize - 1]
         };
         let set: HashSet<Label> = shared.iter().copied().collect();
-        let w = Rc::new(symex::walk(self.k, &self.nu, &self.geom, th, &set));
+        let w = Rc::new(symex::walk(self.k, self.unif, &self.geom, th, &set));
         self.walks.insert(key, w.clone());
         w
     }

@@ -10,6 +10,7 @@
 
 use super::fold::type_of;
 use super::induction::{guarded_inductions, inductions, Update};
+use super::uniform::Uniformity;
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
@@ -102,12 +103,14 @@ struct Frame {
     var: Option<VarId>,
 }
 
-/// Walks `k` as thread `th`. `nu` holds the non-uniform variables; `shared` the loops in whose
-/// current iteration both threads of the query are.
-pub(crate) fn walk(k: &Kernel, nu: &HashSet<VarId>, geom: &Geometry, th: &ThreadVars, shared: &HashSet<Label>) -> Walk {
+/// Walks `k` as thread `th`. `unif` tells which variables are non-uniform and which reads give
+/// every thread the same value; `shared` holds the loops in whose current iteration both
+/// threads of the query are.
+pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVars, shared: &HashSet<Label>) -> Walk {
     let mut w = Walker {
         k,
-        nu,
+        nu: unif.nu_vars(),
+        uniform_reads: unif.uniform_reads(),
         geom,
         th,
         shared,
@@ -127,6 +130,7 @@ pub(crate) fn walk(k: &Kernel, nu: &HashSet<VarId>, geom: &Geometry, th: &Thread
 struct Walker<'a> {
     k: &'a Kernel,
     nu: &'a HashSet<VarId>,
+    uniform_reads: &'a HashSet<(Label, usize)>,
     geom: &'a Geometry,
     th: &'a ThreadVars,
     shared: &'a HashSet<Label>,
@@ -446,6 +450,14 @@ impl<'a> Walker<'a> {
                 for (i, op) in ops.iter().enumerate() {
                     match op {
                         Op::Assign(v, e) => self.assign(*v, e),
+                        Op::Read(Some(d), acc) if self.uniform_reads.contains(&(s.label, i)) => {
+                            self.site(s.label, i, acc);
+                            // Every thread reads the same value here: shared by both threads
+                            // when they are in the same iterations.
+                            let ty = self.k.vars.get(d.0 as usize).map_or(ScalarTy::Opaque, |x| x.ty);
+                            let val = self.unknown("rd", ty, true);
+                            self.env.insert(*d, val);
+                        }
                         Op::Read(dst, acc) | Op::Atomic(dst, acc) => {
                             self.site(s.label, i, acc);
                             if let Some(d) = dst {

@@ -28,6 +28,7 @@ pub enum Level {
 #[derive(Clone, Debug, Default)]
 pub struct Uniformity {
     nu_vars: HashSet<VarId>,
+    uniform_reads: HashSet<(Label, usize)>,
     before: HashMap<Label, (Level, Option<Label>)>,
     after: HashMap<Label, (Level, Option<Label>)>,
 }
@@ -65,19 +66,34 @@ impl Uniformity {
     pub(crate) fn nu_vars(&self) -> &HashSet<VarId> {
         &self.nu_vars
     }
+    /// Reads (statement, operation) that give every thread running them together the same
+    /// value: a block-uniform address of a shared array that no write reaches without a
+    /// barrier, or of a global array the kernel never writes.
+    pub(crate) fn uniform_reads(&self) -> &HashSet<(Label, usize)> {
+        &self.uniform_reads
+    }
 }
 
 /// Computes the uniformity of every variable and label of `k`.
+///
+/// Reads are uniform when every thread reads the same value (see
+/// [`Uniformity::uniform_reads`]): a shared flag written by one thread before a barrier and read
+/// by all after it, so that `if (done) break;` keeps a loop uniform. Which reads qualify depends
+/// on which barriers align, which depends on which values are uniform: the set is the greatest
+/// fixpoint, starting from every candidate read and dropping those some write reaches. That is
+/// sound by induction over the lock-step execution: up to the first instant a read of the set
+/// would give threads different values, every condition judged uniform was, so every barrier
+/// judged aligned was, and the execution so far is a path of the graph the reads were checked
+/// on — on which no write reaches the read, so its address held one value since the barrier.
 pub fn uniformity(k: &Kernel) -> Uniformity {
-    let mut nu: HashSet<VarId> = HashSet::new();
-    let taint = loop {
-        let t = Taint::run(k, &nu);
-        let mut next = nu.clone();
-        update_vars(&k.body, &t.before, &mut next);
-        if next == nu {
-            break t;
+    let mut reads = read_candidates(k);
+    let (nu, taint) = loop {
+        let (nu, taint) = taint_fixpoint(k, &reads);
+        let next = confirmed_reads(k, &nu, &taint, &reads);
+        if next == reads {
+            break (nu, taint);
         }
-        nu = next;
+        reads = next;
     };
     // A predicate built from conditions that each agree across the lanes of a warp agrees
     // across the lanes of a warp: one solver query per non-uniform condition suffices.
@@ -91,8 +107,13 @@ pub fn uniformity(k: &Kernel) -> Uniformity {
     sources.sort();
     sources.dedup();
     let mut cond_level: HashMap<Label, Level> = HashMap::new();
+    let mut u = Uniformity {
+        nu_vars: nu,
+        uniform_reads: reads,
+        ..Default::default()
+    };
     if !sources.is_empty() {
-        let warp = WarpCheck::new(k, &nu);
+        let warp = WarpCheck::new(k, &u);
         for src in sources {
             cond_level.insert(src, warp.level(src));
         }
@@ -104,10 +125,6 @@ pub fn uniformity(k: &Kernel) -> Uniformity {
             .max()
             .unwrap_or(Level::Block);
         (level, srcs.last().copied())
-    };
-    let mut u = Uniformity {
-        nu_vars: nu.clone(),
-        ..Default::default()
     };
     for (&l, srcs) in &taint.before {
         u.before.insert(l, classify(srcs));
@@ -126,16 +143,147 @@ pub(crate) fn nu_expr(e: &Expr, nu: &HashSet<VarId>) -> bool {
     r
 }
 
-fn update_vars(b: &Block, before: &HashMap<Label, Srcs>, nu: &mut HashSet<VarId>) {
+/// Per label, the non-uniform conditions of its predicate, before and after it.
+struct Preds {
+    before: HashMap<Label, Srcs>,
+    after: HashMap<Label, Srcs>,
+}
+
+/// The variable taint and the predicates' non-uniform conditions, to a fixpoint, with the
+/// reads of `reads` giving uniform values (at uniform addresses).
+fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId>, Preds) {
+    let mut nu: HashSet<VarId> = HashSet::new();
+    loop {
+        let t = Taint::run(k, &nu);
+        let mut next = nu.clone();
+        update_vars(&k.body, &t.before, reads, &mut next);
+        if next == nu {
+            let preds = Preds {
+                before: t.before,
+                after: t.after,
+            };
+            return (nu, preds);
+        }
+        nu = next;
+    }
+}
+
+/// Every read that may give all threads the same value: into a variable, from a shared array, or
+/// from a global array no statement of the kernel writes.
+fn read_candidates(k: &Kernel) -> HashSet<(Label, usize)> {
+    let mut written = HashSet::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            for op in ops {
+                if let Op::Write(a, _) | Op::Atomic(_, a) = op {
+                    written.insert(a.array);
+                }
+            }
+        }
+    });
+    let mut out = HashSet::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            for (i, op) in ops.iter().enumerate() {
+                if let Op::Read(Some(_), a) = op {
+                    let ok = match k.arrays.get(a.array.0 as usize).map(|x| x.space) {
+                        Some(Space::Shared) => true,
+                        Some(Space::Global) => !written.contains(&a.array),
+                        _ => false,
+                    };
+                    if ok {
+                        out.insert((s.label, i));
+                    }
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The candidate reads that stay uniform given the current taint: a uniform address, and (for
+/// shared arrays) no write to the array that reaches the read on the lock-step CFG without a
+/// barrier (its own thread's earlier write in the statement included). The CFG is built with
+/// the syntactic levels only (a condition with any non-uniform source is not block-uniform):
+/// more paths than the final analysis has, which can only drop reads.
+fn confirmed_reads(
+    k: &Kernel,
+    nu: &HashSet<VarId>,
+    taint: &Preds,
+    reads: &HashSet<(Label, usize)>,
+) -> HashSet<(Label, usize)> {
+    let mut ops_of: HashMap<Label, &[Op]> = HashMap::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            ops_of.insert(s.label, ops);
+        }
+    });
+    let access = |(l, i): &(Label, usize)| match ops_of.get(l).and_then(|ops| ops.get(*i)) {
+        Some(Op::Read(_, a)) => Some(a),
+        _ => None,
+    };
+    let mut keep: HashSet<(Label, usize)> = reads
+        .iter()
+        .filter(|r| access(r).is_some_and(|a| !nu_expr(&a.offset, nu)))
+        .copied()
+        .collect();
+    let shared_arrays: HashSet<ArrayId> = keep
+        .iter()
+        .filter_map(&access)
+        .filter(|a| {
+            k.arrays
+                .get(a.array.0 as usize)
+                .is_some_and(|x| x.space == Space::Shared)
+        })
+        .map(|a| a.array)
+        .collect();
+    if shared_arrays.is_empty() {
+        return keep;
+    }
+    let level = |srcs: &Srcs| (if srcs.is_empty() { Level::Block } else { Level::Thread }, None);
+    let prelim = Uniformity {
+        nu_vars: nu.clone(),
+        uniform_reads: keep.clone(),
+        before: taint.before.iter().map(|(l, s)| (*l, level(s))).collect(),
+        after: taint.after.iter().map(|(l, s)| (*l, level(s))).collect(),
+    };
+    let cfg = super::intervals::Cfg::build(k, &prelim, &Default::default());
+    let tree = crate::tree::LabelTree::new(k);
+    let mut writers: Vec<(Label, usize, ArrayId)> = Vec::new();
+    for (l, ops) in &ops_of {
+        for (i, op) in ops.iter().enumerate() {
+            if let Op::Write(a, _) | Op::Atomic(_, a) = op {
+                if shared_arrays.contains(&a.array) {
+                    writers.push((*l, i, a.array));
+                }
+            }
+        }
+    }
+    writers.sort();
+    writers.dedup_by_key(|w| (w.0, w.2));
+    for (w, wi, array) in writers {
+        let reached = cfg.reach(w, &tree.get(w).loop_owners(), super::intervals::Blocking::BlockOnly);
+        keep.retain(|r| {
+            let a = access(r).expect("kept reads are reads");
+            a.array != array || !(reached.contains_key(&r.0) || (r.0 == w && wi < r.1))
+        });
+    }
+    keep
+}
+
+fn update_vars(b: &Block, before: &HashMap<Label, Srcs>, reads: &HashSet<(Label, usize)>, nu: &mut HashSet<VarId>) {
     crate::tree::for_each_stmt(b, &mut |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
             let divergent = before.get(&s.label).is_some_and(|x| !x.is_empty());
-            for op in ops {
+            for (i, op) in ops.iter().enumerate() {
                 match op {
                     Op::Assign(v, e) if divergent || nu_expr(e, nu) => {
                         nu.insert(*v);
                     }
-                    Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                    Op::Read(Some(v), a) if divergent || !reads.contains(&(s.label, i)) || nu_expr(&a.offset, nu) => {
+                        nu.insert(*v);
+                    }
+                    Op::Atomic(Some(v), _) => {
                         nu.insert(*v);
                     }
                     _ => {}
@@ -288,7 +436,7 @@ struct WarpCheck {
 }
 
 impl WarpCheck {
-    fn new(k: &Kernel, nu: &HashSet<VarId>) -> WarpCheck {
+    fn new(k: &Kernel, unif: &Uniformity) -> WarpCheck {
         let geom = super::query::geometry(k);
         let t1 = ThreadVars::new(1, "bid");
         let t2 = ThreadVars::new(2, "bid");
@@ -299,12 +447,12 @@ impl WarpCheck {
                 all_loops.insert(s.label);
             }
         });
-        let w1 = symex::walk(k, nu, &geom, &t1, &all_loops);
-        let w2 = symex::walk(k, nu, &geom, &t2, &all_loops);
+        let w1 = symex::walk(k, unif, &geom, &t1, &all_loops);
+        let w2 = symex::walk(k, unif, &geom, &t2, &all_loops);
         let mut k_any = k.clone();
         k_any.launch.params.clear();
-        let w1_any = symex::walk(&k_any, nu, &geom, &t1, &all_loops);
-        let w2_any = symex::walk(&k_any, nu, &geom, &t2, &all_loops);
+        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops);
+        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops);
         let solver = crate::smt::query_solver(2000);
         for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
             solver.assert(&c);
