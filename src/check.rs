@@ -29,18 +29,20 @@ pub fn uses_named_barriers(k: &Kernel) -> bool {
     found
 }
 
-/// Runs the chosen checker on one kernel.
+/// Runs the chosen checker on one kernel (benign races are warnings).
 pub fn check_kernel(k: &Kernel, oracle: OracleChoice, timeout_ms: u32) -> (Report, &'static str) {
-    check_kernel_within(k, oracle, timeout_ms, None)
+    check_kernel_within(k, oracle, timeout_ms, None, false)
 }
 
 /// Runs the chosen checker on one kernel within a wall-clock `budget` (SDV checker only; the
-/// named-barrier checker is bounded per query): past it the report is inconclusive.
+/// named-barrier checker is bounded per query): past it the report is inconclusive. With
+/// `strict`, benign races are reported as races.
 pub fn check_kernel_within(
     k: &Kernel,
     oracle: OracleChoice,
     timeout_ms: u32,
     budget: Option<std::time::Duration>,
+    strict: bool,
 ) -> (Report, &'static str) {
     let use_named = match oracle {
         OracleChoice::Named => true,
@@ -57,6 +59,7 @@ pub fn check_kernel_within(
         let opts = sdv::SdvOptions {
             timeout_ms,
             deadline: budget.map(|b| std::time::Instant::now() + b),
+            strict,
             ..Default::default()
         };
         (sdv::check(k, &opts), "sdv")

@@ -82,6 +82,9 @@ pub struct FixArgs {
     /// Solver budget per query in milliseconds of solver work (deterministic, not wall clock).
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
+    /// Also fix benign races (write-write races where every thread stores the same value).
+    #[arg(long)]
+    pub strict: bool,
     /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
     #[arg(long = "reserved-ids", value_parser = check_id_set)]
     pub reserved_ids: Option<String>,
@@ -172,6 +175,10 @@ pub struct CheckArgs {
     /// Solver budget per query in milliseconds of solver work (deterministic; an unanswered query is never "clean").
     #[arg(long, default_value_t = 2000)]
     pub timeout: u32,
+    /// Report benign races (write-write races where every thread stores the same value) as
+    /// defects instead of warnings.
+    #[arg(long)]
+    pub strict: bool,
     /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
     #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
     pub kernel_timeout: std::time::Duration,

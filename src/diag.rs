@@ -121,20 +121,36 @@ pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
         .as_ref()
         .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
         .unwrap_or_else(|| k.file.clone());
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let benign = k
+        .defects
+        .iter()
+        .filter(|d| d.rule == "benign-race" && d.severity == Severity::Warning)
+        .count();
+    let benign_note = if benign > 0 {
+        st.warning(&format!(" ({benign} benign race{} warned)", plural(benign)))
+    } else {
+        String::new()
+    };
     let summary = match k.status.as_str() {
-        "clean" => st.good("clean"),
+        "clean" => format!("{}{benign_note}", st.good("clean")),
         "inconclusive" => st.warning("inconclusive"),
         _ => {
             let races = k.races;
-            let others = k.defects.len() - k.defects.iter().filter(|d| d.rule == "race").count();
+            let race_defects = k
+                .defects
+                .iter()
+                .filter(|d| d.rule == "race" || d.rule == "benign-race")
+                .count();
+            let others = k.defects.len() - race_defects;
             let mut parts = Vec::new();
             if races > 0 {
-                parts.push(format!("{races} race{}", if races == 1 { "" } else { "s" }));
+                parts.push(format!("{races} race{}", plural(races)));
             }
             if others > 0 {
-                parts.push(format!("{others} other defect{}", if others == 1 { "" } else { "s" }));
+                parts.push(format!("{others} other defect{}", plural(others)));
             }
-            st.error(&parts.join(", "))
+            format!("{}{benign_note}", st.error(&parts.join(", ")))
         }
     };
     let mut out = format!("{loc}: kernel `{}` ({} checker): {summary}\n", k.kernel, k.checker);

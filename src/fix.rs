@@ -526,7 +526,13 @@ fn verify_patched(
     })?;
     for (ki, k) in unit.kernels.iter().enumerate() {
         let fail = |e: FixError| (Some(ki), e);
-        let (r, _) = crate::check::check_kernel(k, crate::check::OracleChoice::Auto, synth.timeout_ms);
+        let (r, _) = crate::check::check_kernel_within(
+            k,
+            crate::check::OracleChoice::Auto,
+            synth.timeout_ms,
+            None,
+            synth.strict,
+        );
         if !r.is_clean() && r.divergences.is_empty() && r.sync_defects.is_empty() && r.races.iter().all(|x| x.assumed) {
             return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text could not be re-verified within the solver budget (raise --timeout)",

@@ -6,7 +6,7 @@
 use crate::check::Verdict;
 use crate::fix::{BarrierJson, KernelFix};
 use autosync_oracle::ir::{Kernel, Span};
-use autosync_oracle::report::{RaceScope, Report, SyncDefectKind};
+use autosync_oracle::report::{Race, RaceScope, Report, SyncDefectKind};
 use serde::Serialize;
 
 /// A place in a source file.
@@ -186,45 +186,62 @@ fn sync_defect_words(kind: &SyncDefectKind) -> (&'static str, String) {
     }
 }
 
-/// The defects of a checker report, in report order.
-pub fn defects(k: &Kernel, tx: &Texts, r: &Report) -> Vec<Defect> {
-    let mut out = Vec::new();
-    for race in &r.races {
-        let arr = k.array(race.array).name.clone();
-        let inter_block = race.scope == RaceScope::InterBlock;
-        let mut message = format!("race ({}) on `{arr}`", race.kind.short());
-        if inter_block {
-            message.push_str(" between blocks (no barrier can fix this)");
+/// A race as a defect: rule `race`, or `benign-race` for a write-write race where every thread
+/// stores the same value (a warning unless `--strict` put it among the races).
+fn race_defect(k: &Kernel, tx: &Texts, race: &Race, benign_warning: bool) -> Defect {
+    let arr = k.array(race.array).name.clone();
+    let inter_block = race.scope == RaceScope::InterBlock;
+    let mut message = if race.benign {
+        format!(
+            "benign race ({}, every thread stores the same value) on `{arr}`",
+            race.kind.short()
+        )
+    } else {
+        format!("race ({}) on `{arr}`", race.kind.short())
+    };
+    if inter_block {
+        message.push_str(" between blocks");
+        if !race.benign {
+            message.push_str(" (no barrier can fix this)");
         }
-        if race.assumed {
-            message.push_str(" (assumed: the solver could not decide)");
-        }
-        message.push_str(&format!(
-            ": {} at {} and {} at {}",
-            access_word(race.first.kind),
-            k.loc(race.first.span),
-            access_word(race.second.kind),
-            k.loc(race.second.span)
-        ));
-        out.push(Defect {
-            rule: "race".into(),
-            severity: if race.assumed {
-                Severity::Warning
-            } else {
-                Severity::Error
-            },
-            message,
-            primary: labeled(tx, k, race.first.span, access_word(race.first.kind)),
-            related: labeled(tx, k, race.second.span, access_word(race.second.kind))
-                .into_iter()
-                .collect(),
-            race_kind: Some(race.kind.short().into()),
-            array: Some(arr),
-            inter_block,
-            witness: serde_json::to_value(&race.witness).ok(),
-            notes: witness_text(&race.witness).into_iter().collect(),
-        });
     }
+    if race.assumed {
+        message.push_str(" (assumed: the solver could not decide)");
+    }
+    message.push_str(&format!(
+        ": {} at {} and {} at {}",
+        access_word(race.first.kind),
+        k.loc(race.first.span),
+        access_word(race.second.kind),
+        k.loc(race.second.span)
+    ));
+    let mut notes: Vec<String> = witness_text(&race.witness).into_iter().collect();
+    if benign_warning {
+        notes.push("not a defect by default; `--strict` reports benign races as races".into());
+    }
+    Defect {
+        rule: if race.benign { "benign-race" } else { "race" }.into(),
+        severity: if race.assumed || benign_warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        },
+        message,
+        primary: labeled(tx, k, race.first.span, access_word(race.first.kind)),
+        related: labeled(tx, k, race.second.span, access_word(race.second.kind))
+            .into_iter()
+            .collect(),
+        race_kind: Some(race.kind.short().into()),
+        array: Some(arr),
+        inter_block,
+        witness: serde_json::to_value(&race.witness).ok(),
+        notes,
+    }
+}
+
+/// The defects of a checker report, in report order; benign races (warnings) last.
+pub fn defects(k: &Kernel, tx: &Texts, r: &Report) -> Vec<Defect> {
+    let mut out: Vec<Defect> = r.races.iter().map(|race| race_defect(k, tx, race, false)).collect();
     for d in &r.divergences {
         let within = if d.within_warp {
             " (lanes of one warp disagree)"
@@ -266,6 +283,7 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report) -> Vec<Defect> {
             notes: s.trace.clone(),
         });
     }
+    out.extend(r.benign.iter().map(|race| race_defect(k, tx, race, true)));
     for i in &r.inconclusive {
         out.push(Defect {
             rule: "inconclusive".into(),

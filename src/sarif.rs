@@ -7,6 +7,10 @@ use serde_json::{json, Value};
 /// Rules autosync reports, with a one-line description each.
 const RULES: &[(&str, &str)] = &[
     ("race", "Data race between threads of a block (or between blocks)"),
+    (
+        "benign-race",
+        "Write-write race where every thread stores the same value (a defect only with --strict)",
+    ),
     ("barrier-divergence", "Barrier under a thread-dependent condition"),
     ("deadlock", "Named barriers can wait forever"),
     (

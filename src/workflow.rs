@@ -228,7 +228,7 @@ fn check_one(i: &Input, a: &CheckArgs, style: Style) -> FileResult {
     let tx = Texts { texts: &unit.texts };
     for k in &unit.kernels {
         let t0 = Instant::now();
-        let (report, checker) = check_kernel_within(k, a.oracle, a.timeout, Some(a.kernel_timeout));
+        let (report, checker) = check_kernel_within(k, a.oracle, a.timeout, Some(a.kernel_timeout), a.strict);
         let millis = t0.elapsed().as_secs_f64() * 1000.0;
         let kr = results::from_check(&file, k, &tx, report, checker, millis);
         res.exit_code = worst(
@@ -318,6 +318,7 @@ fn fix_options(a: &FixArgs, cfg: Option<&Config>) -> FixOptions {
             cost_loop: a.cost_loop.or(cost.loop_factor).unwrap_or(100.0),
             cost_if: a.cost_if.or(cost.if_factor).unwrap_or(0.5),
             timeout_ms: a.timeout,
+            strict: a.strict,
             dump_wcnf: a.dump_wcnf.clone(),
             kernel_timeout: Some(a.kernel_timeout),
             named: {
@@ -396,8 +397,13 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
         let found = match (k, &kf.initial) {
             (Some(k), Some(report)) if kf.status != "clean" => results::defects(k, &tx, report),
             (Some(k), None) if kf.status != "clean" => {
-                let (report, _) =
-                    check_kernel_within(k, crate::check::OracleChoice::Auto, a.timeout, Some(a.kernel_timeout));
+                let (report, _) = check_kernel_within(
+                    k,
+                    crate::check::OracleChoice::Auto,
+                    a.timeout,
+                    Some(a.kernel_timeout),
+                    a.strict,
+                );
                 results::defects(k, &tx, &report)
             }
             _ => vec![],

@@ -49,9 +49,18 @@ fn lower(g: &GenKernel, text: &str) -> Kernel {
     }
 }
 
+/// The intra-block pairs a report names, its benign races (warnings) included.
 fn pairs(r: &Report) -> BTreeSet<Pair> {
-    r.races
-        .iter()
+    pairs_of(r.races.iter().chain(&r.benign))
+}
+
+/// The intra-block pairs a report calls harmful.
+fn harmful_pairs(r: &Report) -> BTreeSet<Pair> {
+    pairs_of(r.races.iter())
+}
+
+fn pairs_of<'r>(races: impl Iterator<Item = &'r autosync_oracle::report::Race>) -> BTreeSet<Pair> {
+    races
         .filter(|x| x.scope == RaceScope::IntraBlock)
         .map(|x| {
             let (a, b) = (x.first.label, x.second.label);
@@ -69,9 +78,19 @@ fn n_values(g: &GenKernel) -> &'static [i64] {
     }
 }
 
+/// What the executor saw over every `n` and memory seed.
+struct Executed {
+    /// Every intra-block race.
+    races: BTreeSet<Pair>,
+    /// The races seen with a load, an atomic or stores of different values.
+    harmful: BTreeSet<Pair>,
+    reports: Vec<ExecReport>,
+}
+
 /// Runs the executor for every `n` and memory seed; the union of its races.
-fn executed_races(g: &GenKernel, k: &Kernel, text: &str) -> (BTreeSet<Pair>, Vec<ExecReport>) {
+fn executed_races(g: &GenKernel, k: &Kernel, text: &str) -> Executed {
     let mut seen = BTreeSet::new();
+    let mut harmful = BTreeSet::new();
     let mut reports = Vec::new();
     for &n in n_values(g) {
         for seed in 0..2 {
@@ -83,14 +102,17 @@ fn executed_races(g: &GenKernel, k: &Kernel, text: &str) -> (BTreeSet<Pair>, Vec
                 Err(ExecError::DivByZero(_)) => continue,
                 Err(e) => panic!("seed {}: executor failed with n={n}: {e}\n{text}", g.seed),
             };
-            seen.extend(rep.races.iter().filter(|r| !r.inter_block).map(|r| {
-                let (a, b) = (r.first, r.second);
-                (a.min(b), a.max(b), r.array)
-            }));
+            let pair = |r: &autosync_oracle::exec::ExecRace| (r.first.min(r.second), r.first.max(r.second), r.array);
+            seen.extend(rep.races.iter().filter(|r| !r.inter_block).map(pair));
+            harmful.extend(rep.races.difference(&rep.benign).filter(|r| !r.inter_block).map(pair));
             reports.push(rep);
         }
     }
-    (seen, reports)
+    Executed {
+        races: seen,
+        harmful,
+        reports,
+    }
 }
 
 /// Per-case counts of the SDV-vs-executor test, summed over cases.
@@ -121,7 +143,11 @@ fn sdv_case(seed: u64, cfg: &GenConfig) -> SdvStats {
     let text = g.to_cuda();
     let k = lower(&g, &text);
     let t0 = Instant::now();
-    let (seen, reports) = executed_races(&g, &k, &text);
+    let Executed {
+        races: seen,
+        harmful,
+        reports,
+    } = executed_races(&g, &k, &text);
     let exec_time = t0.elapsed();
     // Barriers are generated at block-uniform positions only.
     for r in &reports {
@@ -139,6 +165,12 @@ fn sdv_case(seed: u64, cfg: &GenConfig) -> SdvStats {
         missed.is_empty(),
         "seed {seed}: executor races {missed:?} not reported by the SDV oracle (found {found:?})\n{}\n{text}",
         autosync_oracle::print::kernel(&k)
+    );
+    let reported_harmful = harmful_pairs(&rep);
+    let called_benign: Vec<_> = harmful.difference(&reported_harmful).collect();
+    assert!(
+        called_benign.is_empty(),
+        "seed {seed}: executor races {called_benign:?} with different stored values reported as benign\n{text}"
     );
     SdvStats {
         racy: usize::from(!seen.is_empty()),
@@ -208,7 +240,8 @@ fn fix_case(seed: u64, cfg: &GenConfig, dir: &Path) -> FixOutcome {
         out != text
     );
     let k = lower(&g, &out);
-    let (seen, _) = executed_races(&g, &k, &out);
+    // Benign races (every thread stores the same value) are warnings `fix` leaves alone.
+    let seen = executed_races(&g, &k, &out).harmful;
     assert!(
         seen.is_empty(),
         "seed {seed}: `fix` output ({status}) still races: {seen:?}\n{out}"
@@ -267,7 +300,7 @@ fn agree_case(seed: u64, cfg: &GenConfig) -> Option<()> {
         "seed {seed}: divergence or sync defect reported for a kernel without either\n{text}"
     );
     // Concrete kernels without data-dependent branches: the executor's race set is exact.
-    let (exact, _) = executed_races(&g, &k, &text);
+    let exact = executed_races(&g, &k, &text).races;
     let (sp, np) = (pairs(&s), pairs(&n));
     assert!(
         exact.is_subset(&np),
@@ -471,8 +504,8 @@ fn replay() {
     let text = g.to_cuda();
     let k = lower(&g, &text);
     println!("{text}\n{}", autosync_oracle::print::kernel(&k));
-    let (seen, _) = executed_races(&g, &k, &text);
-    println!("executor: {seen:?}");
+    let seen = executed_races(&g, &k, &text);
+    println!("executor: {:?} (harmful: {:?})", seen.races, seen.harmful);
     println!("sdv:      {:?}", pairs(&sdv::check(&k, &sdv::SdvOptions::default())));
     println!(
         "named:    {:?}",

@@ -123,6 +123,10 @@ pub struct Race {
     pub witness: Witness,
     /// Whether the solver answered "unknown" (the race is assumed, not proven).
     pub assumed: bool,
+    /// Whether every racing execution has both threads store the same value at the same
+    /// address (a benign write-write race; defects only under `--strict`).
+    #[serde(default)]
+    pub benign: bool,
 }
 
 /// A barrier reached under a condition that is not uniform across the threads that must meet.
@@ -206,6 +210,10 @@ pub struct Inconclusive {
 pub struct Report {
     /// Every racing label pair per array.
     pub races: Vec<Race>,
+    /// Benign races (see [`Race::benign`]): warnings, not defects; empty under `--strict`,
+    /// which reports them in `races`.
+    #[serde(default)]
+    pub benign: Vec<Race>,
     /// Divergent barriers.
     pub divergences: Vec<Divergence>,
     /// Named-barrier defects.

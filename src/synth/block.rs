@@ -46,6 +46,8 @@ pub struct SynthOptions {
     pub named: super::named::NamedSettings,
     /// Wall-clock budget for all oracle calls on one kernel; past it the kernel is inconclusive.
     pub kernel_timeout: Option<std::time::Duration>,
+    /// Benign races (every thread stores the same value) are races to fix, not warnings.
+    pub strict: bool,
 }
 
 impl Default for SynthOptions {
@@ -59,6 +61,7 @@ impl Default for SynthOptions {
             dump_wcnf: None,
             named: Default::default(),
             kernel_timeout: None,
+            strict: false,
         }
     }
 }
@@ -361,6 +364,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
         deadline: opts.kernel_timeout.map(|t| start + t),
+        strict: opts.strict,
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);
@@ -566,6 +570,7 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let sdv_opts = sdv::SdvOptions {
         timeout_ms: opts.timeout_ms,
         deadline: opts.kernel_timeout.map(|t| start + t),
+        strict: opts.strict,
         ..Default::default()
     };
     let initial = sdv::check(k, &sdv_opts);

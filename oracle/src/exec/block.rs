@@ -4,7 +4,7 @@
 //! Each operation of a `Basic` statement runs for every enabled thread before the next one.
 
 pub use super::conflicts::Who;
-use super::conflicts::{AccessClass, EpochTable, Found, GridTable};
+use super::conflicts::{AccessClass, Conflicts, EpochTable, GridTable};
 use super::eval::{var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
 use super::value::{cast, mix};
@@ -23,9 +23,9 @@ pub struct GridState {
     /// Global accesses of all blocks so far.
     pub grid_table: GridTable,
     /// Races between threads of one block, with their first witness.
-    pub intra: Found,
+    pub intra: Conflicts,
     /// Races between threads of different blocks, with their first witness.
-    pub inter: Found,
+    pub inter: Conflicts,
     /// Block-wide barriers reached by only some of the live threads.
     pub divergent: BTreeSet<Label>,
     /// `__syncwarp`s reached by only some of the live lanes of a warp.
@@ -44,8 +44,8 @@ impl GridState {
         GridState {
             global: Memory::new(1),
             grid_table: GridTable::default(),
-            intra: Found::new(),
-            inter: Found::new(),
+            intra: Conflicts::default(),
+            inter: Conflicts::default(),
             divergent: BTreeSet::new(),
             divergent_warp: BTreeSet::new(),
             accesses: 0,
@@ -368,18 +368,18 @@ impl<'a> BlockRun<'a> {
                 self.threads[t].vars[v.0 as usize] = Some(x);
             }
             Op::Read(dst, acc) => {
-                let (space, addr) = self.access(t, label, acc, AccessKind::Read)?;
+                let (space, addr) = self.access(t, label, acc, AccessKind::Read, None)?;
                 let raw = self.load(space, t, acc, addr);
                 self.assign_raw(t, *dst, raw)?;
             }
             Op::Write(acc, e) => {
                 let x = self.env(t, label).eval(e)?.bits;
-                let (space, addr) = self.access(t, label, acc, AccessKind::Write)?;
+                let (space, addr) = self.access(t, label, acc, AccessKind::Write, Some(x))?;
                 self.store(space, t, acc, addr, x);
             }
             Op::Atomic(dst, acc) => {
                 // The IR does not say which atomic; model the commonest, atomicAdd(p, 1).
-                let (space, addr) = self.access(t, label, acc, AccessKind::Atomic)?;
+                let (space, addr) = self.access(t, label, acc, AccessKind::Atomic, None)?;
                 let old = self.load(space, t, acc, addr);
                 self.store(space, t, acc, addr, old.wrapping_add(1));
                 self.assign_raw(t, *dst, old)?;
@@ -397,8 +397,16 @@ impl<'a> BlockRun<'a> {
         Ok(())
     }
 
-    /// Evaluates the address of `acc` for thread `t` and records the access on every byte.
-    fn access(&mut self, t: usize, label: Label, acc: &Access, kind: AccessKind) -> Result<(Space, u64), ExecError> {
+    /// Evaluates the address of `acc` for thread `t` and records the access on every byte
+    /// (with the byte a store of `stored` writes there).
+    fn access(
+        &mut self,
+        t: usize,
+        label: Label,
+        acc: &Access,
+        kind: AccessKind,
+        stored: Option<u64>,
+    ) -> Result<(Space, u64), ExecError> {
         let space = self
             .k
             .arrays
@@ -427,13 +435,18 @@ impl<'a> BlockRun<'a> {
             warp: th.lin / WARP_SIZE,
             warp_epoch: self.warp_epochs[(th.lin / WARP_SIZE) as usize],
             group: self.k.launch.warp_sync.map(|n| th.lin / n.max(1)),
+            stored: None,
         };
         for i in 0..acc.size as u64 {
             let byte = addr.wrapping_add(i);
+            // Little-endian, as `Memory::store` lays the value out.
+            let b = stored.map(|x| x.checked_shr(8 * i as u32).unwrap_or(0) as u8);
+            let class = AccessClass { stored: b, ..class };
             self.epoch.record(acc.array, byte, class, who, &mut self.grid.intra);
             if space == Space::Global {
                 let g = &mut *self.grid;
-                g.grid_table.record(acc.array, byte, (label, kind), who, &mut g.inter);
+                g.grid_table
+                    .record(acc.array, byte, (label, kind, b), who, &mut g.inter);
             }
         }
         Ok((space, addr))

@@ -33,6 +33,33 @@ pub struct RawWitness {
 /// Races found so far, each with its first witness.
 pub type Found = HashMap<RawRace, RawWitness>;
 
+/// Conflicts found so far: those where the two accesses could disagree, and write-write
+/// conflicts where both stores wrote the same byte value (a pair only ever seen in the second
+/// map is a benign race).
+#[derive(Debug, Default)]
+pub struct Conflicts {
+    /// Conflicts with a read or an atomic, or stores of different values.
+    pub harmful: Found,
+    /// Stores of the same byte value.
+    pub same_value: Found,
+}
+
+impl Conflicts {
+    fn add(&mut self, race: RawRace, w: RawWitness, same_value: bool) {
+        let map = if same_value {
+            &mut self.same_value
+        } else {
+            &mut self.harmful
+        };
+        map.entry(race).or_insert(w);
+    }
+}
+
+/// Whether two accesses are stores of the same byte value.
+fn same_store(a: Option<u8>, b: Option<u8>) -> bool {
+    matches!((a, b), (Some(x), Some(y)) if x == y)
+}
+
 /// Whether two access kinds conflict: at least one writes and they are not both atomic.
 pub fn kinds_conflict(a: AccessKind, b: AccessKind) -> bool {
     use AccessKind::*;
@@ -52,6 +79,8 @@ pub struct AccessClass {
     pub warp_epoch: u64,
     /// The lock-step group of the thread in warp-synchronous mode (`None` otherwise).
     pub group: Option<u32>,
+    /// The byte a store writes (`None` for loads and atomics).
+    pub stored: Option<u8>,
 }
 
 impl AccessClass {
@@ -123,7 +152,7 @@ impl EpochTable {
 
     /// Records that `who` accessed byte `byte` of `array`; reports races with other threads
     /// of the block into `out`.
-    pub fn record(&mut self, array: ArrayId, byte: u64, class: AccessClass, who: Who, out: &mut Found) {
+    pub fn record(&mut self, array: ArrayId, byte: u64, class: AccessClass, who: Who, out: &mut Conflicts) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
             if !s.class.races_with(&class) {
@@ -135,7 +164,11 @@ impl EpochTable {
                     later: who,
                     byte,
                 };
-                out.entry((s.class.label, class.label, array)).or_insert(w);
+                out.add(
+                    (s.class.label, class.label, array),
+                    w,
+                    same_store(s.class.stored, class.stored),
+                );
             }
         }
         match slots.iter_mut().find(|s| s.class == class) {
@@ -145,8 +178,8 @@ impl EpochTable {
     }
 }
 
-/// What distinguishes global accesses across blocks: statement and kind.
-type GridClass = (Label, AccessKind);
+/// What distinguishes global accesses across blocks: statement, kind and stored byte.
+pub type GridClass = (Label, AccessKind, Option<u8>);
 
 /// All global-memory accesses of the grid, for races between different blocks.
 #[derive(Debug, Default)]
@@ -157,7 +190,7 @@ pub struct GridTable {
 impl GridTable {
     /// Records that `who` accessed global byte `byte` of `array`; reports races with other
     /// blocks (no barrier orders different blocks) into `out`.
-    pub fn record(&mut self, array: ArrayId, byte: u64, class: GridClass, who: Who, out: &mut Found) {
+    pub fn record(&mut self, array: ArrayId, byte: u64, class: GridClass, who: Who, out: &mut Conflicts) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
             if !kinds_conflict(s.class.1, class.1) {
@@ -169,7 +202,7 @@ impl GridTable {
                     later: who,
                     byte,
                 };
-                out.entry((s.class.0, class.0, array)).or_insert(w);
+                out.add((s.class.0, class.0, array), w, same_store(s.class.2, class.2));
             }
         }
         match slots.iter_mut().find(|s| s.class == class) {
@@ -188,8 +221,8 @@ mod tests {
         Who { block: 0, thread }
     }
 
-    fn races(out: &Found) -> Vec<RawRace> {
-        out.keys().copied().collect()
+    fn races(out: &Conflicts) -> Vec<RawRace> {
+        out.harmful.keys().copied().collect()
     }
 
     fn class(label: u32, kind: AccessKind, warp: u32, warp_epoch: u64) -> AccessClass {
@@ -199,48 +232,68 @@ mod tests {
             warp,
             warp_epoch,
             group: None,
+            stored: None,
         }
     }
 
     #[test]
     fn exec_table_same_thread_never_races() {
         let mut t = EpochTable::default();
-        let mut out = Found::new();
+        let mut out = Conflicts::default();
         t.record(ArrayId(0), 0, class(1, Write, 0, 0), th(5), &mut out);
         t.record(ArrayId(0), 0, class(2, Read, 0, 0), th(5), &mut out);
-        assert!(out.is_empty());
+        assert!(out.harmful.is_empty());
         t.record(ArrayId(0), 0, class(2, Read, 0, 0), th(6), &mut out);
         assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(0))]);
-        assert_eq!(out.values().next().map(|w| (w.earlier, w.later)), Some((th(5), th(6))));
+        assert_eq!(
+            out.harmful.values().next().map(|w| (w.earlier, w.later)),
+            Some((th(5), th(6)))
+        );
     }
 
     #[test]
     fn exec_table_kinds_and_warp_epochs() {
         let mut t = EpochTable::default();
-        let mut out = Found::new();
+        let mut out = Conflicts::default();
         t.record(ArrayId(0), 0, class(1, Read, 0, 0), th(1), &mut out);
         t.record(ArrayId(0), 0, class(1, Read, 0, 0), th(2), &mut out);
         t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), th(1), &mut out);
         t.record(ArrayId(0), 0, class(3, Atomic, 0, 0), th(2), &mut out);
-        assert_eq!(out.len(), 1, "only read vs atomic conflicts: {out:?}");
+        assert_eq!(out.harmful.len(), 1, "only read vs atomic conflicts: {out:?}");
         let mut t = EpochTable::default();
-        let mut out = Found::new();
+        let mut out = Conflicts::default();
         t.record(ArrayId(0), 8, class(1, Write, 0, 0), th(1), &mut out);
         t.record(ArrayId(0), 8, class(2, Read, 0, 1), th(2), &mut out);
-        assert!(out.is_empty(), "a __syncwarp separates them");
+        assert!(out.harmful.is_empty(), "a __syncwarp separates them");
         t.record(ArrayId(0), 8, class(2, Read, 1, 0), th(40), &mut out);
-        assert_eq!(out.len(), 1, "other warps are not ordered by __syncwarp");
+        assert_eq!(out.harmful.len(), 1, "other warps are not ordered by __syncwarp");
+    }
+
+    #[test]
+    fn exec_table_stores_of_one_value_are_benign() {
+        let mut t = EpochTable::default();
+        let mut out = Conflicts::default();
+        let store = |label, v| AccessClass {
+            stored: Some(v),
+            ..class(label, Write, 0, 0)
+        };
+        t.record(ArrayId(0), 0, store(1, 7), th(1), &mut out);
+        t.record(ArrayId(0), 0, store(1, 7), th(2), &mut out);
+        assert!(out.harmful.is_empty());
+        assert_eq!(out.same_value.len(), 1);
+        t.record(ArrayId(0), 0, store(2, 9), th(3), &mut out);
+        assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(0))]);
     }
 
     #[test]
     fn exec_grid_table_needs_two_blocks() {
         let mut g = GridTable::default();
-        let mut out = Found::new();
+        let mut out = Conflicts::default();
         let who = |block, thread| Who { block, thread };
-        g.record(ArrayId(1), 4, (Label(1), Write), who(0, 1), &mut out);
-        g.record(ArrayId(1), 4, (Label(1), Write), who(0, 2), &mut out);
-        assert!(out.is_empty());
-        g.record(ArrayId(1), 4, (Label(2), Read), who(1, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(1), Write, Some(0)), who(0, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(1), Write, Some(0)), who(0, 2), &mut out);
+        assert!(out.harmful.is_empty());
+        g.record(ArrayId(1), 4, (Label(2), Read, None), who(1, 1), &mut out);
         assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(1))]);
     }
 }

@@ -101,6 +101,8 @@ pub struct ExecWitness {
 pub struct ExecReport {
     /// Every racing label pair per array.
     pub races: BTreeSet<ExecRace>,
+    /// The races of `races` seen only as stores of the same value to the same bytes (benign).
+    pub benign: BTreeSet<ExecRace>,
     /// One witness per race.
     pub witnesses: BTreeMap<ExecRace, ExecWitness>,
     /// Block-wide barriers reached by only some of the block's live threads.
@@ -206,10 +208,16 @@ fn report(k: &Kernel, cfg: &ExecConfig, grid: GridState) -> ExecReport {
     let tree = LabelTree::new(k);
     let post = |l: Label| tree.info.get(&l).map_or(u32::MAX, |i| i.post);
     let mut races = BTreeSet::new();
+    let mut benign = BTreeSet::new();
     let mut witnesses = BTreeMap::new();
-    let intra = grid.intra.into_iter().map(|f| (f, false));
-    let inter = grid.inter.into_iter().map(|f| (f, true));
-    for (((a, b, array), w), inter_block) in intra.chain(inter) {
+    let mut harmful = BTreeSet::new();
+    let mut all = Vec::new();
+    for (c, inter_block) in [(grid.intra, false), (grid.inter, true)] {
+        // Harmful witnesses first: they are the ones a report should show.
+        all.extend(c.harmful.into_iter().map(|(race, w)| (race, w, inter_block, false)));
+        all.extend(c.same_value.into_iter().map(|(race, w)| (race, w, inter_block, true)));
+    }
+    for ((a, b, array), w, inter_block, same_value) in all {
         let mut threads = [thread_id(w.earlier, cfg), thread_id(w.later, cfg)];
         let (first, second) = if (post(a), a) <= (post(b), b) {
             (a, b)
@@ -224,16 +232,21 @@ fn report(k: &Kernel, cfg: &ExecConfig, grid: GridState) -> ExecReport {
             inter_block,
         };
         races.insert(race);
-        witnesses.insert(
-            race,
-            ExecWitness {
-                threads,
-                byte_offset: w.byte,
-            },
-        );
+        if same_value {
+            benign.insert(race);
+        } else {
+            harmful.insert(race);
+        }
+        witnesses.entry(race).or_insert(ExecWitness {
+            threads,
+            byte_offset: w.byte,
+        });
     }
+    // A pair seen both as equal and as different stores is harmful.
+    benign.retain(|r| !harmful.contains(r));
     ExecReport {
         races,
+        benign,
         witnesses,
         divergent_barriers: grid.divergent,
         divergent_warp_barriers: grid.divergent_warp,

@@ -407,6 +407,8 @@ impl<'a> RaceCtx<'a> {
                 byte_offset,
             },
             assumed,
+            // The named checker does not compare stored values: every race is a defect.
+            benign: false,
         });
     }
 }

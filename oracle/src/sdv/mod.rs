@@ -52,6 +52,9 @@ pub struct SdvOptions {
     /// Wall-clock end of the whole check: once it passes, no more queries are asked and the
     /// report says it is inconclusive (never clean).
     pub deadline: Option<std::time::Instant>,
+    /// Report benign races (stores of the same value to the same address) as races; otherwise
+    /// they go to [`Report::benign`].
+    pub strict: bool,
 }
 
 impl Default for SdvOptions {
@@ -60,6 +63,7 @@ impl Default for SdvOptions {
             timeout_ms: 2000,
             check_inter_block: true,
             deadline: None,
+            strict: false,
         }
     }
 }
@@ -166,8 +170,9 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
                         lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
                         bounds: iv.bounds(a.label, b.label, rel),
                         also: Vec::new(),
+                        differ: false,
                     };
-                    let outcome = engine.run(&q);
+                    let (outcome, benign) = run_classified(&mut engine, &q);
                     let rel = match (&outcome, not_last_loop(&tree, a.label, b.label, rel)) {
                         // A loop the first access leaves before the second: when the race cannot
                         // happen from that loop's last iteration, say so (synthesis may then cut
@@ -184,7 +189,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
                         }
                         _ => rel,
                     };
-                    races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome);
+                    races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome, benign);
                 }
             }
             let global = k.array(a.access.array).space == Space::Global;
@@ -199,13 +204,16 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
                     lockstep_group: None,
                     bounds: Vec::new(),
                     also: Vec::new(),
+                    differ: false,
                 };
-                let outcome = engine.run(&q);
-                races.record(a, b, RaceScope::InterBlock, None, outcome);
+                let (outcome, benign) = run_classified(&mut engine, &q);
+                races.record(a, b, RaceScope::InterBlock, None, outcome, benign);
             }
         }
     }
-    report.races = races.finish();
+    let (harmful, benign) = races.finish(opts.strict);
+    report.races = harmful;
+    report.benign = benign;
     report.queries = engine.queries;
     if engine.expired {
         report.inconclusive.push(Inconclusive {
@@ -217,6 +225,27 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
         });
     }
     report
+}
+
+/// Runs a conflict query; for a race between two stores, also asks whether the stores can
+/// write different bytes or values. Returns the outcome (with the witness of a harmful
+/// execution when there is one) and whether the race is benign: every racing execution stores
+/// the same value at the same address.
+fn run_classified(engine: &mut Engine, q: &Query) -> (Outcome, bool) {
+    let outcome = engine.run(q);
+    let stores = q.a.2.kind == AccessKind::Write && q.b.2.kind == AccessKind::Write;
+    if !stores || !matches!(outcome, Outcome::Sat(_)) {
+        return (outcome, false);
+    }
+    let differ = Query {
+        differ: true,
+        ..q.clone()
+    };
+    match engine.run(&differ) {
+        Outcome::Unsat => (outcome, true),
+        Outcome::Sat(w) => (Outcome::Sat(w), false),
+        Outcome::Unknown => (outcome, false),
+    }
 }
 
 /// For a same-iteration pair whose first access (in text order) is in loops the second is
@@ -308,7 +337,15 @@ struct RaceSet {
 }
 
 impl RaceSet {
-    fn record(&mut self, a: &Site, b: &Site, scope: RaceScope, rel: Option<IterRelation>, outcome: Outcome) {
+    fn record(
+        &mut self,
+        a: &Site,
+        b: &Site,
+        scope: RaceScope,
+        rel: Option<IterRelation>,
+        outcome: Outcome,
+        benign: bool,
+    ) {
         let (witness, assumed) = match outcome {
             Outcome::Unsat => return,
             Outcome::Sat(w) => (w, false),
@@ -333,10 +370,16 @@ impl RaceSet {
                 scope,
                 witness: witness.clone(),
                 assumed,
+                benign,
             });
             self.races.len() - 1
         });
         let r = &mut self.races[idx];
+        if r.benign && !benign {
+            // One harmful relation makes the pair harmful; its witness shows a real conflict.
+            r.benign = false;
+            r.witness = witness.clone();
+        }
         if let Some(rel) = rel {
             if !r.relations.contains(&rel) {
                 r.relations.push(rel);
@@ -360,10 +403,11 @@ impl RaceSet {
         }
     }
 
-    fn finish(mut self) -> Vec<Race> {
+    /// The harmful races and the benign ones (with `strict`, every race is in the first list).
+    fn finish(mut self, strict: bool) -> (Vec<Race>, Vec<Race>) {
         for r in &mut self.races {
             r.relations.sort();
         }
-        self.races
+        self.races.into_iter().partition(|r| strict || !r.benign)
     }
 }

@@ -2,7 +2,7 @@
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
 use super::intervals::{Bound, PathBounds};
-use super::symex::{self, Geometry, SiteTerms, ThreadVars, Walk};
+use super::symex::{self, Geometry, SiteTerms, ThreadVars, Val, Walk};
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
@@ -163,6 +163,7 @@ pub(crate) enum Pairing {
 }
 
 /// One conflict query.
+#[derive(Clone)]
 pub(crate) struct Query<'a> {
     /// First access (thread 1).
     pub a: (Label, usize, &'a Access),
@@ -185,6 +186,9 @@ pub(crate) struct Query<'a> {
     pub bounds: Vec<PathBounds>,
     /// Bounds that hold besides (all of them).
     pub also: PathBounds,
+    /// Only executions where two stores write different bytes or different values (a race
+    /// without such an execution is benign: every thread writes the same value).
+    pub differ: bool,
 }
 
 /// The answer to a query.
@@ -316,6 +320,9 @@ impl<'k> Engine<'k> {
                 None => return Outcome::Unknown,
             }
         }
+        if q.differ {
+            parts.push(stores_differ(s1, q.a.2.size, s2, q.b.2.size));
+        }
         if let (Some(n), false) = (q.lockstep_group, inter) {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
@@ -441,6 +448,20 @@ fn signed_value(k: &Kernel, v: VarId, m: &Model, x: &BV) -> i64 {
         ScalarTy::Int { signed: true, bits } => super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits }),
         _ => u as i64,
     }
+}
+
+/// Two stores write different bytes (another offset or size) or different values; `true`
+/// when their values cannot be compared (not both stores, or values of different widths).
+fn stores_differ(a: &SiteTerms, size_a: u32, b: &SiteTerms, size_b: u32) -> Bool {
+    let same_value = match (&a.stored, &b.stored) {
+        (Some(Val::Bv(x)), Some(Val::Bv(y))) if x.get_size() == y.get_size() => x.eq(y),
+        (Some(Val::B(x)), Some(Val::B(y))) => x.eq(y),
+        _ => return Bool::from_bool(true),
+    };
+    if size_a != size_b {
+        return Bool::from_bool(true);
+    }
+    Bool::and(&[a.offset.eq(&b.offset), same_value]).not()
 }
 
 /// `[o1, o1+s1)` and `[o2, o2+s2)` intersect (computed in 66 bits: no wrap-around).

@@ -73,6 +73,8 @@ pub(crate) struct SiteTerms {
     pub offset: BV,
     /// Values of the enclosing loops' induction variables.
     pub loop_vals: Vec<(VarId, BV)>,
+    /// The value a store writes (none for loads and atomics).
+    pub stored: Option<Val>,
 }
 
 /// The result of walking a kernel as one thread.
@@ -416,7 +418,7 @@ impl<'a> Walker<'a> {
         self.env.insert(v, val);
     }
 
-    fn site(&mut self, label: Label, op: usize, acc: &Access) {
+    fn site(&mut self, label: Label, op: usize, acc: &Access, stored: Option<&Expr>) {
         let Val::Bv(offset) = self.eval_as(&acc.offset, ScalarTy::I64) else {
             unreachable!("int conversion yields bit-vectors")
         };
@@ -433,7 +435,19 @@ impl<'a> Walker<'a> {
                 loop_vals.push((v, x));
             }
         }
-        self.out.sites.insert((label, op), SiteTerms { at, offset, loop_vals });
+        // The stored value's own undefined-behaviour conditions are dropped (fewer facts only
+        // widen what a query considers).
+        let stored = stored.map(|e| self.eval(e));
+        self.ub.clear();
+        self.out.sites.insert(
+            (label, op),
+            SiteTerms {
+                at,
+                offset,
+                loop_vals,
+                stored,
+            },
+        );
     }
 
     fn block(&mut self, b: &Block) {
@@ -451,7 +465,7 @@ impl<'a> Walker<'a> {
                     match op {
                         Op::Assign(v, e) => self.assign(*v, e),
                         Op::Read(Some(d), acc) if self.uniform_reads.contains(&(s.label, i)) => {
-                            self.site(s.label, i, acc);
+                            self.site(s.label, i, acc, None);
                             // Every thread reads the same value here: shared by both threads
                             // when they are in the same iterations.
                             let ty = self.k.vars.get(d.0 as usize).map_or(ScalarTy::Opaque, |x| x.ty);
@@ -459,12 +473,12 @@ impl<'a> Walker<'a> {
                             self.env.insert(*d, val);
                         }
                         Op::Read(dst, acc) | Op::Atomic(dst, acc) => {
-                            self.site(s.label, i, acc);
+                            self.site(s.label, i, acc, None);
                             if let Some(d) = dst {
                                 self.fresh_into(*d, "rd");
                             }
                         }
-                        Op::Write(acc, _) => self.site(s.label, i, acc),
+                        Op::Write(acc, e) => self.site(s.label, i, acc, Some(e)),
                     }
                 }
             }

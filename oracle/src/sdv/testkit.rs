@@ -168,10 +168,15 @@ impl Kb {
         self.stmt(StmtKind::Basic(vec![Op::Assign(v, e)]))
     }
 
-    /// `a[idx] = 0`.
+    /// `a[idx] = threadIdx.x` (a value that differs between threads: races stay harmful).
     pub fn write(&mut self, a: ArrayId, idx: Expr) -> Stmt {
+        self.store(a, idx, tid())
+    }
+
+    /// `a[idx] = value`.
+    pub fn store(&mut self, a: ArrayId, idx: Expr, value: Expr) -> Stmt {
         let acc = self.acc(a, AccessKind::Write, idx);
-        self.stmt(StmtKind::Basic(vec![Op::Write(acc, Expr::int(0))]))
+        self.stmt(StmtKind::Basic(vec![Op::Write(acc, value)]))
     }
 
     /// `dst = a[idx]`.

@@ -252,6 +252,33 @@ fn sdv_read_dependent_index_races() {
 }
 
 #[test]
+fn sdv_stores_of_one_value_are_benign_races() {
+    // flag[0] = 1 in every thread: benign; flag[0] = tid: harmful; `strict` reports both.
+    let build = |value: Expr| {
+        let mut b = Kb::new(Some([64, 1, 1]));
+        let sh = b.array("flag", Space::Shared);
+        let w = b.store(sh, u(0), value);
+        b.finish(vec![w])
+    };
+    let r = run(&build(i(1)));
+    assert!(r.is_clean(), "{r:#?}");
+    assert_eq!(r.benign.len(), 1);
+    assert!(r.benign[0].benign && r.benign[0].kind == RaceKind::WriteAfterWrite);
+    let strict = check(
+        &build(i(1)),
+        &SdvOptions {
+            strict: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!((strict.races.len(), strict.benign.len()), (1, 0));
+    assert!(strict.races[0].benign);
+    let r = run(&build(tid()));
+    assert_eq!((r.races.len(), r.benign.len()), (1, 0), "{r:#?}");
+    assert!(!r.races[0].benign);
+}
+
+#[test]
 fn sdv_atomics() {
     let mut b = Kb::new(Some([64, 1, 1]));
     let sh = b.array("sh", Space::Shared);
@@ -291,7 +318,8 @@ fn sdv_wrap_around_is_real() {
 fn sdv_inter_block_global_race() {
     let mut b = Kb::new(Some([64, 1, 1]));
     let g = b.array("g", Space::Global);
-    let w = b.write(g, tid());
+    // g[tid] = blockIdx.x: blocks store different values (`g[tid] = tid` would be benign).
+    let w = b.store(g, tid(), bi(Builtin::BlockIdx(Dim::X)));
     let k = b.finish(vec![w]);
     let r = run(&k);
     assert_eq!(r.races.len(), 1, "{r:#?}");
@@ -334,7 +362,7 @@ fn sdv_inter_block_global_race() {
             );
             body.push(b.simple(StmtKind::Assume(flat)));
         }
-        body.push(b.write(g, gid));
+        body.push(b.store(g, gid, bi(Builtin::BlockIdx(Dim::Y))));
         let r = run(&b.finish(body));
         assert_eq!(r.is_clean(), one_d, "{r:#?}");
     }
