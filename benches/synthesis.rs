@@ -52,6 +52,7 @@ fn main() {
         let outcome = match &s_m.outcome {
             Outcome::AlreadyClean => "clean".to_string(),
             Outcome::Fixed { barriers, cost } => format!("fixed {} (cost {cost})", barriers.len()),
+            Outcome::Partial { barriers, cost, .. } => format!("partial {} (cost {cost})", barriers.len()),
             Outcome::Unfixable(_) => "unfixable".to_string(),
             Outcome::Inconclusive(_) => "inconclusive".to_string(),
         };

@@ -184,6 +184,8 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     // Kernels fixed by the named fallback, with block synthesis' reasons: `check` judges them
     // with the SDV checker unless the fix adds named barriers.
     let mut fallback: Vec<(usize, Vec<String>)> = Vec::new();
+    // Kernels fixed as far as barriers can: their remaining races are all unfixable.
+    let mut partial: Vec<usize> = Vec::new();
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
@@ -245,81 +247,88 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
             Strategy::Naive => block::synthesize_naive(k, &opts.synth),
         };
         let base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial);
-        match syn.outcome {
-            Outcome::AlreadyClean => kernels.push(base),
-            Outcome::Fixed { barriers, cost } => {
-                for b in &barriers {
-                    let comment = opts.annotate.then(|| annotation(k, &syn.initial.races, b));
-                    all_inserts.push((
-                        ki,
-                        Insertion {
-                            pos: b.pos,
-                            text: BarrierText::SyncThreads,
-                            comment,
-                        },
-                    ));
+        // The block-wide placement's report entry and insertions.
+        let block_fix = |barriers: &[Placed], cost: f64, base: KernelFix| {
+            let inserts: Vec<Insertion> = barriers
+                .iter()
+                .map(|b| Insertion {
+                    pos: b.pos,
+                    text: BarrierText::SyncThreads,
+                    comment: opts.annotate.then(|| annotation(k, &syn.initial.races, b)),
+                })
+                .collect();
+            let kf = KernelFix {
+                status: "fixed",
+                barriers: barriers
+                    .iter()
+                    .map(|b| BarrierJson {
+                        line: 0,
+                        text: "__syncthreads();".into(),
+                        cost: b.cost,
+                        covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
+                    })
+                    .collect(),
+                cost,
+                ..base
+            };
+            (kf, inserts)
+        };
+        let role_races = |why: &[Unfixable]| {
+            opts.strategy == Strategy::Maxsat && only_role_divergence(why) && k.launch.block_dim.is_some()
+        };
+        let (kf, ins) = match syn.outcome {
+            Outcome::AlreadyClean => (base, vec![]),
+            Outcome::Fixed { barriers, cost } => block_fix(&barriers, cost, base),
+            Outcome::Partial {
+                barriers,
+                cost,
+                unfixable,
+            } => {
+                // Named barriers may order what `__syncthreads` cannot; else write what block-wide
+                // barriers fix and report the rest.
+                let named =
+                    role_races(&unfixable).then(|| named_fallback(k, &unit.helpers[ki], opts, &base, &unfixable));
+                match named {
+                    Some((kf, ins, reasons)) if kf.status == "fixed" => {
+                        fallback.push((ki, reasons));
+                        (kf, ins)
+                    }
+                    _ => {
+                        let (mut kf, ins) = block_fix(&barriers, cost, base);
+                        kf.status = "partial";
+                        kf.reasons = unfixable.iter().map(|u| describe_remaining(k, u)).collect();
+                        partial.push(ki);
+                        (kf, ins)
+                    }
                 }
-                kernels.push(KernelFix {
-                    status: "fixed",
-                    barriers: barriers
-                        .iter()
-                        .map(|b| BarrierJson {
-                            line: 0,
-                            text: "__syncthreads();".into(),
-                            cost: b.cost,
-                            covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
-                        })
-                        .collect(),
-                    cost,
-                    ..base
-                });
             }
-            Outcome::Unfixable(why)
-                if opts.strategy == Strategy::Maxsat && only_role_divergence(&why) && k.launch.block_dim.is_some() =>
-            {
-                // Races inside warp-role branches: sub-block barriers or producer/consumer
-                // channels may order them where `__syncthreads` would diverge.
-                let block_reasons: Vec<String> = why.iter().map(|u| describe_unfixable(k, u)).collect();
-                let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons.clone()));
-                if kf.status == "clean" {
-                    // `check` still reports the SDV checker's races; fixing cannot change that.
-                    kf.status = "unfixable";
-                    kf.races = base.races.clone();
-                    kf.initial = base.initial.clone();
-                    kf.reasons = block_reasons.clone();
-                    kf.notes.push(
-                        "the named-barrier checker finds none of these races (`autosync check --oracle named`): \
-                         they lie under conditions on values the SDV checker cannot rule out"
-                            .into(),
-                    );
-                }
+            Outcome::Unfixable(why) if role_races(&why) => {
+                let (kf, ins, reasons) = named_fallback(k, &unit.helpers[ki], opts, &base, &why);
                 if kf.status == "fixed" {
-                    fallback.push((ki, block_reasons));
+                    fallback.push((ki, reasons));
                 }
-                all_ok &= matches!(kf.status, "fixed" | "clean");
-                all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
-                kf.stats.oracle_calls += base.stats.oracle_calls;
-                kf.stats.maxsat_calls += base.stats.maxsat_calls;
-                kf.stats.millis += base.stats.millis;
-                kernels.push(kf);
+                (kf, ins)
             }
-            Outcome::Unfixable(why) => {
-                all_ok = false;
-                kernels.push(KernelFix {
+            Outcome::Unfixable(why) => (
+                KernelFix {
                     status: "unfixable",
-                    reasons: why.iter().map(|u| describe_unfixable(k, u)).collect(),
+                    reasons: why.iter().map(|u| describe_remaining(k, u)).collect(),
                     ..base
-                });
-            }
-            Outcome::Inconclusive(msg) => {
-                all_ok = false;
-                kernels.push(KernelFix {
+                },
+                vec![],
+            ),
+            Outcome::Inconclusive(msg) => (
+                KernelFix {
                     status: "inconclusive",
                     reasons: vec![msg],
                     ..base
-                });
-            }
-        }
+                },
+                vec![],
+            ),
+        };
+        all_ok &= matches!(kf.status, "fixed" | "clean" | "partial");
+        all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
+        kernels.push(kf);
     }
     let mut result = FileFix {
         file: path.display().to_string(),
@@ -353,7 +362,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     edits.sort_by_key(|e| (e.offset, e.delete));
     let fix = emit::Fix { edits };
     let patched = emit::apply(&original, &fix);
-    if let Err((ki, e)) = verify_patched(path, &patched, front_opts, &opts.synth) {
+    if let Err((ki, e)) = verify_patched(path, &patched, front_opts, &opts.synth, &partial) {
         match fallback.iter().find(|(i, _)| Some(*i) == ki) {
             Some((i, reasons)) => {
                 // The named checker verified the placement; the SDV checker, which `check` uses
@@ -379,6 +388,35 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     result.diff = emit::unified_diff(&path.display().to_string(), &original, &patched);
     result.patched = Some(patched);
     Ok(result)
+}
+
+/// Named-barrier synthesis for a kernel whose races block-wide barriers cannot all order (they
+/// sit in warp-role branches): its report entry, insertions, and block synthesis' reasons.
+fn named_fallback(
+    k: &Kernel,
+    helpers: &[BarrierHelper],
+    opts: &FixOptions,
+    base: &KernelFix,
+    why: &[Unfixable],
+) -> (KernelFix, Vec<Insertion>, Vec<String>) {
+    let block_reasons: Vec<String> = why.iter().map(|u| describe_remaining(k, u)).collect();
+    let (mut kf, ins) = named_fix(k, helpers, opts, Some(block_reasons.clone()));
+    if kf.status == "clean" {
+        // `check` still reports the SDV checker's races; fixing cannot change that.
+        kf.status = "unfixable";
+        kf.races = base.races.clone();
+        kf.initial = base.initial.clone();
+        kf.reasons = block_reasons.clone();
+        kf.notes.push(
+            "the named-barrier checker finds none of these races (`autosync check --oracle named`): \
+             they lie under conditions on values the SDV checker cannot rule out"
+                .into(),
+        );
+    }
+    kf.stats.oracle_calls += base.stats.oracle_calls;
+    kf.stats.maxsat_calls += base.stats.maxsat_calls;
+    kf.stats.millis += base.stats.millis;
+    (kf, ins, block_reasons)
 }
 
 /// Whether block synthesis failed only because races sit where a block-wide barrier would diverge.
@@ -510,13 +548,15 @@ fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
 }
 
 /// Lowers the patched text again and checks it as `check` would: emission must have put every
-/// barrier where the IR said, and the result must be race-free. An error names the index of the
-/// kernel that failed, if one did.
+/// barrier where the IR said, and the result must be race-free — except, in the kernels of
+/// `partial`, for races no barrier can remove. An error names the index of the kernel that
+/// failed, if one did.
 fn verify_patched(
     path: &Path,
     patched: &str,
     front_opts: &FrontOptions,
     synth: &SynthOptions,
+    partial: &[usize],
 ) -> Result<(), (Option<usize>, FixError)> {
     let unit = front::lower_text(path, patched, front_opts).map_err(|e| {
         (
@@ -539,7 +579,13 @@ fn verify_patched(
                 k.name
             ))));
         }
-        if !r.is_clean() {
+        let only_unfixable = partial.contains(&ki)
+            && r.divergences.is_empty()
+            && r.sync_defects.is_empty()
+            && r.inconclusive.is_empty()
+            && r.races.iter().all(|x| !x.assumed)
+            && block::all_unfixable(k, &r.races, synth);
+        if !r.is_clean() && !only_unfixable {
             return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text does not verify ({} races)",
                 k.name,
@@ -563,6 +609,59 @@ fn annotation(k: &Kernel, races: &[Race], b: &Placed) -> String {
         arrays.into_iter().collect::<Vec<_>>().join(", "),
         pairs.join(", ")
     )
+}
+
+/// An unfixable cause in words, with the race's witness and, when the witness needs particular
+/// parameter values, how to rule them out.
+pub fn describe_remaining(k: &Kernel, u: &Unfixable) -> String {
+    let mut s = describe_unfixable(k, u);
+    if let Some(r) = u.race() {
+        if let Some(w) = crate::results::witness_text(&r.witness) {
+            s.push_str(&format!(" ({w})"));
+        }
+        if let Some(h) = parameter_hint(k, r) {
+            s.push_str(&format!("; {h}"));
+        }
+    }
+    s
+}
+
+/// For a race whose witness picks values of symbolic kernel parameters: how to tell autosync
+/// that no launch uses them.
+fn parameter_hint(k: &Kernel, r: &Race) -> Option<String> {
+    let symbolic = |n: &str| {
+        k.vars
+            .iter()
+            .any(|v| v.kind == autosync_oracle::ir::VarKind::Param && v.name == n)
+            && !k.launch.params.contains_key(n)
+    };
+    let params: Vec<(&str, i64)> = r
+        .witness
+        .values
+        .iter()
+        .filter(|(n, _, _)| symbolic(n))
+        .map(|(n, v, _)| (n.as_str(), *v))
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    let needs: Vec<String> = params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let requires: Vec<String> = params
+        .iter()
+        .filter(|(_, v)| *v <= 0)
+        .map(|(n, _)| format!("`__requires({n} > 0)`"))
+        .collect();
+    let state = if requires.is_empty() {
+        "state what always holds with `__requires(...)` in the kernel".to_string()
+    } else {
+        format!("state it with {} in the kernel", requires.join(" and "))
+    };
+    let given: Vec<String> = params.iter().map(|(n, _)| format!("--param {n}=VALUE")).collect();
+    Some(format!(
+        "hint: this race needs {}; if no launch does that, {state}, or check with the values you launch with (`{}`)",
+        needs.join(", "),
+        given.join(" ")
+    ))
 }
 
 /// A human sentence for an unfixable cause.

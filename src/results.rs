@@ -120,7 +120,8 @@ pub struct Defect {
     pub notes: Vec<String>,
 }
 
-fn witness_text(w: &autosync_oracle::report::Witness) -> Option<String> {
+/// The witness of a race in words (`witness: threadIdx=... vs ..., index 3, n=0`).
+pub(crate) fn witness_text(w: &autosync_oracle::report::Witness) -> Option<String> {
     if w.threads.is_empty() {
         return None;
     }
@@ -383,7 +384,8 @@ pub struct KernelResult {
     pub kernel: String,
     /// Where the kernel starts.
     pub location: Option<Location>,
-    /// check: clean | defects | inconclusive; fix: clean | fixed | unfixable | inconclusive.
+    /// check: clean | defects | inconclusive; fix: clean | fixed | partial | unfixable |
+    /// inconclusive.
     pub status: String,
     /// `check` only: the verdict (same as status; kept for version-1 readers).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -618,6 +620,11 @@ impl Summary {
                         s.barriers_inserted += k.barriers.len();
                     }
                     "unfixable" => s.unfixable += 1,
+                    // Barriers were written, and races remain that no barrier removes.
+                    "partial" => {
+                        s.unfixable += 1;
+                        s.barriers_inserted += k.barriers.len();
+                    }
                     _ => s.inconclusive += 1,
                 }
             }

@@ -387,7 +387,7 @@ fn fix_one(i: &Input, a: &FixArgs) -> FileResult {
     let tx = Texts { texts: &tx_texts };
     for kf in &fixed.kernels {
         match kf.status {
-            "unfixable" => res.exit_code = worst(res.exit_code, exit::UNFIXABLE),
+            "unfixable" | "partial" => res.exit_code = worst(res.exit_code, exit::UNFIXABLE),
             "inconclusive" => res.exit_code = worst(res.exit_code, exit::INCONCLUSIVE),
             _ => {}
         }
@@ -492,6 +492,19 @@ fn fix_messages(out: &mut Vec<String>, file: &str, k: &crate::fix::KernelFix, dr
         out.push(format!(
             "{file}: kernel `{}` is {}; nothing written",
             k.kernel, k.status
+        ));
+        for r in &k.reasons {
+            out.push(format!("  {r}"));
+        }
+    }
+    if k.status == "partial" {
+        out.push(format!(
+            "{file}: kernel `{}`: {} the barriers that fix what barriers can; {} race{} remain{}:",
+            k.kernel,
+            if dry { "would write" } else { "wrote" },
+            k.reasons.len(),
+            if k.reasons.len() == 1 { "" } else { "s" },
+            if k.reasons.len() == 1 { "s" } else { "" }
         ));
         for r in &k.reasons {
             out.push(format!("  {r}"));

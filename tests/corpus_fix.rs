@@ -47,7 +47,7 @@ fn synthesis_meets_the_manifest() {
         let ok = match (&s.outcome, fix.outcome.as_str()) {
             (Outcome::AlreadyClean, "clean") => true,
             (Outcome::Unfixable(_), "unfixable") => true,
-            (Outcome::Fixed { barriers, cost }, "fixed") => {
+            (Outcome::Fixed { barriers, cost }, "fixed") | (Outcome::Partial { barriers, cost, .. }, "partial") => {
                 let n_ok = fix.barriers.is_none_or(|n| barriers.len() as u32 == n);
                 let c_ok = fix.cost.is_none_or(|c| (c - cost).abs() < 1e-6);
                 if !(n_ok && c_ok) {
@@ -80,6 +80,15 @@ fn outcome_name(o: &Outcome) -> String {
     match o {
         Outcome::AlreadyClean => "clean".into(),
         Outcome::Fixed { barriers, cost } => format!("fixed ({} barriers, cost {cost})", barriers.len()),
+        Outcome::Partial {
+            barriers,
+            cost,
+            unfixable,
+        } => format!(
+            "partial ({} barriers, cost {cost}; unfixable {:?})",
+            barriers.len(),
+            unfixable.iter().map(|x| x.reason()).collect::<Vec<_>>()
+        ),
         Outcome::Unfixable(u) => format!("unfixable {:?}", u.iter().map(|x| x.reason()).collect::<Vec<_>>()),
         Outcome::Inconclusive(m) => format!("inconclusive: {m}"),
     }

@@ -85,6 +85,17 @@ pub enum Unfixable {
 }
 
 impl Unfixable {
+    /// The race concerned, if the cause is a race.
+    pub fn race(&self) -> Option<&Race> {
+        match self {
+            Unfixable::SameStatement(r)
+            | Unfixable::InterBlock(r)
+            | Unfixable::DivergentRegion(r)
+            | Unfixable::NoSourcePosition(r) => Some(r),
+            Unfixable::DivergentBarrier(_) | Unfixable::NoPlacement => None,
+        }
+    }
+
     /// Short machine-readable reason.
     pub fn reason(&self) -> &'static str {
         match self {
@@ -134,6 +145,15 @@ pub enum Outcome {
         /// Total cost.
         cost: f64,
     },
+    /// A verified placement that removes every race barriers can remove; the others remain.
+    Partial {
+        /// Barriers to insert, in text order.
+        barriers: Vec<Placed>,
+        /// Total cost.
+        cost: f64,
+        /// The races that remain (never a divergent barrier: those make the kernel unfixable).
+        unfixable: Vec<Unfixable>,
+    },
     /// No barrier placement can fix the kernel.
     Unfixable(Vec<Unfixable>),
     /// The oracle could not decide (solver unknown, unsupported construct, round limit).
@@ -154,8 +174,6 @@ pub struct Synthesis {
 /// Facts about positions needed by the encoding (shared with named-barrier synthesis).
 pub(crate) struct Space {
     pub(super) tree: LabelTree,
-    /// Whether candidate positions under thread-dependent conditions are included.
-    all: bool,
     /// Candidate positions at or below the space's uniformity level, in text order, with cost.
     pub(super) positions: Vec<(Position, f64)>,
     /// `post` order index and enclosing block labels per position.
@@ -171,16 +189,10 @@ impl Space {
         Space::build(k, opts, Level::Block)
     }
 
-    /// Every candidate position, divergent ones included (to explain unfixable races).
-    fn with_divergent(k: &Kernel, opts: &SynthOptions) -> Space {
-        Space::build(k, opts, Level::Thread)
-    }
-
     /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
     pub(super) fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
         let tree = LabelTree::new(k);
         let unif = sdv::uniformity(k);
-        let all = max_level == Level::Thread;
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
         let mut pos_blocks = Vec::new();
@@ -214,7 +226,6 @@ impl Space {
         });
         Space {
             tree,
-            all,
             positions,
             pos_post,
             pos_blocks,
@@ -357,6 +368,28 @@ pub(super) fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>
     out
 }
 
+/// Whether every race of `races` is one no block-wide barrier of `k` can remove.
+pub fn all_unfixable(k: &Kernel, races: &[Race], opts: &SynthOptions) -> bool {
+    let space = Space::new(k, opts);
+    races.iter().all(|r| unfixable_cause(&space, r).is_some())
+}
+
+/// Why no barrier among `space`'s positions can remove race `r`, if none can.
+fn unfixable_cause(space: &Space, r: &Race) -> Option<Unfixable> {
+    if r.scope == RaceScope::InterBlock {
+        return Some(Unfixable::InterBlock(r.clone()));
+    }
+    if !clauses(space, r, &BTreeSet::new()).iter().any(|c| c.is_empty()) {
+        return None;
+    }
+    let same_stmt = r.first.label == r.second.label && r.relations.contains(&IterRelation::SameIteration);
+    Some(if same_stmt {
+        Unfixable::SameStatement(r.clone())
+    } else {
+        Unfixable::DivergentRegion(r.clone())
+    })
+}
+
 /// Synthesizes a verified block-wide barrier placement for `k`.
 pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     let start = Instant::now();
@@ -369,6 +402,11 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     };
     let initial = sdv::check(k, &sdv_opts);
     stats.oracle_calls += 1;
+    // Witnesses of the placements tried are never shown.
+    let quiet = sdv::SdvOptions {
+        small_witnesses: false,
+        ..sdv_opts.clone()
+    };
     let finish = |outcome: Outcome, mut stats: SynthStats, initial: Report| {
         stats.time = start.elapsed();
         Synthesis {
@@ -384,33 +422,33 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         return finish(Outcome::AlreadyClean, stats, initial);
     }
     let space = Space::new(k, opts);
-    let loose = Space::with_divergent(k, opts);
-    debug_assert!(loose.all && !space.all);
-    // Unfixable races and divergent barriers in the input.
+    // Unfixable races and divergent barriers in the input; the other races are what the
+    // placement must remove.
     let mut unfixable: Vec<Unfixable> = initial
         .divergences
         .iter()
         .map(|d| Unfixable::DivergentBarrier(d.barrier))
         .collect();
+    let mut fixable: Vec<Race> = Vec::new();
     for r in &initial.races {
-        if r.scope == RaceScope::InterBlock {
-            unfixable.push(Unfixable::InterBlock(r.clone()));
-            continue;
-        }
-        if clauses(&space, r, &BTreeSet::new()).iter().any(|c| c.is_empty()) {
-            let same_stmt = r.first.label == r.second.label && r.relations.contains(&IterRelation::SameIteration);
-            unfixable.push(if same_stmt {
-                Unfixable::SameStatement(r.clone())
-            } else {
-                Unfixable::DivergentRegion(r.clone())
-            });
+        match unfixable_cause(&space, r) {
+            Some(u) => unfixable.push(u),
+            None => fixable.push(r.clone()),
         }
     }
-    if !unfixable.is_empty() {
+    // A divergent barrier of the author's makes every placement diverge; with nothing fixable
+    // there is nothing to write.
+    if !initial.divergences.is_empty() || (fixable.is_empty() && !unfixable.is_empty()) {
         return finish(Outcome::Unfixable(unfixable), stats, initial);
     }
-    if initial.races.iter().any(|r| r.assumed) {
-        let r = initial.races.iter().find(|r| r.assumed).expect("checked");
+    // Races no barrier removes stay in every placement's report: (pair, array, scope).
+    let unfixable_keys: HashSet<(RaceKey, RaceScope)> = unfixable
+        .iter()
+        .filter_map(Unfixable::race)
+        .map(|r| (key(r), r.scope))
+        .collect();
+    if fixable.iter().any(|r| r.assumed) {
+        let r = fixable.iter().find(|r| r.assumed).expect("checked");
         let msg = format!(
             "the solver could not decide whether {} and {} race; the placement could not be verified",
             k.loc(r.first.span),
@@ -427,7 +465,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         .fold(f64::INFINITY, f64::min)
         .max(1e-9);
     let scale = 1000.0 / min_cost.min(1.0);
-    let mut known: Vec<Race> = initial.races.clone();
+    let mut known: Vec<Race> = fixable;
     let mut narrow: BTreeSet<(RaceKey, u32)> = BTreeSet::new();
     let mut round = 0;
     loop {
@@ -493,8 +531,9 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                 )
             }
         };
-        let report = sdv::check(&candidate, &sdv_opts);
+        let mut report = sdv::check(&candidate, &quiet);
         stats.oracle_calls += 1;
+        report.races.retain(|r| !unfixable_keys.contains(&(key(r), r.scope)));
         if report.is_clean() {
             let barriers = chosen
                 .iter()
@@ -514,7 +553,16 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                 })
                 .collect::<Vec<_>>();
             let cost = barriers.iter().map(|b| b.cost).sum();
-            return finish(Outcome::Fixed { barriers, cost }, stats, initial);
+            let outcome = if unfixable.is_empty() {
+                Outcome::Fixed { barriers, cost }
+            } else {
+                Outcome::Partial {
+                    barriers,
+                    cost,
+                    unfixable,
+                }
+            };
+            return finish(outcome, stats, initial);
         }
         if !report.divergences.is_empty() || !report.inconclusive.is_empty() || report.races.iter().any(|r| r.assumed) {
             let msg = report
@@ -605,7 +653,14 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             .collect();
         stats.oracle_calls += 1;
         match insert_barriers(k, &inserts) {
-            Ok((c, _)) => sdv::check(&c, &sdv_opts).is_clean(),
+            Ok((c, _)) => sdv::check(
+                &c,
+                &sdv::SdvOptions {
+                    small_witnesses: false,
+                    ..sdv_opts.clone()
+                },
+            )
+            .is_clean(),
             Err(_) => false,
         }
     };

@@ -39,6 +39,8 @@ pub(crate) enum Bound {
     Iter(Label, u32),
     /// In the loop's last iteration.
     Last(Label),
+    /// The loop's first test failed (the path bypassed it): its body never ran there.
+    Skipped(Label),
 }
 
 /// One path's bounds: (thread 1 or 2, bound); every bound of the set holds.
@@ -57,6 +59,8 @@ enum Edge {
     Exit(Label),
     /// Out of a loop by `break`.
     Leave(Label),
+    /// Past a loop whose first test failed.
+    Skip(Label),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +93,9 @@ pub(crate) struct Cfg {
     /// Unrolled-iteration contexts: the unrolled loops around a node, with the iteration each
     /// copy of the body stands for.
     ctxs: Vec<Vec<(Label, u32)>>,
+    /// Loops with a block-wide barrier in their body, with the loops around them (outermost
+    /// first): a path that bypasses one says so in its bounds.
+    barrier_loops: HashMap<Label, Vec<Label>>,
 }
 
 struct LoopCtx {
@@ -155,6 +162,7 @@ impl Cfg {
                 skippable: HashSet::new(),
                 ctx: Vec::new(),
                 ctxs: vec![Vec::new()],
+                barrier_loops: HashMap::new(),
             },
             loops: Vec::new(),
             exit: 0,
@@ -163,6 +171,18 @@ impl Cfg {
             cur_ctx: 0,
             ctx_ids: HashMap::from([(Vec::new(), 0)]),
         };
+        let tree = crate::tree::LabelTree::new(k);
+        crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            if let StmtKind::Loop { body, .. } = &s.kind {
+                let mut barrier = false;
+                crate::tree::for_each_stmt(body, &mut |x: &Stmt| {
+                    barrier |= matches!(&x.kind, StmtKind::Barrier(bar, _) if bar.is_block_wide());
+                });
+                if barrier {
+                    b.cfg.barrier_loops.insert(s.label, tree.get(s.label).loop_owners());
+                }
+            }
+        });
         let entry = b.node(Node::Nop);
         b.exit = b.node(Node::Nop);
         let mut consts = param_consts(k);
@@ -187,9 +207,19 @@ impl Cfg {
         blocking: Blocking,
     ) -> HashMap<Label, BTreeSet<Reached>> {
         /// A search state: node, outermost crossed depth, crossed more than once, loops entered
-        /// and not iterated since (sorted), position in each of the source's loops, and the
-        /// unrolled-iteration context of the start node.
-        type State = (usize, Option<u32>, bool, Vec<Label>, Vec<Pos>, usize);
+        /// and not iterated since (sorted), position in each of the source's loops, the
+        /// unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
+        /// with whether that bypass is in the source's and in the current iteration of every
+        /// loop around the bypassed one).
+        type State = (
+            usize,
+            Option<u32>,
+            bool,
+            Vec<Label>,
+            Vec<Pos>,
+            usize,
+            Vec<(Label, bool, bool)>,
+        );
         let mut out: HashMap<Label, BTreeSet<Reached>> = HashMap::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
         let mut seen: HashSet<State> = HashSet::new();
@@ -203,13 +233,33 @@ impl Cfg {
             (Some(a), Some(_)) => (Some(a), many),
         };
         let follow = |st: &State, t: usize, e: Edge| -> State {
-            let (_, m, many, fresh, pos, start_ctx) = st;
+            let (_, m, many, fresh, pos, start_ctx, skipped) = st;
             let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
+            let mut skipped = skipped.clone();
             match e {
                 Edge::Plain => {}
+                Edge::Skip(l) => {
+                    if let Some(d) = depth_of.get(&l) {
+                        pos[*d as usize - 1] = Pos::LeftOther;
+                    }
+                    if let Some(around) = self.barrier_loops.get(&l) {
+                        // The source's values are those of the bypass when no loop around both
+                        // has moved on since the source ran.
+                        let common = common_depth(src_loops, around);
+                        let src_ok = m.is_none_or(|d| d as usize > common);
+                        if let Err(i) = skipped.binary_search_by_key(&l, |x| x.0) {
+                            skipped.insert(i, (l, src_ok, true));
+                        }
+                    }
+                }
                 Edge::Back(l) => {
                     (m, many) = step(m, many, depth_of.get(&l).copied());
                     fresh.retain(|x| *x != l);
+                    for s in skipped.iter_mut() {
+                        if self.barrier_loops.get(&s.0).is_some_and(|around| around.contains(&l)) {
+                            s.2 = false;
+                        }
+                    }
                     if let Some(d) = depth_of.get(&l) {
                         if let Pos::In(c) = &mut pos[*d as usize - 1] {
                             *c = (*c + 1).min(2);
@@ -235,11 +285,11 @@ impl Cfg {
                     }
                 }
             }
-            (t, m, many, fresh, pos, *start_ctx)
+            (t, m, many, fresh, pos, *start_ctx, skipped)
         };
         let start_pos = vec![Pos::In(0); src_loops.len()];
         for &s in self.at.get(&src).map(Vec::as_slice).unwrap_or_default() {
-            let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s]);
+            let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s], Vec::new());
             for &(t, e) in &self.succ[s] {
                 let next = follow(&st, t, e);
                 if seen.insert(next.clone()) {
@@ -263,6 +313,8 @@ impl Cfg {
                         .map(|(l, _)| Bound::Last(*l))
                         .collect();
                     at_source.extend(unrolled(st.5));
+                    at_target.extend(st.6.iter().filter(|s| s.2).map(|s| Bound::Skipped(s.0)));
+                    at_source.extend(st.6.iter().filter(|s| s.1).map(|s| Bound::Skipped(s.0)));
                     at_target.sort();
                     at_target.dedup();
                     at_source.sort();
@@ -489,7 +541,7 @@ impl<'a> Builder<'a> {
             self.edge_of(n, body_start, Edge::Enter(s.label));
             let decided = self.decided.entered.contains(&s.label);
             if !decided && fold(self.k, &first, cond).is_none_or(|x| x == 0) {
-                self.edge_of(n, exit, Edge::Exit(s.label));
+                self.edge_of(n, exit, Edge::Skip(s.label));
                 self.cfg.skippable.insert(s.label);
             } else {
                 self.cfg.entered.insert(s.label);
@@ -673,7 +725,10 @@ impl Intervals {
                                 for &(src_t, tgt_t) in orientations {
                                     let mut pb: PathBounds = first
                                         .iter()
-                                        .filter(|f| matches!(f, Bound::Iter(l, _) if b_loops.contains(l)))
+                                        .filter(|f| match f {
+                                            Bound::Iter(l, _) => b_loops.contains(l),
+                                            _ => true,
+                                        })
                                         .map(|f| (tgt_t, *f))
                                         .chain(last.iter().map(|l| (src_t, *l)))
                                         .collect();

@@ -25,6 +25,7 @@ mod decided;
 mod fold;
 mod induction;
 mod intervals;
+mod pow2;
 mod query;
 mod symex;
 #[cfg(test)]
@@ -55,6 +56,9 @@ pub struct SdvOptions {
     /// Report benign races (stores of the same value to the same address) as races; otherwise
     /// they go to [`Report::benign`].
     pub strict: bool,
+    /// Prefer witnesses with small non-negative parameter values and block indices (a few more
+    /// solver calls per race; synthesis turns it off for the placements it tries).
+    pub small_witnesses: bool,
 }
 
 impl Default for SdvOptions {
@@ -64,6 +68,7 @@ impl Default for SdvOptions {
             check_inter_block: true,
             deadline: None,
             strict: false,
+            small_witnesses: true,
         }
     }
 }
@@ -122,6 +127,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
     let decided = decided::decide(k, &unif, decided::Scope::WithBarriers, opts.timeout_ms);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
+    engine.small_witnesses = opts.small_witnesses;
     let mut races = RaceSet::default();
     let grid_may_exceed_one = k
         .launch

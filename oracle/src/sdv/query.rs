@@ -220,6 +220,9 @@ pub(crate) struct Engine<'k> {
     deadline: Option<std::time::Instant>,
     /// Whether a query was skipped because the deadline had passed.
     pub expired: bool,
+    /// Look for witnesses with small parameter values (costs up to three more solver calls per
+    /// race).
+    pub small_witnesses: bool,
 }
 
 impl<'k> Engine<'k> {
@@ -251,6 +254,7 @@ impl<'k> Engine<'k> {
             timeout_ms,
             deadline,
             expired: false,
+            small_witnesses: false,
         }
     }
 
@@ -347,13 +351,69 @@ impl<'k> Engine<'k> {
             SatResult::Unsat => Outcome::Unsat,
             SatResult::Unknown => Outcome::Unknown,
             SatResult::Sat => match self.solver.get_model() {
-                Some(m) => Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q)),
+                Some(m) => {
+                    let m = if self.small_witnesses {
+                        self.smaller_model(m, inter)
+                    } else {
+                        m
+                    };
+                    Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q))
+                }
                 None => Outcome::Unknown,
             },
         };
         self.solver.pop(1);
         self.memo.insert(formula, outcome.clone());
         outcome
+    }
+
+    /// A model of the asserted query whose kernel parameters (and block indices, and grid size
+    /// when symbolic) are small and non-negative, when one exists at one of a few bounds: a
+    /// witness a user recognises (`n = 3` rather than `n = 2080374768`). Falls back to `m`.
+    fn smaller_model(&self, m: Model, inter: bool) -> Model {
+        let mut small: Vec<(BV, bool)> = Vec::new();
+        for var in self.k.vars.iter().filter(|v| v.kind == VarKind::Param) {
+            if self.k.launch.params.contains_key(&var.name) {
+                continue;
+            }
+            if let ScalarTy::Int { bits, signed } = var.ty {
+                small.push((BV::new_const(format!("param_{}", var.name), bits as u32), signed));
+            }
+        }
+        let threads = if inter { &self.inter } else { &self.intra };
+        for t in threads {
+            small.extend(t.bid.iter().map(|b| (b.clone(), false)));
+        }
+        if self.k.launch.grid_dim.is_none() {
+            small.extend(self.geom.gdim.iter().map(|g| (g.clone(), false)));
+        }
+        if small.is_empty() {
+            return m;
+        }
+        for bound in [16u64, 1024, 1 << 20] {
+            let within: Vec<Bool> = small
+                .iter()
+                .map(|(x, signed)| {
+                    let b = BV::from_u64(bound, x.get_size());
+                    if *signed {
+                        Bool::and(&[x.bvsge(BV::from_u64(0, x.get_size())), x.bvsle(&b)])
+                    } else {
+                        x.bvule(&b)
+                    }
+                })
+                .collect();
+            self.solver.push();
+            self.solver.assert(Bool::and(&within));
+            let found = match self.solver.check() {
+                SatResult::Sat => self.solver.get_model(),
+                _ => None,
+            };
+            self.solver.pop(1);
+            if let Some(better) = found {
+                return better;
+            }
+        }
+        m
     }
 
     fn witness(&self, m: &Model, a: (&ThreadVars, &SiteTerms), b: (&ThreadVars, &SiteTerms), q: &Query) -> Witness {
@@ -430,6 +490,7 @@ fn bounds_term(alternatives: &[PathBounds], walks: [&Walk; 2]) -> Option<Bool> {
                         }
                     }
                     Bound::Last(l) => w.last.get(l).cloned(),
+                    Bound::Skipped(l) => w.skipped.get(l).cloned(),
                 }
             })
             .collect();

@@ -10,6 +10,7 @@
 
 use super::fold::type_of;
 use super::induction::{guarded_inductions, inductions, Update};
+use super::pow2;
 use super::uniform::Uniformity;
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
@@ -98,6 +99,9 @@ pub(crate) struct Walk {
     /// The value of every `if` and loop condition, with the point where it is evaluated (for a
     /// loop: at the head of the summarised iteration).
     pub conds: HashMap<Label, (PointTerms, Bool)>,
+    /// `for`/`while` loops without header statements: the thread, if it reaches the loop, finds
+    /// its first test false.
+    pub skipped: HashMap<Label, Bool>,
 }
 
 struct Frame {
@@ -123,6 +127,7 @@ pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVa
         counter: 0,
         ub: Vec::new(),
         cond_depth: 0,
+        pow2: HashMap::new(),
         out: Walk::default(),
     };
     w.block(&k.body);
@@ -145,6 +150,9 @@ struct Walker<'a> {
     ub: Vec<Bool>,
     /// Inside an operand that C may not evaluate (`?:` branches, right of `&&`/`||`).
     cond_depth: u32,
+    /// Variables known to hold a power of two or zero: (exponent, the value term it was recorded
+    /// with). An entry counts only while the variable still holds that term; see [`pow2`].
+    pow2: HashMap<VarId, (BV, BV)>,
     out: Walk,
 }
 
@@ -341,6 +349,11 @@ impl<'a> Walker<'a> {
                 }
             }
             ScalarTy::Int { signed: s, .. } => {
+                if op == Mul {
+                    if let Some(v) = self.pow2_mul(a, b, ty, s) {
+                        return v;
+                    }
+                }
                 let (Val::Bv(x), Val::Bv(y)) = (self.eval_as(a, ty), self.eval_as(b, ty)) else {
                     unreachable!("int conversion yields bit-vectors")
                 };
@@ -409,7 +422,72 @@ impl<'a> Walker<'a> {
         let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         let val = self.eval_as(e, ty);
         self.flush_ub();
+        if let (Some(exp), Val::Bv(x)) = (self.pow2_source(e, ty), &val) {
+            self.pow2.insert(v, (exp, x.clone()));
+        }
         self.env.insert(v, val);
+    }
+
+    /// The exponent of `v` while it holds the power of two recorded for it.
+    fn pow2_exp(&self, v: VarId) -> Option<BV> {
+        let (exp, val) = self.pow2.get(&v)?;
+        match self.env.get(&v) {
+            Some(Val::Bv(x)) if x == val => Some(exp.clone()),
+            _ => None,
+        }
+    }
+
+    /// The exponent of the value `e` assigned to a variable of type `ty`: a constant power of
+    /// two (or zero), or a copy of a variable of the same type that holds one.
+    fn pow2_source(&self, e: &Expr, ty: ScalarTy) -> Option<BV> {
+        let ScalarTy::Int { bits, .. } = ty else { return None };
+        match e {
+            Expr::Const(c, _) => pow2::const_exponent(*c, bits as u32, pow2::cap(ty)),
+            Expr::Var(w) if self.k.vars.get(w.0 as usize).map(|x| x.ty) == Some(ty) => self.pow2_exp(*w),
+            _ => None,
+        }
+    }
+
+    /// `a * b` in type `ty` when one operand is a variable (possibly widened or re-signed) that
+    /// holds 2^e or zero: the other operand shifted left by e. A shift costs the solver far
+    /// less than a multiplier circuit (`offset * (2 * tid + 1)` in scans and reductions).
+    fn pow2_mul(&mut self, a: &Expr, b: &Expr, ty: ScalarTy, signed: bool) -> Option<Val> {
+        let w = width(ty);
+        let operand = |x: &Expr| -> Option<(BV, u32)> {
+            let v = match x {
+                Expr::Var(v) => *v,
+                Expr::Cast(_, inner) => match &**inner {
+                    Expr::Var(v) => *v,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let src = width(self.k.vars.get(v.0 as usize)?.ty);
+            (src <= w).then_some(())?;
+            Some((self.pow2_exp(v)?, src))
+        };
+        let ((exp, src), other) = match (operand(b), operand(a)) {
+            (Some(p), _) => (p, a),
+            (None, Some(p)) => (p, b),
+            (None, None) => return None,
+        };
+        let Val::Bv(x) = self.eval_as(other, ty) else {
+            return None;
+        };
+        let amount = resize(&exp, w, false);
+        let shifted = x.bvshl(&amount);
+        // Zero is recorded as exponent `src`: a shift by it in a wider type would not give 0.
+        let is_zero = exp.eq(BV::from_u64(src as u64, 32));
+        let product = if src < w {
+            is_zero.ite(&BV::from_u64(0, w), &shifted)
+        } else {
+            shifted.clone()
+        };
+        if signed && self.cond_depth == 0 {
+            // No signed overflow: shifting back gives the operand.
+            self.ub.push(Bool::or(&[is_zero, shifted.bvashr(&amount).eq(&x)]));
+        }
+        Some(Val::Bv(product))
     }
 
     fn fresh_into(&mut self, v: VarId, kind: &str) {
@@ -603,6 +681,19 @@ impl<'a> Walker<'a> {
         let entry_ctrl = self.ctrl.clone();
         let entry_facts = self.facts.clone();
         let mods = modified_vars(header, body, step);
+        // The first test on the entry values: when it fails nothing in the loop runs.
+        let first_test = (kind != LoopKind::DoWhile && header.is_empty()).then(|| {
+            let c = self.eval_bool(cond);
+            self.ub.clear();
+            c
+        });
+        if let Some(c) = &first_test {
+            self.out.skipped.insert(label, entry_ctrl.implies(c.not()));
+        }
+        let entry_env: Vec<(VarId, Val)> = mods
+            .iter()
+            .filter_map(|v| self.env.get(v).map(|x| (*v, x.clone())))
+            .collect();
         let shared = self.shared.contains(&label) && self.context_shared();
         // Lock step: both threads are in the same iteration r of a shared loop.
         let iter = BV::new_const(
@@ -619,9 +710,9 @@ impl<'a> Walker<'a> {
         let mut no_wrap = Vec::new();
         let mut limits = Vec::new();
         for (v, upd) in &ind {
-            if let Some((val, nw)) = self.closed_form(*v, upd, &iter) {
-                closed.push((*v, val));
-                no_wrap.extend(nw);
+            if let Some(c) = self.closed_form(*v, upd, &iter) {
+                no_wrap.extend(c.no_wrap.clone());
+                closed.push((*v, c));
                 limits.extend(self.shift_limit(*v, upd));
             }
         }
@@ -639,8 +730,8 @@ impl<'a> Walker<'a> {
         let mut exit_vals = Vec::new();
         for (v, upd) in &ind {
             if closed.iter().any(|(w, _)| w == v) {
-                if let Some((val, nw)) = self.closed_form(*v, upd, &exit_count) {
-                    exit_vals.push((*v, val, nw));
+                if let Some(c) = self.closed_form(*v, upd, &exit_count) {
+                    exit_vals.push((*v, c));
                 }
             }
         }
@@ -677,8 +768,8 @@ impl<'a> Walker<'a> {
         let leaves_only_by_test = !has_jump(body, &|k| matches!(k, StmtKind::Break)) && !has_return(body);
         // The test at the head of iteration `iter`, when the counter alone determines it.
         let mut head_test: Option<Bool> = None;
-        for (v, val) in closed {
-            self.env.insert(v, Val::Bv(val));
+        for (v, c) in &closed {
+            self.put_closed(*v, c);
         }
         for g in &guarded {
             no_wrap.extend(self.guarded_facts(g, &iter));
@@ -747,9 +838,9 @@ impl<'a> Walker<'a> {
                     .eq(BV::from_u64(0, 32))
                     .not()
                     .implies(c.substitute(&[(&iter, &prev)]))];
-                for (v, val, nw) in exit_vals {
-                    self.env.insert(v, Val::Bv(val));
-                    facts.extend(nw);
+                for (v, c) in &exit_vals {
+                    self.put_closed(*v, c);
+                    facts.extend(c.no_wrap.clone());
                 }
                 facts.extend(limits.iter().flat_map(|l| l.facts(&exit_count, Some((c, &iter)))));
                 Some(Bool::and(&facts))
@@ -763,14 +854,36 @@ impl<'a> Walker<'a> {
             facts.extend(counted_exit);
             self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(Bool::and(&facts))]);
         }
+        if let Some(c) = first_test {
+            // A loop whose first test failed changed nothing.
+            let same: Vec<Bool> = entry_env
+                .iter()
+                .filter_map(|(v, before)| match (self.env.get(v), before) {
+                    (Some(Val::Bv(a)), Val::Bv(b)) if a.get_size() == b.get_size() => Some(a.eq(b)),
+                    (Some(Val::B(a)), Val::B(b)) => Some(a.eq(b)),
+                    _ => None,
+                })
+                .collect();
+            if !same.is_empty() {
+                let unchanged = c.not().implies(Bool::and(&same));
+                self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(unchanged)]);
+            }
+        }
     }
+}
+
+/// A closed form (see [`Walker::closed_form`]).
+struct Closed {
+    val: BV,
+    no_wrap: Option<Bool>,
+    exp: Option<BV>,
 }
 
 /// A guarded induction group of one loop with its count and its variables' closed forms.
 struct GuardedGroup<'k> {
     info: super::induction::Guarded<'k>,
     count: BV,
-    vals: Vec<(VarId, BV)>,
+    vals: Vec<(VarId, Closed)>,
     no_wrap: Vec<Bool>,
     limits: Vec<ShiftLimit>,
 }
@@ -868,11 +981,11 @@ impl Walker<'_> {
             let mut no_wrap = vec![count.bvule(iter)];
             let mut limits = Vec::new();
             for (v, upd) in &info.updates {
-                let Some((val, nw)) = self.closed_form(*v, upd, &count) else {
+                let Some(c) = self.closed_form(*v, upd, &count) else {
                     continue 'groups;
                 };
-                vals.push((*v, val));
-                no_wrap.extend(nw);
+                no_wrap.extend(c.no_wrap.clone());
+                vals.push((*v, c));
                 limits.extend(self.shift_limit(*v, upd));
             }
             out.push(GuardedGroup {
@@ -889,8 +1002,8 @@ impl Walker<'_> {
     /// Puts a group's closed forms in the environment and returns what holds at the head of
     /// the summarised iteration `iter`.
     fn guarded_facts(&mut self, g: &GuardedGroup, iter: &BV) -> Vec<Bool> {
-        for (v, val) in &g.vals {
-            self.env.insert(*v, Val::Bv(val.clone()));
+        for (v, c) in &g.vals {
+            self.put_closed(*v, c);
         }
         let mut facts = g.no_wrap.clone();
         if g.info.reads_only_group {
@@ -908,9 +1021,18 @@ impl Walker<'_> {
 }
 
 impl Walker<'_> {
-    /// The value of induction variable `v` at the head of iteration `r`, and the assumption that
-    /// an additive counter has not wrapped around on its way there.
-    fn closed_form(&mut self, v: VarId, upd: &Update, r: &BV) -> Option<(BV, Option<Bool>)> {
+    /// Sets `v` to its closed form (and its exponent, when it holds a power of two).
+    fn put_closed(&mut self, v: VarId, c: &Closed) {
+        self.env.insert(v, Val::Bv(c.val.clone()));
+        if let Some(e) = &c.exp {
+            self.pow2.insert(v, (e.clone(), c.val.clone()));
+        }
+    }
+
+    /// The value of induction variable `v` at the head of iteration `r`, the assumption that
+    /// an additive counter has not wrapped around on its way there, and the exponent of a
+    /// shifted power of two.
+    fn closed_form(&mut self, v: VarId, upd: &Update, r: &BV) -> Option<Closed> {
         let Val::Bv(init) = self.var(v) else {
             return None;
         };
@@ -957,11 +1079,29 @@ impl Walker<'_> {
                 } else {
                     Bool::and(&[exact.bvsge(&lo), exact.bvslt(&hi)])
                 };
-                Some((val, Some(fits)))
+                Some(Closed {
+                    val,
+                    no_wrap: Some(fits),
+                    exp: None,
+                })
             }
             Update::Shift {
-                amount, left, arith, ..
+                amount,
+                left,
+                arith,
+                signed_mul,
             } => {
+                let ty = self.k.var(v).ty;
+                // A signed `<<=` can reach INT_MIN, which the exponent cannot stand for.
+                let tracked = !*left || !matches!(ty, ScalarTy::Int { signed: true, .. }) || *signed_mul;
+                if let Some(e0) = self.pow2_exp(v).filter(|_| tracked) {
+                    let exp = pow2::shifted(&e0, r, *amount, *left, pow2::cap(ty), w);
+                    return Some(Closed {
+                        val: pow2::value(&exp, w),
+                        no_wrap: None,
+                        exp: Some(exp),
+                    });
+                }
                 let amt = shift_amount(r, *amount, w);
                 let val = if *left {
                     init.bvshl(&amt)
@@ -970,7 +1110,11 @@ impl Walker<'_> {
                 } else {
                     init.bvlshr(&amt)
                 };
-                Some((val, None))
+                Some(Closed {
+                    val,
+                    no_wrap: None,
+                    exp: None,
+                })
             }
         }
     }
