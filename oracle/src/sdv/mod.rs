@@ -40,6 +40,7 @@ use crate::ir::*;
 use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
 use intervals::{common_depth, Bound, Intervals};
+pub use query::QueryStat;
 use query::{Engine, Outcome, Pairing, Query};
 use std::collections::{HashMap, HashSet};
 
@@ -95,20 +96,47 @@ pub struct Feasibility {
 
 /// The [`Feasibility`] of every `if` and loop of `k`.
 pub fn feasibility(k: &Kernel) -> Feasibility {
-    let unif = uniformity(k);
-    let d = decided::decide(k, &unif, decided::Scope::All, SdvOptions::default().timeout_ms);
-    Feasibility {
-        entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
-        branches: d.branches,
-    }
+    crate::smt::fresh_context(|| {
+        let unif = uniformity(k);
+        let d = decided::decide(k, &unif, decided::Scope::All, SdvOptions::default().timeout_ms);
+        Feasibility {
+            entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
+            branches: d.branches,
+        }
+    })
 }
 
 /// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
 pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
-    crate::smt::fresh_context(|| check_in_context(k, opts))
+    crate::smt::fresh_context(|| check_in_context(k, opts, &mut None))
 }
 
-fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
+/// Where a check spends its time: per phase, and per solver call.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    /// (phase, milliseconds): uniformity, decided branches, barrier intervals, conflict queries.
+    pub phases: Vec<(&'static str, f64)>,
+    /// Every solver call of the conflict queries.
+    pub queries: Vec<QueryStat>,
+}
+
+/// [`check`], also measuring where the time goes (for benchmarks; term counts cost time).
+pub fn check_profiled(k: &Kernel, opts: &SdvOptions) -> (Report, Profile) {
+    crate::smt::fresh_context(|| {
+        let mut p = Some(Profile::default());
+        let r = check_in_context(k, opts, &mut p);
+        (r, p.unwrap_or_default())
+    })
+}
+
+fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>) -> Report {
+    let mut clock = std::time::Instant::now();
+    let mut phase = |name: &'static str, profile: &mut Option<Profile>| {
+        if let Some(p) = profile {
+            p.phases.push((name, clock.elapsed().as_secs_f64() * 1000.0));
+        }
+        clock = std::time::Instant::now();
+    };
     let mut report = Report::default();
     if let Some(span) = first_named_barrier(k) {
         report.inconclusive.push(Inconclusive {
@@ -118,6 +146,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
         return report;
     }
     let unif = uniformity(k);
+    phase("uniformity", profile);
     let tree = LabelTree::new(k);
     report.divergences = divergences(k, &unif, &tree);
 
@@ -125,9 +154,12 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
     let decided = decided::decide(k, &unif, decided::Scope::WithBarriers, opts.timeout_ms);
+    phase("decided", profile);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
+    phase("intervals", profile);
     let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
     engine.small_witnesses = opts.small_witnesses;
+    engine.profile = profile.as_ref().map(|_| Vec::new());
     let mut races = RaceSet::default();
     let grid_may_exceed_one = k
         .launch
@@ -216,6 +248,10 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions) -> Report {
                 races.record(a, b, RaceScope::InterBlock, None, outcome, benign);
             }
         }
+    }
+    phase("queries", profile);
+    if let Some(p) = profile {
+        p.queries = engine.profile.take().unwrap_or_default();
     }
     let (harmful, benign) = races.finish(opts.strict);
     report.races = harmful;

@@ -2,13 +2,13 @@
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
 use super::intervals::{Bound, PathBounds};
-use super::symex::{self, Geometry, SiteTerms, ThreadVars, Val, Walk};
+use super::symex::{self, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use z3::ast::{Bool, BV};
+use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Model, SatResult, Solver};
 
 /// `blockDim` and `gridDim`: concrete when the launch configuration gives them.
@@ -210,6 +210,8 @@ pub(crate) struct Engine<'k> {
     intra: [ThreadVars; 2],
     inter: [ThreadVars; 2],
     solver: Solver,
+    /// [`crate::smt::fallback_solver`], with the geometry constraints, once a query needs it.
+    fallback: Option<Solver>,
     walks: HashMap<(u8, bool, Vec<Label>), Rc<Walk>>,
     memo: HashMap<Bool, Outcome>,
     /// Number of solver calls.
@@ -223,6 +225,25 @@ pub(crate) struct Engine<'k> {
     /// Look for witnesses with small parameter values (costs up to three more solver calls per
     /// race).
     pub small_witnesses: bool,
+    /// Every solver call, when profiling.
+    pub profile: Option<Vec<QueryStat>>,
+}
+
+/// One solver call of a check (see [`super::check_profiled`]).
+#[derive(Clone, Debug)]
+pub struct QueryStat {
+    /// The two access statements.
+    pub pair: (Label, Label),
+    /// `intra` or `inter` (blocks), with `/abstract` for the product abstraction.
+    pub kind: String,
+    /// `smt` or `qfbv`.
+    pub solver: &'static str,
+    /// Distinct terms in the formula.
+    pub size: usize,
+    /// Wall-clock time of the call.
+    pub millis: f64,
+    /// `sat`, `unsat` or `unknown`.
+    pub result: &'static str,
 }
 
 impl<'k> Engine<'k> {
@@ -248,6 +269,8 @@ impl<'k> Engine<'k> {
             intra,
             inter,
             solver,
+            fallback: None,
+            profile: None,
             walks: HashMap::new(),
             memo: HashMap::new(),
             queries: 0,
@@ -256,6 +279,79 @@ impl<'k> Engine<'k> {
             expired: false,
             small_witnesses: false,
         }
+    }
+
+    /// Asserts `f` in a new scope and checks it with one solver, and with the other when the
+    /// first gives up: the main solver first, or the fallback solver first (`fallback_first`).
+    /// Returns the answer and whether the fallback solver holds `f` (see [`Engine::holder`]);
+    /// the caller pops that solver's scope.
+    fn check_scoped(&mut self, f: &Bool, fallback_first: bool, what: (Label, Label, &str)) -> (SatResult, bool) {
+        for (i, fallback) in [fallback_first, !fallback_first].into_iter().enumerate() {
+            if i > 0 && self.deadline_passed() {
+                break;
+            }
+            let solver = if fallback { self.fallback_solver() } else { &self.solver };
+            solver.push();
+            solver.assert(f);
+            let started = std::time::Instant::now();
+            let res = solver.check();
+            let millis = started.elapsed().as_secs_f64() * 1000.0;
+            self.queries += 1;
+            if let Some(p) = &mut self.profile {
+                p.push(QueryStat {
+                    pair: (what.0, what.1),
+                    kind: what.2.to_string(),
+                    solver: if fallback { "qfbv" } else { "smt" },
+                    size: term_count(f),
+                    millis,
+                    result: match res {
+                        SatResult::Sat => "sat",
+                        SatResult::Unsat => "unsat",
+                        SatResult::Unknown => "unknown",
+                    },
+                });
+            }
+            if res != SatResult::Unknown || i == 1 {
+                return (res, fallback);
+            }
+            self.holder(fallback).pop(1);
+        }
+        // The deadline passed after the first solver gave up: it holds `f` again for the caller.
+        let solver = self.holder(fallback_first);
+        solver.push();
+        solver.assert(f);
+        (SatResult::Unknown, fallback_first)
+    }
+
+    /// The fallback solver, created with the geometry constraints on first use; its limits
+    /// follow the kernel's deadline.
+    fn fallback_solver(&mut self) -> &Solver {
+        if self.fallback.is_none() {
+            let fb = crate::smt::fallback_solver(self.timeout_ms);
+            let all: Vec<&ThreadVars> = self.intra.iter().chain(self.inter.iter()).collect();
+            for c in geometry_constraints(self.k, &self.geom, &all) {
+                fb.assert(&c);
+            }
+            self.fallback = Some(fb);
+        }
+        let fb = self.fallback.as_ref().expect("created above");
+        if let Some(d) = self.deadline {
+            let left = d.saturating_duration_since(std::time::Instant::now()).as_millis();
+            crate::smt::set_limits(fb, self.timeout_ms, Some(left.min(u64::MAX as u128) as u64));
+        }
+        fb
+    }
+
+    /// The solver [`Engine::check_scoped`] left the formula in.
+    fn holder(&self, fallback: bool) -> &Solver {
+        match (&self.fallback, fallback) {
+            (Some(fb), true) => fb,
+            _ => &self.solver,
+        }
+    }
+
+    fn deadline_passed(&self) -> bool {
+        self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 
     fn walk(&mut self, tag: u8, inter: bool, shared: &[Label]) -> Rc<Walk> {
@@ -283,7 +379,8 @@ impl<'k> Engine<'k> {
             // Every access is visited by the walk; a missing one would be a bug: assume a race.
             return Outcome::Unknown;
         };
-        let [t1, t2] = if inter { &self.inter } else { &self.intra };
+        let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
+        let (t1, t2) = (&t1, &t2);
         let mut parts = vec![
             s1.at.ctrl.clone(),
             s1.at.facts.clone(),
@@ -343,77 +440,39 @@ impl<'k> Engine<'k> {
             }
             crate::smt::set_limits(&self.solver, self.timeout_ms, Some(left.min(u64::MAX as u128) as u64));
         }
-        self.queries += 1;
-        self.solver.push();
-        self.solver.assert(&formula);
-        let res = self.solver.check();
-        let outcome = match res {
-            SatResult::Unsat => Outcome::Unsat,
-            SatResult::Unknown => Outcome::Unknown,
-            SatResult::Sat => match self.solver.get_model() {
-                Some(m) => {
-                    let m = if self.small_witnesses {
-                        self.smaller_model(m, inter)
-                    } else {
-                        m
-                    };
-                    Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q))
+        // Signed products of unknowns first go through an abstraction without multipliers: an
+        // unsatisfiable abstraction settles the query.
+        if let Some(abstracted) = abstract_products(&formula, [&w1, &w2], [&s1.offset, &s2.offset]) {
+            // Linear constraints over many terms: bit-blasting decides them faster.
+            let kind = format!("{}/abstract", if inter { "inter" } else { "intra" });
+            let (res, fallback) = self.check_scoped(&abstracted, true, (q.a.0, q.b.0, &kind));
+            self.holder(fallback).pop(1);
+            if res == SatResult::Unsat {
+                self.memo.insert(formula, Outcome::Unsat);
+                return Outcome::Unsat;
+            }
+        }
+        let kind = if inter { "inter" } else { "intra" };
+        let (res, fallback) = self.check_scoped(&formula, false, (q.a.0, q.b.0, kind));
+        let solver = self.holder(fallback);
+        let model = match res {
+            SatResult::Sat => solver.get_model().map(|m| {
+                if self.small_witnesses {
+                    smaller_model(self.k, solver, &self.geom, m, [t1, t2])
+                } else {
+                    m
                 }
-                None => Outcome::Unknown,
-            },
+            }),
+            _ => None,
         };
-        self.solver.pop(1);
+        solver.pop(1);
+        let outcome = match (res, model) {
+            (SatResult::Unsat, _) => Outcome::Unsat,
+            (SatResult::Sat, Some(m)) => Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q)),
+            _ => Outcome::Unknown,
+        };
         self.memo.insert(formula, outcome.clone());
         outcome
-    }
-
-    /// A model of the asserted query whose kernel parameters (and block indices, and grid size
-    /// when symbolic) are small and non-negative, when one exists at one of a few bounds: a
-    /// witness a user recognises (`n = 3` rather than `n = 2080374768`). Falls back to `m`.
-    fn smaller_model(&self, m: Model, inter: bool) -> Model {
-        let mut small: Vec<(BV, bool)> = Vec::new();
-        for var in self.k.vars.iter().filter(|v| v.kind == VarKind::Param) {
-            if self.k.launch.params.contains_key(&var.name) {
-                continue;
-            }
-            if let ScalarTy::Int { bits, signed } = var.ty {
-                small.push((BV::new_const(format!("param_{}", var.name), bits as u32), signed));
-            }
-        }
-        let threads = if inter { &self.inter } else { &self.intra };
-        for t in threads {
-            small.extend(t.bid.iter().map(|b| (b.clone(), false)));
-        }
-        if self.k.launch.grid_dim.is_none() {
-            small.extend(self.geom.gdim.iter().map(|g| (g.clone(), false)));
-        }
-        if small.is_empty() {
-            return m;
-        }
-        for bound in [16u64, 1024, 1 << 20] {
-            let within: Vec<Bool> = small
-                .iter()
-                .map(|(x, signed)| {
-                    let b = BV::from_u64(bound, x.get_size());
-                    if *signed {
-                        Bool::and(&[x.bvsge(BV::from_u64(0, x.get_size())), x.bvsle(&b)])
-                    } else {
-                        x.bvule(&b)
-                    }
-                })
-                .collect();
-            self.solver.push();
-            self.solver.assert(Bool::and(&within));
-            let found = match self.solver.check() {
-                SatResult::Sat => self.solver.get_model(),
-                _ => None,
-            };
-            self.solver.pop(1);
-            if let Some(better) = found {
-                return better;
-            }
-        }
-        m
     }
 
     fn witness(&self, m: &Model, a: (&ThreadVars, &SiteTerms), b: (&ThreadVars, &SiteTerms), q: &Query) -> Witness {
@@ -472,6 +531,54 @@ impl<'k> Engine<'k> {
     }
 }
 
+/// A model of the asserted query whose kernel parameters (and block indices, and grid size
+/// when symbolic) are small and non-negative, when one exists at one of a few bounds: a
+/// witness a user recognises (`n = 3` rather than `n = 2080374768`). Falls back to `m`.
+fn smaller_model(k: &Kernel, solver: &Solver, geom: &Geometry, m: Model, threads: [&ThreadVars; 2]) -> Model {
+    let mut small: Vec<(BV, bool)> = Vec::new();
+    for var in k.vars.iter().filter(|v| v.kind == VarKind::Param) {
+        if k.launch.params.contains_key(&var.name) {
+            continue;
+        }
+        if let ScalarTy::Int { bits, signed } = var.ty {
+            small.push((BV::new_const(format!("param_{}", var.name), bits as u32), signed));
+        }
+    }
+    for t in threads {
+        small.extend(t.bid.iter().map(|b| (b.clone(), false)));
+    }
+    if k.launch.grid_dim.is_none() {
+        small.extend(geom.gdim.iter().map(|g| (g.clone(), false)));
+    }
+    if small.is_empty() {
+        return m;
+    }
+    for bound in [16u64, 1024, 1 << 20] {
+        let within: Vec<Bool> = small
+            .iter()
+            .map(|(x, signed)| {
+                let b = BV::from_u64(bound, x.get_size());
+                if *signed {
+                    Bool::and(&[x.bvsge(BV::from_u64(0, x.get_size())), x.bvsle(&b)])
+                } else {
+                    x.bvule(&b)
+                }
+            })
+            .collect();
+        solver.push();
+        solver.assert(Bool::and(&within));
+        let found = match solver.check() {
+            SatResult::Sat => solver.get_model(),
+            _ => None,
+        };
+        solver.pop(1);
+        if let Some(better) = found {
+            return better;
+        }
+    }
+    m
+}
+
 /// The disjunction of the paths' bounds, or `None` when some path's bounds say nothing the walks
 /// can express.
 fn bounds_term(alternatives: &[PathBounds], walks: [&Walk; 2]) -> Option<Bool> {
@@ -509,6 +616,116 @@ fn signed_value(k: &Kernel, v: VarId, m: &Model, x: &BV) -> i64 {
         ScalarTy::Int { signed: true, bits } => super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits }),
         _ => u as i64,
     }
+}
+
+/// The number of distinct terms of `f`.
+fn term_count(f: &Bool) -> usize {
+    let mut seen: HashSet<Dynamic> = HashSet::new();
+    let mut stack = vec![Dynamic::from_ast(f)];
+    while let Some(t) = stack.pop() {
+        if seen.insert(t.clone()) {
+            stack.extend(t.children());
+        }
+    }
+    seen.len()
+}
+
+/// The signed products of two unknowns in the terms, as recorded by the walks (each once).
+fn products_in(walks: [&Walk; 2], terms: &[&BV]) -> Vec<Product> {
+    let mut out: Vec<Product> = Vec::new();
+    let mut seen: HashSet<Dynamic> = HashSet::new();
+    let mut stack: Vec<Dynamic> = terms.iter().map(|t| Dynamic::from_ast(*t)).collect();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t.clone()) {
+            continue;
+        }
+        if let Some(b) = t.as_bv() {
+            if let Some(p) = walks.iter().find_map(|w| w.products.get(&b)).filter(|p| p.signed) {
+                out.push(p.clone());
+            }
+        }
+        stack.extend(t.children());
+    }
+    out
+}
+
+/// `formula` with every signed product of two unknowns that the offsets contain replaced by a
+/// fresh value, the no-overflow conditions of those products by `true`, and facts of integer
+/// multiplication about the fresh values added; `None` when the offsets contain no such
+/// product.
+///
+/// Signed overflow is undefined behaviour, so in every execution the checker considers a product
+/// is the exact integer product, and the facts hold of it: the abstraction has a model whenever
+/// the formula does. The facts are what separates `row1 * pitch + col1` from
+/// `row2 * pitch + col2` with `0 <= col < pitch`: for a shared operand y, different other
+/// operands put the products at least |y| apart, in the direction of their difference. A solver
+/// proves that with adders and comparators; through two multiplier circuits it times out.
+fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Option<Bool> {
+    if walks.iter().all(|w| w.products.is_empty()) {
+        return None;
+    }
+    let products = products_in(walks, &offsets);
+    if products.is_empty() {
+        return None;
+    }
+    let fresh: Vec<BV> = (0..products.len())
+        .map(|i| BV::fresh_const("prod", products[i].x.get_size()))
+        .collect();
+    let mut subst: Vec<(Dynamic, Dynamic)> = Vec::new();
+    for (p, f) in products.iter().zip(&fresh) {
+        subst.push((Dynamic::from_ast(&p.x.bvmul(&p.y)), Dynamic::from_ast(f)));
+        for nov in [p.x.bvmul_no_overflow(&p.y, true), p.x.bvmul_no_underflow(&p.y)] {
+            subst.push((Dynamic::from_ast(&nov), Dynamic::from_ast(&Bool::from_bool(true))));
+        }
+    }
+    let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
+    let mut parts = vec![formula.substitute(&pairs)];
+    // Exact products fit their own width (no overflow): differences need two more bits.
+    let w = |v: &BV| v.sign_ext(2);
+    let zero = |v: &BV| BV::from_u64(0, v.get_size());
+    for (p, f) in products.iter().zip(&fresh) {
+        let (x, y, fw) = (w(&p.x), w(&p.y), w(f));
+        // Zero, sign and magnitude of an exact product.
+        parts.push(Bool::or(&[p.x.eq(zero(&p.x)), p.y.eq(zero(&p.y))]).eq(f.eq(zero(f))));
+        let neg = |v: &BV| v.bvslt(zero(v));
+        parts.push(f.eq(zero(f)).not().implies(neg(f).eq(neg(&p.x).xor(neg(&p.y)))));
+        let abs = |v: &BV| v.bvslt(zero(v)).ite(&v.bvneg(), v);
+        parts.push(p.x.eq(zero(&p.x)).not().implies(abs(&fw).bvsge(abs(&y))));
+        parts.push(p.y.eq(zero(&p.y)).not().implies(abs(&fw).bvsge(abs(&x))));
+    }
+    for i in 0..products.len() {
+        for j in i + 1..products.len() {
+            let (a, b) = (&products[i], &products[j]);
+            if a.x.get_size() != b.x.get_size() {
+                continue;
+            }
+            let (xa, xb, y) = if a.y == b.y {
+                (&a.x, &b.x, &a.y)
+            } else if a.x == b.x {
+                (&a.y, &b.y, &a.x)
+            } else if a.x == b.y {
+                (&a.y, &b.x, &a.x)
+            } else if a.y == b.x {
+                (&a.x, &b.y, &a.y)
+            } else {
+                continue;
+            };
+            // (Pa - Pb) = (xa - xb) * y, exactly.
+            let d = w(xa).bvsub(w(xb));
+            let gap = w(&fresh[i]).bvsub(w(&fresh[j]));
+            let yw = w(y);
+            let zw = zero(&yw);
+            parts.push(d.eq(&zw).implies(gap.eq(&zw)));
+            parts.push(y.eq(zero(y)).implies(gap.eq(&zw)));
+            let pos = |v: &BV| v.bvsgt(zero(v));
+            let negw = |v: &BV| v.bvslt(zero(v));
+            parts.push(Bool::and(&[pos(&d), pos(&yw)]).implies(gap.bvsge(&yw)));
+            parts.push(Bool::and(&[negw(&d), pos(&yw)]).implies(gap.bvsle(yw.bvneg())));
+            parts.push(Bool::and(&[pos(&d), negw(&yw)]).implies(gap.bvsle(&yw)));
+            parts.push(Bool::and(&[negw(&d), negw(&yw)]).implies(gap.bvsge(yw.bvneg())));
+        }
+    }
+    Some(Bool::and(&parts))
 }
 
 /// Two stores write different bytes (another offset or size) or different values; `true`

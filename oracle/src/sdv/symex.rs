@@ -102,6 +102,19 @@ pub(crate) struct Walk {
     /// `for`/`while` loops without header statements: the thread, if it reaches the loop, finds
     /// its first test false.
     pub skipped: HashMap<Label, Bool>,
+    /// Products of two non-constant integers, by product term (see [`Product`]).
+    pub products: HashMap<BV, Product>,
+}
+
+/// `p = x * y` in `x`'s width, signed or unsigned.
+#[derive(Clone, Debug)]
+pub(crate) struct Product {
+    /// First operand.
+    pub x: BV,
+    /// Second operand.
+    pub y: BV,
+    /// Signed multiplication (overflow is undefined behaviour).
+    pub signed: bool,
 }
 
 struct Frame {
@@ -117,6 +130,7 @@ pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVa
         k,
         nu: unif.nu_vars(),
         uniform_reads: unif.uniform_reads(),
+        steering: unif.steering_vars(),
         geom,
         th,
         shared,
@@ -138,6 +152,7 @@ struct Walker<'a> {
     k: &'a Kernel,
     nu: &'a HashSet<VarId>,
     uniform_reads: &'a HashSet<(Label, usize)>,
+    steering: &'a HashSet<VarId>,
     geom: &'a Geometry,
     th: &'a ThreadVars,
     shared: &'a HashSet<Label>,
@@ -359,6 +374,17 @@ impl<'a> Walker<'a> {
                 };
                 let bv = |r: BV| Val::Bv(r);
                 let pb = |r: Bool| Val::B(r);
+                if op == Mul && x.as_u64().is_none() && y.as_u64().is_none() {
+                    let p = x.bvmul(&y);
+                    self.out.products.insert(
+                        p,
+                        Product {
+                            x: x.clone(),
+                            y: y.clone(),
+                            signed: s,
+                        },
+                    );
+                }
                 match op {
                     Add | Sub | Mul if s && self.cond_depth == 0 => {
                         self.no_signed_overflow(op, &x, &y);
@@ -421,7 +447,14 @@ impl<'a> Walker<'a> {
     fn assign(&mut self, v: VarId, e: &Expr) {
         let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         let val = self.eval_as(e, ty);
-        self.flush_ub();
+        if self.steering.contains(&v) {
+            self.flush_ub();
+        } else {
+            // A value that reaches no address or condition: its no-overflow conditions only
+            // narrow executions no query asks about (and would make every later query carry
+            // the whole computation, such as a hash's rounds).
+            self.ub.clear();
+        }
         if let (Some(exp), Val::Bv(x)) = (self.pow2_source(e, ty), &val) {
             self.pow2.insert(v, (exp, x.clone()));
         }

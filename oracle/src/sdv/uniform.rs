@@ -29,6 +29,7 @@ pub enum Level {
 pub struct Uniformity {
     nu_vars: HashSet<VarId>,
     uniform_reads: HashSet<(Label, usize)>,
+    steering: HashSet<VarId>,
     before: HashMap<Label, (Level, Option<Label>)>,
     after: HashMap<Label, (Level, Option<Label>)>,
 }
@@ -65,6 +66,11 @@ impl Uniformity {
     /// The non-uniform variables.
     pub(crate) fn nu_vars(&self) -> &HashSet<VarId> {
         &self.nu_vars
+    }
+    /// Variables whose values can reach an address, a condition, an assumption or a barrier
+    /// operand (flow-insensitively): the others only feed stored values.
+    pub(crate) fn steering_vars(&self) -> &HashSet<VarId> {
+        &self.steering
     }
     /// Reads (statement, operation) that give every thread running them together the same
     /// value: a block-uniform address of a shared array that no write reaches without a
@@ -110,6 +116,7 @@ pub fn uniformity(k: &Kernel) -> Uniformity {
     let mut u = Uniformity {
         nu_vars: nu,
         uniform_reads: reads,
+        steering: steering_vars(k),
         ..Default::default()
     };
     if !sources.is_empty() {
@@ -133,6 +140,43 @@ pub fn uniformity(k: &Kernel) -> Uniformity {
         u.after.insert(l, classify(srcs));
     }
     u
+}
+
+/// The variables an address, condition, assumption or barrier operand can depend on: those
+/// expressions' variables, closed backwards over assignments.
+fn steering_vars(k: &Kernel) -> HashSet<VarId> {
+    let mut out: HashSet<VarId> = HashSet::new();
+    let mut assigns: Vec<(VarId, &Expr)> = Vec::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
+        StmtKind::Basic(ops) => {
+            for op in ops {
+                match op {
+                    Op::Assign(v, e) => assigns.push((*v, e)),
+                    Op::Read(_, a) | Op::Atomic(_, a) | Op::Write(a, _) => a.offset.for_each_var(&mut |v| {
+                        out.insert(v);
+                    }),
+                }
+            }
+        }
+        _ => super::query::for_each_expr(s, &mut |e: &Expr| {
+            e.for_each_var(&mut |v| {
+                out.insert(v);
+            })
+        }),
+    });
+    loop {
+        let before = out.len();
+        for (v, e) in &assigns {
+            if out.contains(v) {
+                e.for_each_var(&mut |w| {
+                    out.insert(w);
+                });
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }
 
 /// Whether `e` may differ between threads.
@@ -244,6 +288,7 @@ fn confirmed_reads(
     let prelim = Uniformity {
         nu_vars: nu.clone(),
         uniform_reads: keep.clone(),
+        steering: HashSet::new(),
         before: taint.before.iter().map(|(l, s)| (*l, level(s))).collect(),
         after: taint.after.iter().map(|(l, s)| (*l, level(s))).collect(),
     };

@@ -1,0 +1,84 @@
+//! Benchmark: where the SDV checker's time goes, per kernel — phases (uniformity, decided
+//! branches, barrier intervals, conflict queries) and every solver call (count, terms, time,
+//! answer, which solver answered).
+//!
+//! Run: `cargo bench --bench sdv_profile [-- PATH_SUBSTRING]`. For every corpus kernel checked by
+//! the SDV checker (only those whose path contains the argument, when one is given), prints one
+//! line of totals; then, for the five slowest kernels, their phases and slowest solver calls.
+
+use autosync::check::uses_named_barriers;
+use autosync::front;
+use autosync::manifest;
+use autosync_oracle::ir::Kernel;
+use autosync_oracle::sdv::{self, Profile};
+use std::path::Path;
+use std::time::Instant;
+
+fn main() {
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
+    let mut runs: Vec<(f64, String, Kernel, Profile)> = Vec::new();
+    println!(
+        "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6}",
+        "kernel", "check", "calls", "solver", "max call", "terms", "qfbv"
+    );
+    for e in &m.kernels {
+        if filter.as_ref().is_some_and(|f| !e.path.contains(f.as_str())) {
+            continue;
+        }
+        let k = front::load(&e.file(Path::new("corpus")), &e.front_options())
+            .expect("lowers")
+            .kernels
+            .remove(0);
+        if uses_named_barriers(&k) {
+            continue;
+        }
+        let t = Instant::now();
+        let (_, p) = sdv::check_profiled(&k, &sdv::SdvOptions::default());
+        let total = t.elapsed().as_secs_f64() * 1000.0;
+        let solver: f64 = p.queries.iter().map(|q| q.millis).sum();
+        let max = p.queries.iter().map(|q| q.millis).fold(0.0, f64::max);
+        let mut sizes: Vec<usize> = p.queries.iter().map(|q| q.size).collect();
+        sizes.sort();
+        let median_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
+        let fallback = p.queries.iter().filter(|q| q.solver == "qfbv").count();
+        println!(
+            "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6}",
+            e.path,
+            total,
+            p.queries.len(),
+            solver,
+            max,
+            median_size,
+            fallback
+        );
+        runs.push((total, e.path.clone(), k, p));
+    }
+    runs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (total, path, k, p) in runs.iter().take(5) {
+        println!("\n{path}: {total:.1} ms");
+        for (name, ms) in &p.phases {
+            println!("  phase {name:<12} {ms:>9.1} ms");
+        }
+        let mut qs = p.queries.clone();
+        qs.sort_by(|a, b| b.millis.total_cmp(&a.millis));
+        for q in qs.iter().take(8) {
+            let line = |l| {
+                autosync_oracle::tree::LabelTree::new(k)
+                    .info
+                    .get(&l)
+                    .map_or(0, |i| k.line(i.span))
+            };
+            println!(
+                "  call lines {:>4}-{:<4} {:<16} {:<5} {:>7} terms {:>8.1} ms {}",
+                line(q.pair.0),
+                line(q.pair.1),
+                q.kind,
+                q.solver,
+                q.size,
+                q.millis,
+                q.result
+            );
+        }
+    }
+}
