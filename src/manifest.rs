@@ -51,6 +51,9 @@ pub struct CheckExpect {
     /// Racing source-line pairs `[earlier, later]`.
     #[serde(default)]
     pub races: Vec<[u32; 2]>,
+    /// Benign races (every thread stores the same value): warnings, races under `--strict`.
+    #[serde(default)]
+    pub benign: Vec<[u32; 2]>,
     /// Extra pairs the oracle reports that cannot happen, each with its cause.
     #[serde(default)]
     pub imprecise: Vec<Imprecision>,
@@ -83,7 +86,7 @@ pub struct Imprecision {
 #[derive(Debug, Deserialize, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct FixExpect {
-    /// fixed | clean | unfixable.
+    /// fixed | clean | partial | unfixable.
     pub outcome: String,
     /// Minimum number of barriers to insert.
     #[serde(default)]

@@ -2,7 +2,7 @@
 //! line pairs (extra pairs only when listed as a known imprecision), divergences, and the class
 //! of named-barrier defects.
 
-use autosync::check::{check_kernel, verdict, OracleChoice, Verdict};
+use autosync::check::{check_kernel, check_kernel_within, verdict, OracleChoice, Verdict};
 use autosync::front;
 use autosync::manifest::{self, Entry};
 use autosync_oracle::report::{Report, SyncDefectKind};
@@ -10,7 +10,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 fn line_pairs(k: &autosync_oracle::ir::Kernel, r: &Report) -> BTreeSet<[u32; 2]> {
-    r.races
+    pairs_of(k, &r.races)
+}
+
+fn pairs_of(k: &autosync_oracle::ir::Kernel, races: &[autosync_oracle::report::Race]) -> BTreeSet<[u32; 2]> {
+    races
         .iter()
         .map(|x| {
             let (a, b) = (k.line(x.first.span), k.line(x.second.span));
@@ -78,6 +82,22 @@ fn compare(e: &Entry) -> Option<String> {
                     .any(|a| classes.contains(a.outcome.as_str()))
         }
     };
+    // Benign races are warnings, exactly those listed; `--strict` reports them as races.
+    let benign_want: BTreeSet<[u32; 2]> = e.check.benign.iter().copied().collect();
+    let benign_got = pairs_of(k, &r.benign);
+    if benign_got != benign_want {
+        return Some(format!("benign races {benign_got:?}, manifest {benign_want:?}"));
+    }
+    if !benign_want.is_empty() {
+        let (strict, _) = check_kernel_within(k, OracleChoice::Auto, 4000, None, true);
+        let all: BTreeSet<[u32; 2]> = got.union(&benign_want).copied().collect();
+        if !strict.benign.is_empty() || line_pairs(k, &strict) != all {
+            return Some(format!(
+                "--strict: races {:?}, expected {all:?}",
+                line_pairs(k, &strict)
+            ));
+        }
+    }
     if missed.is_empty() && extra.is_empty() && stale.is_empty() && class_ok {
         return None;
     }

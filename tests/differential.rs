@@ -99,8 +99,12 @@ fn sdv_and_named_checkers_agree_on_syncthreads_kernels() {
     let mut disagreements = Vec::new();
     for e in &m.kernels {
         let k = load(e);
-        // Kernels with documented SDV imprecision are exactly where the two must differ.
-        if uses_named_barriers(&k) || k.launch.block_dim.is_none() || !e.check.imprecise.is_empty() {
+        // Kernels with documented SDV imprecision are exactly where the two must differ; the
+        // two must agree on concrete launches (DESIGN.md), so every scalar parameter needs a value.
+        let symbolic = k.vars.iter().any(|v| {
+            v.kind == autosync_oracle::ir::VarKind::Param && v.ty.is_int() && !k.launch.params.contains_key(&v.name)
+        });
+        if uses_named_barriers(&k) || k.launch.block_dim.is_none() || !e.check.imprecise.is_empty() || symbolic {
             continue;
         }
         let n = named::check(

@@ -437,3 +437,47 @@ fn stripped_correct_kernels_are_fixed_through_the_text() {
         );
     }
 }
+
+/// A producer that reuses one named barrier every iteration without back-pressure (unsafe
+/// recycling, or the deadlock of the schedule it allows) is repaired by inserting an
+/// arrive/sync pair on a new ID: the manifest's kernels whose check finds such a defect and
+/// whose fix is "fixed" get exactly that, the author's barrier lines survive unchanged, and the
+/// patched text verifies.
+#[test]
+fn recycling_producers_get_back_pressure_by_insertion() {
+    let es = entries(|e| {
+        e.group == "named"
+            && matches!(e.check.outcome.as_str(), "unsafe-recycling" | "deadlock")
+            && e.fix.as_ref().is_some_and(|f| f.outcome == "fixed")
+    });
+    assert!(es.len() >= 2, "{}", es.len());
+    for e in &es {
+        let k = load(e);
+        let s = named::synthesize(&k, &SynthOptions::default());
+        let NamedOutcome::Fixed { barriers, .. } = &s.outcome else {
+            panic!("{}: {:?}", e.path, s.outcome);
+        };
+        let used = named::used_ids(&k);
+        let mut kinds: Vec<&str> = barriers
+            .iter()
+            .map(|b| match b.kind {
+                NamedKind::Arrive { id, .. } | NamedKind::Sync { id, .. } if used.contains(&id) => {
+                    panic!("{}: reuses the kernel's own ID {id}", e.path)
+                }
+                NamedKind::Arrive { .. } => "arrive",
+                NamedKind::Sync { .. } => "sync",
+                NamedKind::SyncThreads => "syncthreads",
+            })
+            .collect();
+        kinds.sort();
+        assert_eq!(kinds, ["arrive", "sync"], "{}", e.path);
+        let src = std::fs::read_to_string(e.file(Path::new("corpus"))).unwrap();
+        let fixed = fix_file(&e.file(Path::new("corpus")), &e.front_options(), &FixOptions::default()).unwrap();
+        let patched = fixed.patched.expect("written");
+        let after: Vec<&str> = patched.lines().map(str::trim).collect();
+        for line in src.lines().filter(|l| l.contains("bar.")) {
+            assert!(after.contains(&line.trim()), "{}: `{line}` changed", e.path);
+        }
+        verify_text(e, &patched);
+    }
+}

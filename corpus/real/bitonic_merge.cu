@@ -1,11 +1,11 @@
-//--blockDim=256 --gridDim=64
-// Sorts 512 key/value pairs per block with a bitonic network in shared memory.
+//--blockDim=128 --gridDim=8
+// Sorts 256 key/value pairs per block with a bitonic network in shared memory.
 // Every thread owns two slots. The sort phase builds bitonic sequences of
 // growing size; the merge phase of each size halves the comparison stride
 // until it reaches 1. A barrier separates every compare-exchange step from the
 // next. Keys of each block end up ascending, or descending for odd blocks (so
 // that a following global merge can pair them up).
-#define N 512
+#define N 256
 #define HALF (N / 2)
 
 __device__ void compare_exchange(unsigned int *keys, unsigned int *vals, int a, int b, bool up)

@@ -1,4 +1,4 @@
-//--blockDim=[16,8] --gridDim=[8,16]
+//--blockDim=[16,8] --gridDim=[4,4]
 // One block of Horn-Schunck optical flow: JACOBI_STEPS Jacobi iterations of the
 // flow (u, v) on a 16x8 tile, all inside shared memory. The tile carries a one
 // pixel halo on every side, loaded with clamping at the image border; the halo

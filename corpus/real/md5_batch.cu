@@ -1,4 +1,4 @@
-//--blockDim=64 --gridDim=128
+//--blockDim=64 --gridDim=4
 // MD5 digests of fixed-length messages, one message per thread. A message is
 // BLOCKS 64-byte blocks. The block of threads stages its messages in shared
 // memory with coalesced loads (word w of thread t's message goes to

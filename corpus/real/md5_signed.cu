@@ -1,4 +1,4 @@
-//--blockDim=64 --gridDim=128
+//--blockDim=64 --gridDim=4
 // The MD5 kernel of md5_batch.cu written with `int` state, as hand-written
 // kernels sometimes are: every addition of the rounds is a signed addition.
 // None of them reaches an address or a branch, so the checker must not carry

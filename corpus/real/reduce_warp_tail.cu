@@ -1,4 +1,4 @@
-//--blockDim=256 --gridDim=120
+//--blockDim=256 --gridDim=8
 // Sum of n floats, one partial sum per block. Every thread first accumulates
 // a grid-stride range of the input (two elements per step), the block then
 // halves its partial sums in shared memory with the step sizes unrolled, and

@@ -1,4 +1,4 @@
-//--blockDim=[32,4] --gridDim=[16,64]
+//--blockDim=[32,4] --gridDim=[4,4]
 // Row pass of a separable convolution. A block filters a strip of 4 rows and
 // RESULT_STEPS * 32 columns. It stages the strip with a HALO_STEPS * 32 column
 // apron on either side in shared memory (clamped to the image, so no branch in

@@ -1,4 +1,4 @@
-//--blockDim=64 --gridDim=[32,8]
+//--blockDim=64 --gridDim=[4,8]
 // Sobol-style quasi-random points. Every block handles one dimension
 // (blockIdx.y) and a slice of the sequence (blockIdx.x). The 32 direction
 // numbers of the dimension are staged in shared memory once; each thread then

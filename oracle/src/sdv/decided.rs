@@ -51,7 +51,7 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u3
         return out;
     }
     let geom = geometry(k);
-    let th = ThreadVars::new(1, "bid");
+    let th = ThreadVars::new(1);
     let w = symex::walk(k, unif, &geom, &th, &HashSet::new());
     let solver = crate::smt::query_solver(timeout_ms);
     for c in geometry_constraints(k, &geom, &[&th]) {

@@ -2,7 +2,7 @@
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
 use super::intervals::{Bound, PathBounds};
-use super::symex::{self, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
+use super::symex::{self, resize, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
@@ -255,8 +255,11 @@ impl<'k> Engine<'k> {
         deadline: Option<std::time::Instant>,
     ) -> Engine<'k> {
         let geom = geometry(k);
-        let intra = [ThreadVars::new(1, "bid"), ThreadVars::new(2, "bid")];
-        let inter = [ThreadVars::new(1, "bidA"), ThreadVars::new(2, "bidB")];
+        let intra = [ThreadVars::new(1), ThreadVars::new(2)];
+        let inter = [
+            ThreadVars::with_block(1, "bidA", false),
+            ThreadVars::with_block(2, "bidB", false),
+        ];
         let solver = crate::smt::query_solver(timeout_ms);
         let all: Vec<&ThreadVars> = intra.iter().chain(inter.iter()).collect();
         for c in geometry_constraints(k, &geom, &all) {
@@ -281,50 +284,40 @@ impl<'k> Engine<'k> {
         }
     }
 
-    /// Asserts `f` in a new scope and checks it with one solver, and with the other when the
-    /// first gives up: the main solver first, or the fallback solver first (`fallback_first`).
-    /// Returns the answer and whether the fallback solver holds `f` (see [`Engine::holder`]);
-    /// the caller pops that solver's scope.
-    fn check_scoped(&mut self, f: &Bool, fallback_first: bool, what: (Label, Label, &str)) -> (SatResult, bool) {
-        for (i, fallback) in [fallback_first, !fallback_first].into_iter().enumerate() {
-            if i > 0 && self.deadline_passed() {
-                break;
-            }
-            let solver = if fallback { self.fallback_solver() } else { &self.solver };
-            solver.push();
-            solver.assert(f);
-            let started = std::time::Instant::now();
-            let res = solver.check();
-            let millis = started.elapsed().as_secs_f64() * 1000.0;
-            self.queries += 1;
-            if let Some(p) = &mut self.profile {
-                p.push(QueryStat {
-                    pair: (what.0, what.1),
-                    kind: what.2.to_string(),
-                    solver: if fallback { "qfbv" } else { "smt" },
-                    size: term_count(f),
-                    millis,
-                    result: match res {
-                        SatResult::Sat => "sat",
-                        SatResult::Unsat => "unsat",
-                        SatResult::Unknown => "unknown",
-                    },
-                });
-            }
-            if res != SatResult::Unknown || i == 1 {
-                return (res, fallback);
-            }
-            self.holder(fallback).pop(1);
-        }
-        // The deadline passed after the first solver gave up: it holds `f` again for the caller.
-        let solver = self.holder(fallback_first);
+    /// Asserts `f` in a new scope of the main solver (or the fallback one) and checks it within
+    /// `budget_ms` of solver work; the caller pops that scope (see [`Engine::holder`]).
+    fn attempt(&mut self, f: &Bool, fallback: bool, budget_ms: u32, what: (Label, Label, &str)) -> SatResult {
+        let wall_left = self.deadline.map(|d| {
+            d.saturating_duration_since(std::time::Instant::now())
+                .as_millis()
+                .min(u64::MAX as u128) as u64
+        });
+        let solver = if fallback { self.fallback_solver() } else { &self.solver };
+        crate::smt::set_limits(solver, budget_ms, wall_left);
         solver.push();
         solver.assert(f);
-        (SatResult::Unknown, fallback_first)
+        let started = std::time::Instant::now();
+        let res = solver.check();
+        let millis = started.elapsed().as_secs_f64() * 1000.0;
+        self.queries += 1;
+        if let Some(p) = &mut self.profile {
+            p.push(QueryStat {
+                pair: (what.0, what.1),
+                kind: what.2.to_string(),
+                solver: if fallback { "qfbv" } else { "smt" },
+                size: term_count(f),
+                millis,
+                result: match res {
+                    SatResult::Sat => "sat",
+                    SatResult::Unsat => "unsat",
+                    SatResult::Unknown => "unknown",
+                },
+            });
+        }
+        res
     }
 
-    /// The fallback solver, created with the geometry constraints on first use; its limits
-    /// follow the kernel's deadline.
+    /// The fallback solver, created with the geometry constraints on first use.
     fn fallback_solver(&mut self) -> &Solver {
         if self.fallback.is_none() {
             let fb = crate::smt::fallback_solver(self.timeout_ms);
@@ -334,15 +327,10 @@ impl<'k> Engine<'k> {
             }
             self.fallback = Some(fb);
         }
-        let fb = self.fallback.as_ref().expect("created above");
-        if let Some(d) = self.deadline {
-            let left = d.saturating_duration_since(std::time::Instant::now()).as_millis();
-            crate::smt::set_limits(fb, self.timeout_ms, Some(left.min(u64::MAX as u128) as u64));
-        }
-        fb
+        self.fallback.as_ref().expect("created above")
     }
 
-    /// The solver [`Engine::check_scoped`] left the formula in.
+    /// The solver [`Engine::attempt`] left the formula in.
     fn holder(&self, fallback: bool) -> &Solver {
         match (&self.fallback, fallback) {
             (Some(fb), true) => fb,
@@ -386,7 +374,7 @@ impl<'k> Engine<'k> {
             s1.at.facts.clone(),
             s2.at.ctrl.clone(),
             s2.at.facts.clone(),
-            overlap(&s1.offset, q.a.2.size, &s2.offset, q.b.2.size),
+            overlap(s1, q.a.2.size, s2, q.b.2.size),
         ];
         // Accesses outside a sized array are undefined behaviour, not races: only in-bounds
         // executions are considered (this also keeps witnesses inside the array).
@@ -431,46 +419,62 @@ impl<'k> Engine<'k> {
         if let Some(o) = self.memo.get(&formula) {
             return o.clone();
         }
-        if let Some(d) = self.deadline {
-            // The per-query limit shrinks to what is left of the kernel's budget.
-            let left = d.saturating_duration_since(std::time::Instant::now()).as_millis();
-            if left == 0 {
-                self.expired = true;
-                return Outcome::Unknown;
-            }
-            crate::smt::set_limits(&self.solver, self.timeout_ms, Some(left.min(u64::MAX as u128) as u64));
+        if self.deadline_passed() {
+            self.expired = true;
+            return Outcome::Unknown;
         }
-        // Signed products of unknowns first go through an abstraction without multipliers: an
-        // unsatisfiable abstraction settles the query.
-        if let Some(abstracted) = abstract_products(&formula, [&w1, &w2], [&s1.offset, &s2.offset]) {
-            // Linear constraints over many terms: bit-blasting decides them faster.
-            let kind = format!("{}/abstract", if inter { "inter" } else { "intra" });
-            let (res, fallback) = self.check_scoped(&abstracted, true, (q.a.0, q.b.0, &kind));
-            self.holder(fallback).pop(1);
-            if res == SatResult::Unsat {
-                self.memo.insert(formula, Outcome::Unsat);
-                return Outcome::Unsat;
-            }
+        // Attempts, cheapest first: the query with a fraction of the budget (most queries are
+        // easy); products of unknowns abstracted without multiplier circuits (an unsatisfiable
+        // abstraction settles the query; bit-blasting suits its many linear constraints); the
+        // query with the whole budget; and the fallback solver.
+        #[derive(PartialEq)]
+        enum Form {
+            Full,
+            Abstract,
         }
+        let abstracted = abstract_products(&formula, [&w1, &w2], [&s1.offset, &s2.offset]);
+        let budget = self.timeout_ms;
+        let mut plan = vec![(Form::Full, false, budget.div_ceil(8))];
+        if abstracted.is_some() {
+            plan.push((Form::Abstract, true, budget.div_ceil(2)));
+        }
+        plan.push((Form::Full, false, budget));
+        plan.push((Form::Full, true, budget));
         let kind = if inter { "inter" } else { "intra" };
-        let (res, fallback) = self.check_scoped(&formula, false, (q.a.0, q.b.0, kind));
-        let solver = self.holder(fallback);
-        let model = match res {
-            SatResult::Sat => solver.get_model().map(|m| {
-                if self.small_witnesses {
-                    smaller_model(self.k, solver, &self.geom, m, [t1, t2])
-                } else {
-                    m
-                }
-            }),
-            _ => None,
-        };
-        solver.pop(1);
-        let outcome = match (res, model) {
-            (SatResult::Unsat, _) => Outcome::Unsat,
-            (SatResult::Sat, Some(m)) => Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q)),
-            _ => Outcome::Unknown,
-        };
+        let abstract_kind = format!("{kind}/abstract");
+        let mut outcome = Outcome::Unknown;
+        for (form, fallback, ms) in plan {
+            if self.deadline_passed() {
+                self.expired = true;
+                break;
+            }
+            let (f, what) = match (&form, &abstracted) {
+                (Form::Abstract, Some(a)) => (a, abstract_kind.as_str()),
+                _ => (&formula, kind),
+            };
+            let res = self.attempt(f, fallback, ms, (q.a.0, q.b.0, what));
+            let solver = self.holder(fallback);
+            let decided = match (form, res) {
+                (_, SatResult::Unsat) => Some(Outcome::Unsat),
+                (Form::Full, SatResult::Sat) => Some(match solver.get_model() {
+                    Some(m) => {
+                        let m = if self.small_witnesses {
+                            smaller_model(self.k, solver, &self.geom, m, [t1, t2])
+                        } else {
+                            m
+                        };
+                        Outcome::Sat(self.witness(&m, (t1, s1), (t2, s2), q))
+                    }
+                    None => Outcome::Unknown,
+                }),
+                _ => None,
+            };
+            self.holder(fallback).pop(1);
+            if let Some(o) = decided {
+                outcome = o;
+                break;
+            }
+        }
         self.memo.insert(formula, outcome.clone());
         outcome
     }
@@ -630,7 +634,7 @@ fn term_count(f: &Bool) -> usize {
     seen.len()
 }
 
-/// The signed products of two unknowns in the terms, as recorded by the walks (each once).
+/// The products of two unknowns in the terms, as recorded by the walks (each once).
 fn products_in(walks: [&Walk; 2], terms: &[&BV]) -> Vec<Product> {
     let mut out: Vec<Product> = Vec::new();
     let mut seen: HashSet<Dynamic> = HashSet::new();
@@ -640,7 +644,7 @@ fn products_in(walks: [&Walk; 2], terms: &[&BV]) -> Vec<Product> {
             continue;
         }
         if let Some(b) = t.as_bv() {
-            if let Some(p) = walks.iter().find_map(|w| w.products.get(&b)).filter(|p| p.signed) {
+            if let Some(p) = walks.iter().find_map(|w| w.products.get(&b)) {
                 out.push(p.clone());
             }
         }
@@ -649,14 +653,15 @@ fn products_in(walks: [&Walk; 2], terms: &[&BV]) -> Vec<Product> {
     out
 }
 
-/// `formula` with every signed product of two unknowns that the offsets contain replaced by a
-/// fresh value, the no-overflow conditions of those products by `true`, and facts of integer
-/// multiplication about the fresh values added; `None` when the offsets contain no such
-/// product.
+/// `formula` with every product of two unknowns that the offsets contain replaced by a fresh
+/// value, with facts of integer multiplication about the fresh values; `None` when the offsets
+/// contain no such product.
 ///
-/// Signed overflow is undefined behaviour, so in every execution the checker considers a product
-/// is the exact integer product, and the facts hold of it: the abstraction has a model whenever
-/// the formula does. The facts are what separates `row1 * pitch + col1` from
+/// A fresh value stands for the product exactly when the product does not overflow: always for
+/// signed products (overflow is undefined behaviour: their no-overflow conditions, which the
+/// formula asserts, become `true`), and for unsigned ones when the operands are small enough
+/// ([`unsigned_exact`]); the facts hold under that condition. So the abstraction has a model
+/// whenever the formula does. The facts are what separates `row1 * pitch + col1` from
 /// `row2 * pitch + col2` with `0 <= col < pitch`: for a shared operand y, different other
 /// operands put the products at least |y| apart, in the direction of their difference. A solver
 /// proves that with adders and comparators; through two multiplier circuits it times out.
@@ -674,29 +679,60 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
     let mut subst: Vec<(Dynamic, Dynamic)> = Vec::new();
     for (p, f) in products.iter().zip(&fresh) {
         subst.push((Dynamic::from_ast(&p.x.bvmul(&p.y)), Dynamic::from_ast(f)));
-        for nov in [p.x.bvmul_no_overflow(&p.y, true), p.x.bvmul_no_underflow(&p.y)] {
-            subst.push((Dynamic::from_ast(&nov), Dynamic::from_ast(&Bool::from_bool(true))));
+        if p.signed {
+            for nov in [p.x.bvmul_no_overflow(&p.y, true), p.x.bvmul_no_underflow(&p.y)] {
+                subst.push((Dynamic::from_ast(&nov), Dynamic::from_ast(&Bool::from_bool(true))));
+            }
         }
     }
     let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
     let mut parts = vec![formula.substitute(&pairs)];
-    // Exact products fit their own width (no overflow): differences need two more bits.
-    let w = |v: &BV| v.sign_ext(2);
+    let exact: Vec<Bool> = products
+        .iter()
+        .map(|p| {
+            if p.signed {
+                Bool::from_bool(true)
+            } else {
+                unsigned_exact(&p.x, &p.y)
+            }
+        })
+        .collect();
     let zero = |v: &BV| BV::from_u64(0, v.get_size());
-    for (p, f) in products.iter().zip(&fresh) {
+    for ((p, f), e) in products.iter().zip(&fresh).zip(&exact) {
+        // Exact products fit their own width: two more bits hold differences and magnitudes.
+        let w = |v: &BV| if p.signed { v.sign_ext(2) } else { v.zero_ext(2) };
         let (x, y, fw) = (w(&p.x), w(&p.y), w(f));
-        // Zero, sign and magnitude of an exact product.
-        parts.push(Bool::or(&[p.x.eq(zero(&p.x)), p.y.eq(zero(&p.y))]).eq(f.eq(zero(f))));
-        let neg = |v: &BV| v.bvslt(zero(v));
-        parts.push(f.eq(zero(f)).not().implies(neg(f).eq(neg(&p.x).xor(neg(&p.y)))));
+        let mut facts = vec![Bool::or(&[p.x.eq(zero(&p.x)), p.y.eq(zero(&p.y))]).eq(f.eq(zero(f)))];
+        if p.signed {
+            let neg = |v: &BV| v.bvslt(zero(v));
+            facts.push(f.eq(zero(f)).not().implies(neg(f).eq(neg(&p.x).xor(neg(&p.y)))));
+        }
         let abs = |v: &BV| v.bvslt(zero(v)).ite(&v.bvneg(), v);
-        parts.push(p.x.eq(zero(&p.x)).not().implies(abs(&fw).bvsge(abs(&y))));
-        parts.push(p.y.eq(zero(&p.y)).not().implies(abs(&fw).bvsge(abs(&x))));
+        facts.push(p.x.eq(zero(&p.x)).not().implies(abs(&fw).bvsge(abs(&y))));
+        facts.push(p.y.eq(zero(&p.y)).not().implies(abs(&fw).bvsge(abs(&x))));
+        // Upper bounds by shifts: |x| < 2^k gives |x * y| < |y| * 2^k (in 2w bits, exact), at
+        // a few k (each is a wide comparison the solver must carry).
+        let wide = |v: &BV| {
+            if p.signed {
+                v.sign_ext(v.get_size())
+            } else {
+                v.zero_ext(v.get_size())
+            }
+        };
+        let (xw, yw, pw) = (abs(&wide(&p.x)), abs(&wide(&p.y)), abs(&wide(f)));
+        let n = p.x.get_size();
+        for k in (4..n).step_by(4) {
+            let bound = BV::from_u64(1u64 << k.min(63), 2 * n);
+            let shift = BV::from_u64(k as u64, 2 * n);
+            facts.push(xw.bvult(&bound).implies(pw.bvult(yw.bvshl(&shift))));
+            facts.push(yw.bvult(&bound).implies(pw.bvult(xw.bvshl(&shift))));
+        }
+        parts.push(e.implies(Bool::and(&facts)));
     }
     for i in 0..products.len() {
         for j in i + 1..products.len() {
             let (a, b) = (&products[i], &products[j]);
-            if a.x.get_size() != b.x.get_size() {
+            if a.x.get_size() != b.x.get_size() || a.signed != b.signed {
                 continue;
             }
             let (xa, xb, y) = if a.y == b.y {
@@ -710,22 +746,40 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
             } else {
                 continue;
             };
+            // Equal operands give equal products, overflow or not.
+            parts.push(xa.eq(xb).implies(fresh[i].eq(&fresh[j])));
             // (Pa - Pb) = (xa - xb) * y, exactly.
+            let w = |v: &BV| if a.signed { v.sign_ext(2) } else { v.zero_ext(2) };
             let d = w(xa).bvsub(w(xb));
             let gap = w(&fresh[i]).bvsub(w(&fresh[j]));
             let yw = w(y);
             let zw = zero(&yw);
-            parts.push(d.eq(&zw).implies(gap.eq(&zw)));
-            parts.push(y.eq(zero(y)).implies(gap.eq(&zw)));
             let pos = |v: &BV| v.bvsgt(zero(v));
-            let negw = |v: &BV| v.bvslt(zero(v));
-            parts.push(Bool::and(&[pos(&d), pos(&yw)]).implies(gap.bvsge(&yw)));
-            parts.push(Bool::and(&[negw(&d), pos(&yw)]).implies(gap.bvsle(yw.bvneg())));
-            parts.push(Bool::and(&[pos(&d), negw(&yw)]).implies(gap.bvsle(&yw)));
-            parts.push(Bool::and(&[negw(&d), negw(&yw)]).implies(gap.bvsge(yw.bvneg())));
+            let neg = |v: &BV| v.bvslt(zero(v));
+            let facts = [
+                y.eq(zero(y)).implies(gap.eq(&zw)),
+                Bool::and(&[pos(&d), pos(&yw)]).implies(gap.bvsge(&yw)),
+                Bool::and(&[neg(&d), pos(&yw)]).implies(gap.bvsle(yw.bvneg())),
+                Bool::and(&[pos(&d), neg(&yw)]).implies(gap.bvsle(&yw)),
+                Bool::and(&[neg(&d), neg(&yw)]).implies(gap.bvsge(yw.bvneg())),
+            ];
+            parts.push(Bool::and(&[exact[i].clone(), exact[j].clone()]).implies(Bool::and(&facts)));
         }
     }
     Some(Bool::and(&parts))
+}
+
+/// A condition under which the unsigned product `x * y` does not overflow: one operand below
+/// 2^k and the other below 2^(w-k) for one of a few splits k (or an operand at most 1).
+fn unsigned_exact(x: &BV, y: &BV) -> Bool {
+    let w = x.get_size();
+    let below = |v: &BV, bits: u32| v.bvult(BV::from_u64(1u64.checked_shl(bits).unwrap_or(u64::MAX), w));
+    let one = BV::from_u64(1, w);
+    let mut cases = vec![x.bvule(&one), y.bvule(&one)];
+    for k in (4..w).step_by(4) {
+        cases.push(Bool::and(&[below(x, k), below(y, w - k)]));
+    }
+    Bool::or(&cases)
 }
 
 /// Two stores write different bytes (another offset or size) or different values; `true`
@@ -742,8 +796,21 @@ fn stores_differ(a: &SiteTerms, size_a: u32, b: &SiteTerms, size_b: u32) -> Bool
     Bool::and(&[a.offset.eq(&b.offset), same_value]).not()
 }
 
+/// The two accesses touch a common byte. Accesses of one size at `index * size` overlap
+/// exactly when the indices (extended to 64 bits) are equal, which the solver decides far more
+/// easily than the byte ranges.
+fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> Bool {
+    if let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2) {
+        if x1 == x2 && i1.get_size() == i2.get_size() {
+            return i1.eq(i2);
+        }
+        return resize(i1, 64, *x1).eq(resize(i2, 64, *x2));
+    }
+    byte_overlap(&a.offset, s1, &b.offset, s2)
+}
+
 /// `[o1, o1+s1)` and `[o2, o2+s2)` intersect (computed in 66 bits: no wrap-around).
-fn overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
+fn byte_overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     let x1 = o1.sign_ext(2);
     let x2 = o2.sign_ext(2);
     let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));

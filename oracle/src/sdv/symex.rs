@@ -42,16 +42,27 @@ pub(crate) struct ThreadVars {
     pub tid: [BV; 3],
     /// `blockIdx`.
     pub bid: [BV; 3],
+    /// Whether the other thread of the query is in the same block: only then do block-uniform
+    /// values (a uniform read, an exit count, a value computed from `blockIdx`) have one name
+    /// for both.
+    pub same_block: bool,
 }
 
 impl ThreadVars {
-    /// Thread `tag` with its own `threadIdx` and the block-index names given by `block_prefix`.
-    pub fn new(tag: u8, block_prefix: &str) -> ThreadVars {
+    /// Thread `tag` of a query on two threads of one block, with its own `threadIdx`.
+    pub fn new(tag: u8) -> ThreadVars {
+        ThreadVars::with_block(tag, "bid", true)
+    }
+
+    /// Thread `tag` with its own `threadIdx` and the block-index names given by `block_prefix`;
+    /// `same_block` as in [`ThreadVars::same_block`].
+    pub fn with_block(tag: u8, block_prefix: &str, same_block: bool) -> ThreadVars {
         let dims = ["x", "y", "z"];
         ThreadVars {
             tag,
             tid: dims.map(|d| BV::new_const(format!("tid{tag}_{d}"), 32)),
             bid: dims.map(|d| BV::new_const(format!("{block_prefix}_{d}"), 32)),
+            same_block,
         }
     }
 }
@@ -76,6 +87,10 @@ pub(crate) struct SiteTerms {
     pub loop_vals: Vec<(VarId, BV)>,
     /// The value a store writes (none for loads and atomics).
     pub stored: Option<Val>,
+    /// When the offset is `(64-bit)index * size` (an element of the access's own size): the
+    /// index, and whether it is sign-extended. Two such accesses overlap exactly when their
+    /// extended indices are equal.
+    pub index: Option<(BV, bool)>,
 }
 
 /// The result of walking a kernel as one thread.
@@ -144,6 +159,11 @@ pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVa
         pow2: HashMap::new(),
         out: Walk::default(),
     };
+    // Parameters get their values up front: one first read inside a branch would otherwise
+    // leave the other branch, at the join, with an arbitrary value for them.
+    for v in k.vars.iter().filter(|v| v.kind == VarKind::Param) {
+        w.var(v.id);
+    }
     w.block(&k.body);
     w.out
 }
@@ -201,8 +221,10 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Whether both threads of the query are in the same block and the same iteration of every
+    /// enclosing loop: then a block-uniform value is one value for both.
     fn context_shared(&self) -> bool {
-        self.frames.iter().all(|f| f.shared)
+        self.th.same_block && self.frames.iter().all(|f| f.shared)
     }
 
     /// A fresh unknown of type `ty`; shared by both threads when it is a deterministic function
@@ -530,8 +552,22 @@ impl<'a> Walker<'a> {
     }
 
     fn site(&mut self, label: Label, op: usize, acc: &Access, stored: Option<&Expr>) {
-        let Val::Bv(offset) = self.eval_as(&acc.offset, ScalarTy::I64) else {
-            unreachable!("int conversion yields bit-vectors")
+        let (offset, index) = match scaled_index(self.k, &acc.offset, acc.size) {
+            Some((x, ty)) => {
+                // Evaluated once, so the index is the very term inside the offset.
+                let Val::Bv(i) = self.eval_as(x, ty) else {
+                    unreachable!("int conversion yields bit-vectors")
+                };
+                let s = signed(ty);
+                let off = resize(&i, 64, s).bvmul(BV::from_u64(acc.size as u64, 64));
+                (off, Some((i, s)))
+            }
+            None => {
+                let Val::Bv(o) = self.eval_as(&acc.offset, ScalarTy::I64) else {
+                    unreachable!("int conversion yields bit-vectors")
+                };
+                (o, None)
+            }
         };
         // The offset's no-overflow conditions concern this access only: keeping them out of
         // the facts of later points keeps later queries small.
@@ -557,6 +593,7 @@ impl<'a> Walker<'a> {
                 offset,
                 loop_vals,
                 stored,
+                index,
             },
         );
     }
@@ -1151,6 +1188,24 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// `(x, type of x)` when `offset` is `(64-bit)x * size` (either operand order) with x an
+/// integer of at most 32 bits: the product of its extension and the size cannot wrap around.
+fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr, ScalarTy)> {
+    let Expr::Bin(BinOp::Mul, ScalarTy::Int { bits: 64, .. }, a, b) = offset else {
+        return None;
+    };
+    let (cast, c) = match (a.as_const(), b.as_const()) {
+        (None, Some(c)) => (&**a, c),
+        (Some(c), None) => (&**b, c),
+        _ => return None,
+    };
+    let Expr::Cast(ScalarTy::Int { bits: 64, .. }, x) = cast else {
+        return None;
+    };
+    let ty = type_of(k, x);
+    (c == size as i64 && matches!(ty, ScalarTy::Int { bits, .. } if bits <= 32)).then_some((&**x, ty))
 }
 
 /// The total shift after `r` shifts by `amount` bits of a `w`-bit value: repeated shifts

@@ -483,8 +483,8 @@ struct WarpCheck {
 impl WarpCheck {
     fn new(k: &Kernel, unif: &Uniformity) -> WarpCheck {
         let geom = super::query::geometry(k);
-        let t1 = ThreadVars::new(1, "bid");
-        let t2 = ThreadVars::new(2, "bid");
+        let t1 = ThreadVars::new(1);
+        let t2 = ThreadVars::new(2);
         // Both threads in the same iteration of every loop.
         let mut all_loops = HashSet::new();
         crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {

@@ -1,0 +1,22 @@
+//--gridDim=64
+// Interleaved tree reduction for any block size up to 1024: in step s the
+// threads whose index is a multiple of 2s add the partial sum s places to their
+// right. Racy: the partner is 2s places away, which is where the next active
+// thread is adding in the same step.
+__global__ void reduce_doubling_racy(const float *in, float *out)
+{
+    __shared__ float acc[1024];
+    unsigned int tid = threadIdx.x;
+    acc[tid] = in[blockIdx.x * blockDim.x + tid];
+    __syncthreads();
+    for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+        unsigned int index = 2 * s * tid;
+        if (index < blockDim.x) {
+            acc[index] += acc[index + 2 * s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        out[blockIdx.x] = acc[0];
+    }
+}
