@@ -197,12 +197,32 @@ pub struct InputArgs {
     /// Concrete value of a scalar kernel parameter: n=1024.
     #[arg(long = "param", value_parser = parse_param)]
     pub params: Vec<(String, i64)>,
-    /// Preprocessor / template definition: NAME or NAME=VALUE.
-    #[arg(short = 'D', long = "define")]
+    /// Preprocessor macro: NAME or NAME=VALUE (as Clang's -D).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
-    /// Include directory for "local.h" includes.
+    /// Value of a kernel template parameter, for templates the file never instantiates:
+    /// nIsPow2=0, T=float.
+    #[arg(long = "define", value_name = "PARAM=VALUE", value_parser = parse_template_value)]
+    pub template_values: Vec<(String, String)>,
+    /// Include directory (as Clang's -I; quoted and angle includes).
     #[arg(short = 'I', long = "include")]
     pub include_dirs: Vec<PathBuf>,
+    /// The Clang executable [default: AUTOSYNC_CLANG, autosync.yaml's `clang:`, then clang,
+    /// clang-19 … clang-14 on PATH].
+    #[arg(long = "clang", value_name = "PATH")]
+    pub clang: Option<PathBuf>,
+    /// Read CUDA headers from this toolkit instead of autosync's built-in CUDA shim.
+    #[arg(long = "cuda-path", value_name = "DIR")]
+    pub cuda_path: Option<PathBuf>,
+    /// GPU architecture for the device pass (__CUDA_ARCH__) [default: sm_80].
+    #[arg(long = "arch", value_name = "sm_NN", value_parser = parse_arch)]
+    pub arch: Option<String>,
+    /// C++ standard [default: c++17].
+    #[arg(long = "std", value_name = "c++NN")]
+    pub std: Option<String>,
+    /// Do not read flags from a compile_commands.json found above the file.
+    #[arg(long = "no-compile-commands")]
+    pub no_compile_db: bool,
     /// Lanes of a warp of N threads run in lock step.
     #[arg(long = "warp-sync")]
     pub warp_sync: Option<u32>,
@@ -221,12 +241,22 @@ impl InputArgs {
                     None => (d.clone(), None),
                 })
                 .collect(),
+            template_values: self.template_values.iter().cloned().collect(),
+            kernel_template_values: Default::default(),
             include_dirs: self.include_dirs.clone(),
             block_dim: self.block_dim,
             grid_dim: self.grid_dim,
             warp_sync: self.warp_sync,
             params: self.params.iter().cloned().collect(),
             file_launch: Default::default(),
+            clang: front::clang::ClangOptions {
+                clang: self.clang.clone(),
+                cuda_path: self.cuda_path.clone(),
+                arch: self.arch.clone(),
+                std: self.std.clone(),
+                ..Default::default()
+            },
+            no_compile_db: self.no_compile_db,
         }
     }
 
@@ -242,6 +272,12 @@ impl InputArgs {
         }
         o.include_dirs.extend(cfg.include_dirs.iter().cloned());
         o.file_launch = cfg.launch_for(file);
+        o.kernel_template_values = cfg.template_args_for(file);
+        let c = &mut o.clang;
+        c.clang = c.clang.take().or_else(|| cfg.clang.clone());
+        c.cuda_path = c.cuda_path.take().or_else(|| cfg.cuda_path.clone());
+        c.arch = c.arch.take().or_else(|| cfg.arch.clone());
+        c.std = c.std.take().or_else(|| cfg.std.clone());
         o
     }
 }
@@ -265,9 +301,29 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
+fn parse_template_value(s: &str) -> Result<(String, String), String> {
+    let (n, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` should be PARAM=VALUE"))?;
+    let (n, v) = (n.trim(), v.trim());
+    if n.is_empty() || v.is_empty() {
+        return Err(format!("`{s}` should be PARAM=VALUE"));
+    }
+    Ok((n.to_string(), v.to_string()))
+}
+
+fn parse_arch(s: &str) -> Result<String, String> {
+    let digits = s.strip_prefix("sm_").unwrap_or("");
+    if digits.len() >= 2 && digits.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("`{s}` is not a GPU architecture (write sm_70, sm_80, ...)"))
+    }
+}
+
 fn parse_param(s: &str) -> Result<(String, i64), String> {
     let (n, v) = s.split_once('=').ok_or_else(|| format!("`{s}` should be NAME=VALUE"))?;
-    let v = crate::front::lower::const_int_pub(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
+    let v = crate::front::lower::types::parse_int(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
     Ok((n.trim().to_string(), v))
 }
 

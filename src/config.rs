@@ -229,6 +229,9 @@ pub struct KernelEntry {
     /// Lanes of a warp of N threads run in lock step.
     #[serde(default)]
     pub warp_sync: Option<u32>,
+    /// Values of the template parameters of a kernel template the file never instantiates.
+    #[serde(default)]
+    pub template_args: BTreeMap<String, DefineValue>,
     /// Concrete values of scalar kernel parameters.
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
@@ -252,6 +255,14 @@ struct RawConfig {
     named_style: Option<NamedStyle>,
     #[serde(default)]
     exclude: Vec<String>,
+    #[serde(default)]
+    clang: Option<PathBuf>,
+    #[serde(default)]
+    cuda_path: Option<PathBuf>,
+    #[serde(default)]
+    arch: Option<String>,
+    #[serde(default)]
+    std: Option<String>,
 }
 
 /// A loaded, validated configuration.
@@ -273,6 +284,14 @@ pub struct Config {
     pub reserved_ids: Option<Vec<u32>>,
     /// How named barriers are written.
     pub named_style: Option<NamedStyle>,
+    /// The Clang executable (`clang:`).
+    pub clang: Option<PathBuf>,
+    /// A CUDA toolkit to read headers from (`cuda_path:`).
+    pub cuda_path: Option<PathBuf>,
+    /// GPU architecture (`arch:`).
+    pub arch: Option<String>,
+    /// C++ standard (`std:`).
+    pub std: Option<String>,
     kernel_globs: Vec<Option<globset::GlobMatcher>>,
     exclude: GlobSet,
 }
@@ -358,12 +377,24 @@ impl Config {
         Ok(Config {
             path: path.to_path_buf(),
             include_dirs: raw.include_dirs.iter().map(|d| dir.join(d)).collect(),
-            dir,
+            dir: dir.clone(),
             kernels: raw.kernels,
             defines: raw.defines.into_iter().map(|(k, v)| (k, v.0)).collect(),
             cost: raw.cost,
             reserved_ids: raw.reserved_ids,
             named_style: raw.named_style,
+            // A path with a directory part is relative to the config file; a bare name is
+            // looked up on PATH.
+            clang: raw.clang.clone().map(|c| {
+                if c.components().count() > 1 && c.is_relative() {
+                    dir.join(c)
+                } else {
+                    c
+                }
+            }),
+            cuda_path: raw.cuda_path.map(|c| if c.is_relative() { dir.join(c) } else { c }),
+            arch: raw.arch,
+            std: raw.std,
             kernel_globs,
             exclude,
         })
@@ -383,6 +414,28 @@ impl Config {
     fn relative(&self, file: &Path) -> Option<PathBuf> {
         let abs = absolute(file);
         abs.strip_prefix(absolute(&self.dir)).ok().map(Path::to_path_buf)
+    }
+
+    /// Template parameter values for `file`'s kernel templates, by kernel name.
+    pub fn template_args_for(&self, file: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+        let rel = self.relative(file);
+        let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for (k, glob) in self.kernels.iter().zip(&self.kernel_globs) {
+            if glob
+                .as_ref()
+                .is_some_and(|g| !rel.as_ref().is_some_and(|r| g.is_match(r)))
+            {
+                continue;
+            }
+            let Some(name) = &k.name else { continue };
+            let e = out.entry(name.clone()).or_default();
+            for (p, v) in &k.template_args {
+                if let Some(v) = &v.0 {
+                    e.insert(p.clone(), v.clone());
+                }
+            }
+        }
+        out
     }
 
     /// Whether `file` matches an `exclude:` glob.

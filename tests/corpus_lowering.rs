@@ -18,7 +18,8 @@ fn every_manifest_kernel_lowers() {
         let unit =
             front::load(&e.file(corpus()), &e.front_options()).unwrap_or_else(|err| panic!("{}: {:?}", e.path, err));
         assert_eq!(unit.kernels.len(), 1, "{}: kernel {}", e.path, e.kernel);
-        assert_eq!(unit.kernels[0].name, e.kernel);
+        // A template kernel is named with its arguments (`reduce<float, 128>`).
+        assert_eq!(front::base_name(&unit.kernels[0].name), e.kernel);
     }
 }
 
