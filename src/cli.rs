@@ -242,8 +242,8 @@ struct FixArgs {
     #[arg(long = "cost-if", help_heading = "Synthesis")]
     cost_if: Option<f64>,
     /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
-    #[arg(long = "reserved-ids", value_parser = parse_id_set, help_heading = "Synthesis")]
-    reserved_ids: Option<Vec<u32>>,
+    #[arg(long = "reserved-ids", value_parser = parse_id_set, help_heading = "Synthesis", value_name = "IDS")]
+    reserved_ids: Option<IdSet>,
     /// How inserted named barriers are written (default: CUTLASS if the kernel uses it, else
     /// the file's own barrier helper function or macro, else asm).
     #[arg(long = "named-style", value_enum, help_heading = "Synthesis")]
@@ -329,8 +329,12 @@ fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
         .ok_or_else(|| format!("`{s}` is not a dimension (use 256, [16,16] or [8,8,4]; each >= 1)"))
 }
 
-fn parse_id_set(s: &str) -> Result<Vec<u32>, String> {
-    crate::synth::named::parse_id_set(s)
+/// A parsed `--reserved-ids` set (a newtype: clap would read a bare `Vec` as repeated values).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct IdSet(Vec<u32>);
+
+fn parse_id_set(s: &str) -> Result<IdSet, String> {
+    crate::synth::named::parse_id_set(s).map(IdSet)
 }
 
 /// Parses a positive number of seconds.
@@ -449,7 +453,7 @@ fn fix_request(a: &FixArgs) -> FixRequest {
         cost_if: a.cost_if,
         dump_wcnf: a.dump_wcnf.clone(),
         timeout_ms: a.limits.timeout,
-        reserved_ids: a.reserved_ids.clone(),
+        reserved_ids: a.reserved_ids.as_ref().map(|s| s.0.clone()),
         named_style: a.named_style.map(|s| match s {
             NamedStyleArg::Asm => NamedStyle::Asm,
             NamedStyleArg::Cutlass => NamedStyle::Cutlass,

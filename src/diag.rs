@@ -255,12 +255,10 @@ pub fn github_fix(k: &KernelResult, dry: bool) -> String {
     out
 }
 
+/// A cost with at most 4 decimals (`100`, `0.5`, `0.0833`).
 fn fmt_cost(c: f64) -> String {
-    if c.fract() == 0.0 {
-        format!("{c:.0}")
-    } else {
-        format!("{c}")
-    }
+    let s = format!("{c:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A named barrier's ID(s) and count as the text says them: `ID 1, 64 threads`.
@@ -291,9 +289,12 @@ pub fn fix_messages(out: &mut Vec<String>, file: &str, k: &KernelFix, kr: &Kerne
             ));
         }
         if !b.shares.is_empty() {
+            let lines: Vec<String> = b.shared_with.iter().map(u32::to_string).collect();
+            let s = if lines.len() == 1 { "" } else { "s" };
             what.push(format!(
-                "also orders {} (as another inserted barrier does)",
-                b.shares.join(", ")
+                "orders {} together with the barrier{s} at line{s} {}",
+                b.shares.join(", "),
+                lines.join(", ")
             ));
         }
         let what = if what.is_empty() {
@@ -331,7 +332,7 @@ pub fn fix_messages(out: &mut Vec<String>, file: &str, k: &KernelFix, kr: &Kerne
             "{file}: kernel `{}` is {}; nothing written",
             k.kernel, k.status
         ));
-        for r in &k.reasons {
+        for r in &kr.reasons {
             out.push(format!("  {r}"));
         }
     }

@@ -110,7 +110,7 @@ pub struct BarrierJson {
     pub cost: f64,
     /// Races only this barrier orders (removing it brings them back), as `a↔b` line pairs.
     pub covers: Vec<String>,
-    /// Races it orders that another inserted barrier of the kernel orders too.
+    /// Races it orders only together with other inserted barriers of the kernel.
     pub shares: Vec<String>,
     /// Indexes into the initial report's races of every race it orders.
     #[serde(skip)]
@@ -148,8 +148,8 @@ impl BarrierJson {
     }
 }
 
-/// Splits each barrier's races into those it alone orders (`covers`) and those another
-/// barrier orders too (`shares`), as deduplicated line pairs.
+/// Splits each barrier's races into those it alone orders (`covers`) and those other
+/// barriers order with it (`shares`), as deduplicated line pairs.
 fn attribute(k: &Kernel, races: &[Race], barriers: &mut [BarrierJson]) {
     let mut count = vec![0usize; races.len()];
     for b in barriers.iter() {

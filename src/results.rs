@@ -253,9 +253,13 @@ pub struct Barrier {
     pub cost: f64,
     /// The races it alone removes, as `first line↔second line`.
     pub covers: Vec<String>,
-    /// Races it orders that another inserted barrier orders too.
+    /// Races it orders only together with other inserted barriers (a channel's arrive and
+    /// sync, one barrier per iteration relation, or alternatives of which either suffices).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shares: Vec<String>,
+    /// Patched-file lines of the other barriers those races need.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared_with: Vec<u32>,
     /// Indexes into the kernel's `defects` of the races it orders (alone or shared).
     pub covers_defects: Vec<usize>,
 }
@@ -274,6 +278,16 @@ pub fn barriers(fix: &[BarrierJson], threads: Option<u64>, patched: Option<&str>
                 .filter(|(_, d)| d.races.iter().any(|r| b.covers_races.contains(r)))
                 .map(|(i, _)| i)
                 .collect();
+            let mut shared_with: Vec<u32> = fix
+                .iter()
+                .filter(|o| !std::ptr::eq(*o, b) && o.covers_races.iter().any(|r| b.covers_races.contains(r)))
+                .map(|o| o.line)
+                .collect();
+            if b.shares.is_empty() {
+                shared_with.clear();
+            }
+            shared_with.sort_unstable();
+            shared_with.dedup();
             let (kind, op, id, ids, count) = match &b.named {
                 Some(n) => (
                     "named",
@@ -297,6 +311,7 @@ pub fn barriers(fix: &[BarrierJson], threads: Option<u64>, patched: Option<&str>
                 cost: b.cost,
                 covers: b.covers.clone(),
                 shares: b.shares.clone(),
+                shared_with,
                 covers_defects,
             }
         })
@@ -451,7 +466,13 @@ pub fn from_fix(
         defects: found.defects,
         suppressed: found.suppressed,
         cost: fix.cost,
-        reasons: fix.reasons.clone(),
+        // One unfixable race reached from several call sites gives the same reason each time.
+        reasons: fix.reasons.iter().fold(Vec::new(), |mut v, r| {
+            if !v.contains(r) {
+                v.push(r.clone());
+            }
+            v
+        }),
         notes: fix.notes.clone(),
         stats: Stats {
             oracle_calls: fix.stats.oracle_calls,

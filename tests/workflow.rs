@@ -181,16 +181,20 @@ fn text_diagnostics_label_both_accesses() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("   9 |     float x = a[t + 1];\n"), "{text}");
-    assert!(text.contains("|               ^^^^^^^^ read\n"), "{text}");
-    assert!(text.contains("  11 |     a[t] = x;\n"), "{text}");
-    assert!(text.contains("|     ^^^^ write\n"), "{text}");
+    // rustc's layout (annotate-snippets): the primary access `^`, the other one `-`.
+    assert!(text.contains("error[race]: data race (WAR) on `a`"), "{text}");
+    assert!(text.contains("  --> corpus/micro/straight_line.cu:9:15\n"), "{text}");
+    assert!(text.contains(" 9 |     float x = a[t + 1];\n"), "{text}");
+    assert!(text.contains("   |               ^^^^^^^^ read\n"), "{text}");
+    assert!(text.contains("11 |     a[t] = x;\n"), "{text}");
+    assert!(text.contains("   |     ---- write\n"), "{text}");
+    assert!(text.contains("   = note: witness: thread "), "{text}");
     assert!(!text.contains('\x1b'), "no colour when asked for none");
     let out = bin()
         .args(["check", "--color", "always", "corpus/micro/straight_line.cu"])
         .output()
         .unwrap();
-    assert!(String::from_utf8(out.stdout).unwrap().contains("\x1b[1;31merror"));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("\x1b[91merror[race]"));
 }
 
 #[test]
