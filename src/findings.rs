@@ -374,17 +374,24 @@ fn relation_words(shape: &Shape, race: &Race) -> Option<String> {
     })
 }
 
-fn race_defect(shape: &Shape, tx: &Texts, race: &Race) -> Defect {
-    let k = shape.k;
-    let arr = k.array(race.array).name.clone();
+/// The names the source uses for a race's array at its two accesses (the declared name when
+/// the text shows none).
+pub fn race_names(tx: &Texts, k: &Kernel, race: &Race) -> Vec<String> {
     let mut written: Vec<String> = [race.first.span, race.second.span]
         .iter()
         .filter_map(|s| written_name(tx, *s))
         .collect();
     written.dedup();
     if written.is_empty() {
-        written.push(arr.clone());
+        written.push(k.array(race.array).name.clone());
     }
+    written
+}
+
+fn race_defect(shape: &Shape, tx: &Texts, race: &Race) -> Defect {
+    let k = shape.k;
+    let arr = k.array(race.array).name.clone();
+    let written = race_names(tx, k, race);
     let names = written
         .iter()
         .map(|w| format!("`{w}`"))

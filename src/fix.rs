@@ -5,6 +5,7 @@
 
 use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
+use crate::results::Texts;
 use crate::suppress::Suppressions;
 use crate::synth::block::{self, Outcome, SynthOptions, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
@@ -282,6 +283,8 @@ fn fix_unit(
         },
         ..opts.clone()
     };
+    let texts = unit.texts.clone();
+    let tx = Texts { texts: &texts };
     let mut all_inserts: Vec<(usize, Insertion)> = Vec::new();
     let mut all_removals: Vec<autosync_oracle::ir::Span> = Vec::new();
     let mut kernels = Vec::new();
@@ -292,7 +295,7 @@ fn fix_unit(
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
-            let (kf, ins) = named_fix(k, &unit.helpers[ki], opts, None);
+            let (kf, ins) = named_fix(&tx, k, &unit.helpers[ki], opts, None);
             all_ok &= matches!(kf.status, "fixed" | "clean");
             all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
             kernels.push(kf);
@@ -359,7 +362,9 @@ fn fix_unit(
                     .collect();
                 attribute(k, &syn.initial.races, &mut records);
                 for (b, r) in barriers.iter().zip(&records) {
-                    let comment = opts.annotate.then(|| annotation(k, &syn.initial.races, r, "orders"));
+                    let comment = opts
+                        .annotate
+                        .then(|| annotation(&tx, k, &syn.initial.races, r, "orders"));
                     all_inserts.push((
                         ki,
                         Insertion {
@@ -382,7 +387,7 @@ fn fix_unit(
                 // Races inside warp-role branches: sub-block barriers or producer/consumer
                 // channels may order them where `__syncthreads` would diverge.
                 let block_reasons: Vec<String> = why.iter().map(|u| describe_unfixable(k, u)).collect();
-                let (mut kf, ins) = named_fix(k, &unit.helpers[ki], opts, Some(block_reasons.clone()));
+                let (mut kf, ins) = named_fix(&tx, k, &unit.helpers[ki], opts, Some(block_reasons.clone()));
                 if kf.status == "clean" {
                     // `check` still reports the SDV checker's races; fixing cannot change that.
                     kf.status = "unfixable";
@@ -498,6 +503,7 @@ fn only_role_divergence(why: &[Unfixable]) -> bool {
 /// `helpers` are the file's barrier helpers (inserted barriers are written through them);
 /// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
 fn named_fix(
+    tx: &Texts,
     k: &Kernel,
     helpers: &[BarrierHelper],
     opts: &FixOptions,
@@ -544,7 +550,7 @@ fn named_fix(
             for ((b, text), rec) in barriers.iter().zip(texts).zip(&kf.barriers) {
                 let comment = opts
                     .annotate
-                    .then(|| annotation(k, &syn.initial.races, rec, &named_what(b)));
+                    .then(|| annotation(tx, k, &syn.initial.races, rec, &named_what(b)));
                 inserts.push(Insertion {
                     pos: b.pos,
                     text,
@@ -679,13 +685,13 @@ fn verify_patched(
 
 /// The `--annotate` comment of a barrier: one short line naming the arrays and races it
 /// orders (those it alone orders, else those it shares).
-fn annotation(k: &Kernel, races: &[Race], b: &BarrierJson, what: &str) -> String {
+fn annotation(tx: &Texts, k: &Kernel, races: &[Race], b: &BarrierJson, what: &str) -> String {
     let pairs = if b.covers.is_empty() { &b.shares } else { &b.covers };
-    let mut arrays: Vec<&str> = b
+    let mut arrays: Vec<String> = b
         .covers_races
         .iter()
         .filter_map(|&i| races.get(i))
-        .map(|r| k.array(r.array).name.as_str())
+        .flat_map(|r| crate::findings::race_names(tx, k, r))
         .collect();
     arrays.sort_unstable();
     arrays.dedup();

@@ -362,6 +362,9 @@ pub struct KernelResult {
     /// `fix` only: notes on how the barriers were written (e.g. a style fallback).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `fix --minimize` only: the author's barriers removed, cost before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimized: Option<crate::fix::MinimizedJson>,
     /// Oracle calls and time.
     pub stats: Stats,
     /// `check` only: the raw checker report.
@@ -427,6 +430,7 @@ pub fn from_check(file: &str, k: &Kernel, tx: &Texts, c: Checked) -> KernelResul
         cost: 0.0,
         reasons: vec![],
         notes: vec![],
+        minimized: None,
         stats: Stats {
             oracle_calls: 1,
             maxsat_calls: 0,
@@ -474,6 +478,7 @@ pub fn from_fix(
             v
         }),
         notes: fix.notes.clone(),
+        minimized: fix.minimized.clone(),
         stats: Stats {
             oracle_calls: fix.stats.oracle_calls,
             maxsat_calls: fix.stats.maxsat_calls,

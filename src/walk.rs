@@ -3,7 +3,7 @@
 //! `.ignore` and `.git/info/exclude` are respected, hidden directories skipped, symbolic links
 //! followed with cycles detected, and every file read once however many paths reach it.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 /// A file to read.
@@ -22,8 +22,27 @@ pub struct Walk {
     pub files: Vec<Found>,
     /// Paths that do not exist.
     pub missing: Vec<PathBuf>,
-    /// Directory entries that could not be read (a symlink cycle, permissions), as messages.
+    /// Directory entries that could not be read (permissions, a broken link), as messages.
     pub skipped: Vec<String>,
+    /// Symbolic links not followed because they lead back to an ancestor (a cycle).
+    pub loops: Vec<String>,
+}
+
+/// Whether a walk error is a symlink cycle (which loses no file: its target is walked anyway).
+fn is_loop(e: &ignore::Error) -> bool {
+    match e {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
+    }
+}
+
+/// Whether a path contains no symbolic link (preferred when several paths reach one file).
+fn direct(p: &Path) -> bool {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    std::fs::canonicalize(&abs).is_ok_and(|c| c == abs)
 }
 
 /// Whether a path names a CUDA source or header.
@@ -44,12 +63,23 @@ pub fn clean(p: &Path) -> PathBuf {
 /// Expands the command line's paths into the files to read.
 pub fn expand(paths: &[PathBuf]) -> Walk {
     let mut w = Walk::default();
-    let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+    // One file reached through several paths (a symlinked directory) is read once, under a
+    // path without links when there is one.
+    let mut seen: BTreeMap<PathBuf, usize> = BTreeMap::new();
     let mut add = |w: &mut Walk, path: PathBuf, explicit: bool| {
-        // One file reached through two paths (a symlinked directory) is read once.
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if seen.insert(key) {
-            w.files.push(Found { path, explicit });
+        match seen.get(&key) {
+            Some(&i) => {
+                let f = &mut w.files[i];
+                f.explicit |= explicit;
+                if !direct(&f.path) && direct(&path) {
+                    f.path = path;
+                }
+            }
+            None => {
+                seen.insert(key, w.files.len());
+                w.files.push(Found { path, explicit });
+            }
         }
     };
     for p in paths {
@@ -73,6 +103,7 @@ pub fn expand(paths: &[PathBuf]) -> Walk {
                     add(&mut w, clean(e.path()), false)
                 }
                 Ok(_) => {}
+                Err(err) if is_loop(&err) => w.loops.push(err.to_string()),
                 Err(err) => w.skipped.push(err.to_string()),
             }
         }

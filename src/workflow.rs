@@ -204,7 +204,12 @@ fn collect_inputs(paths: &[PathBuf], run: &RunOptions) -> Result<(Vec<Input>, Ve
         .collect();
     if !run.quiet {
         for s in &walk.skipped {
-            eprintln!("note: skipped: {s}");
+            eprintln!("warning: skipped: {s}");
+        }
+    }
+    if run.verbose {
+        for s in &walk.loops {
+            eprintln!("note: not followed: {s}");
         }
     }
     let mut found: Vec<(PathBuf, bool, Option<String>)> =
@@ -542,6 +547,7 @@ fn suppression_warnings(
             });
         }
     }
+    out.sort_by_key(|w| (w.location.line, w.location.column));
     out
 }
 
