@@ -229,7 +229,7 @@ fn fix_for(f: &FileResult, k: &KernelResult, di: usize) -> Option<Value> {
         .iter()
         .map(|b| {
             format!(
-                "`{}` at line {}",
+                "`{}` before line {}",
                 b.text.lines().next().unwrap_or_default(),
                 b.original_line
             )
