@@ -494,14 +494,15 @@ mod tests {
     }
 
     #[test]
-    fn fix_without_flags_writes_in_place_with_the_library_defaults() {
+    fn fix_without_flags_writes_in_place_with_the_library_defaults_and_a_kernel_budget() {
         let a = Fix::try_parse_from(["autosync", "k.cu"]).unwrap().args;
         let r = fix_request(&a);
         assert_eq!(r.mode, FixMode::Write);
-        assert_eq!(r.kernel_timeout, std::time::Duration::from_secs(60));
-        assert_eq!(r.timeout_ms, crate::synth::block::SynthOptions::default().timeout_ms);
-        assert_eq!(r.strategy, crate::fix::FixOptions::default().strategy);
         assert_eq!(r.run.format, Format::Text);
+        let mut opts = workflow::fix_options(&r, None, vec![]);
+        assert_eq!(opts.synth.kernel_timeout, Some(std::time::Duration::from_secs(60)));
+        opts.synth.kernel_timeout = None;
+        assert_eq!(format!("{opts:?}"), format!("{:?}", crate::fix::FixOptions::default()));
         let a = Fix::try_parse_from(["autosync", "--diff", "--reserved-ids", "0-3", "k.cu"])
             .unwrap()
             .args;

@@ -352,7 +352,11 @@ fn fix_unit(
             Strategy::Maxsat => block::synthesize(k, &opts.synth),
             Strategy::Naive => block::synthesize_naive(k, &opts.synth),
         };
-        let base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
+        let mut base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
+        if opts.minimize && sup.may_apply_to(k) {
+            base.notes
+                .push("--minimize keeps the kernel's own barriers: a suppression applies to it".into());
+        }
         match syn.outcome {
             Outcome::AlreadyClean => kernels.push(base),
             Outcome::Fixed { barriers, cost } => {

@@ -615,7 +615,7 @@ pub fn run_fix(o: &FixRequest) -> u8 {
 }
 
 /// Fix options for one file: flags over the config's settings over the defaults.
-fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<crate::config::IgnoreEntry>) -> FixOptions {
+pub(crate) fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<crate::config::IgnoreEntry>) -> FixOptions {
     let cost = cfg.map(|c| c.cost.clone()).unwrap_or_default();
     let reserved = o
         .reserved_ids
