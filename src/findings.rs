@@ -370,7 +370,14 @@ fn relation_words(shape: &Shape, race: &Race) -> Option<String> {
         Order::Both => format!(
             "the accesses race within one iteration and across iterations of {lp} (the {later} in an earlier iteration than the {earlier})"
         ),
-        _ => format!("across iterations of {lp}: the {earlier} runs in an earlier iteration than the {later}"),
+        _ => {
+            let also = if race.relations.contains(&IterRelation::SameIteration) {
+                "within one iteration, and "
+            } else {
+                ""
+            };
+            format!("{also}across iterations of {lp}: the {earlier} runs in an earlier iteration than the {later}")
+        }
     })
 }
 
