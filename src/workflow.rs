@@ -485,28 +485,30 @@ fn suppression_warnings(
     filtered: bool,
 ) -> Vec<Warning> {
     let tx = Texts { texts: &unit.texts };
-    let path = unit
-        .kernels
-        .first()
-        .and_then(|k| k.files.first())
-        .map(|f| f.path.clone())
-        .unwrap_or_else(|| unit.path.display().to_string());
-    let at = |line: u32, column: u32, end_column: u32| results::Location {
-        file: path.clone(),
+    let path_of = |file: usize| {
+        unit.kernels
+            .first()
+            .and_then(|k| k.files.get(file))
+            .map(|f| f.path.clone())
+            .unwrap_or_else(|| unit.path.display().to_string())
+    };
+    let at = |file: usize, line: u32, column: u32, end_column: u32| results::Location {
+        file: path_of(file),
         line,
         column,
         end_line: line,
         end_column,
-        text_index: 0,
+        text_index: file,
         bytes: (0, 0),
     };
+    // Unreadable comments anywhere the unit reads (an included header's too: it is never
+    // checked on its own).
     let mut out: Vec<Warning> = sup
         .problems
         .iter()
-        .filter(|p| p.file == 0)
         .map(|p| Warning {
             rule: "invalid-suppression",
-            location: at(p.line, p.column, p.end_column),
+            location: at(p.file, p.line, p.column, p.end_column),
             message: p.message.clone(),
         })
         .collect();
@@ -542,12 +544,12 @@ fn suppression_warnings(
         if decided {
             out.push(Warning {
                 rule: "unused-suppression",
-                location: at(c.line, c.column, c.end_column),
+                location: at(0, c.line, c.column, c.end_column),
                 message: format!("`{}` suppresses nothing (remove it)", c.text),
             });
         }
     }
-    out.sort_by_key(|w| (w.location.line, w.location.column));
+    out.sort_by_key(|w| (w.location.text_index, w.location.line, w.location.column));
     out
 }
 
