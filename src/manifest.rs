@@ -26,9 +26,16 @@ pub struct Entry {
     /// Concrete scalar parameters.
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
-    /// `-D` definitions.
+    /// `-D` macro definitions.
     #[serde(default)]
     pub defines: BTreeMap<String, serde_yaml_ng::Value>,
+    /// `--define` values of template parameters (for a kernel template the file never
+    /// instantiates).
+    #[serde(default)]
+    pub template_values: BTreeMap<String, serde_yaml_ng::Value>,
+    /// `-I` directories, relative to `corpus/`.
+    #[serde(default)]
+    pub include_dirs: Vec<String>,
     /// What the kernel exercises.
     #[serde(default)]
     pub notes: String,
@@ -105,8 +112,15 @@ impl Entry {
         corpus.join(&self.path)
     }
 
-    /// Front-end options for this entry (its params and defines).
+    /// Front-end options for this entry (its params, defines, template values, include
+    /// directories).
     pub fn front_options(&self) -> crate::front::FrontOptions {
+        let text = |v: &serde_yaml_ng::Value| match v {
+            serde_yaml_ng::Value::Number(n) => n.to_string(),
+            serde_yaml_ng::Value::String(s) => s.clone(),
+            serde_yaml_ng::Value::Bool(b) => b.to_string(),
+            other => format!("{other:?}"),
+        };
         crate::front::FrontOptions {
             kernel: Some(self.kernel.clone()),
             params: self.params.clone(),
@@ -115,14 +129,14 @@ impl Entry {
                 .iter()
                 .map(|(k, v)| {
                     let v = match v {
-                        serde_yaml_ng::Value::Number(n) => n.to_string(),
-                        serde_yaml_ng::Value::String(s) => s.clone(),
                         serde_yaml_ng::Value::Bool(b) => (*b as i32).to_string(),
-                        other => format!("{other:?}"),
+                        v => text(v),
                     };
                     (k.clone(), Some(v))
                 })
                 .collect(),
+            template_values: self.template_values.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+            include_dirs: self.include_dirs.iter().map(|d| Path::new("corpus").join(d)).collect(),
             ..Default::default()
         }
     }

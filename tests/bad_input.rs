@@ -96,7 +96,7 @@ fn table() -> Vec<Case> {
         case(
             "bar16.cu",
             "//--blockDim=64\n__global__ void k(int *o) {\n  asm volatile(\"bar.sync 16, 64;\");\n  o[threadIdx.x] = 1;\n}\n",
-            (1, "barrier id 16 outside 0..=15\n  --> "),
+            (1, "named barrier id 16 is outside 0..=15\n --> "),
             (3, "kernel `k` is unfixable; nothing written"),
         ),
         case(
@@ -228,7 +228,8 @@ fn fix_refuses_a_read_only_file() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o444);
-    // --diff writes nothing, so a read-only file is fine there.
+    // --diff writes nothing, so a read-only file is fine there (exit 1: it would change).
     let (code, err) = run(&["fix", "--diff"], &path);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("+  __syncthreads();"), "{err}");
 }

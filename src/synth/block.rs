@@ -46,6 +46,23 @@ pub struct SynthOptions {
     pub named: super::named::NamedSettings,
     /// Wall-clock budget for all oracle calls on one kernel; past it the kernel is inconclusive.
     pub kernel_timeout: Option<std::time::Duration>,
+    /// Findings the user suppressed: synthesis treats them as absent (no barrier for them).
+    pub suppress: Option<std::sync::Arc<crate::suppress::Suppressions>>,
+}
+
+impl SynthOptions {
+    /// Splits an oracle report into what synthesis must fix and what the user suppressed.
+    pub fn split_suppressed(&self, k: &Kernel, r: Report) -> (Report, Report) {
+        match &self.suppress {
+            Some(s) => s.split(k, r),
+            None => (r, Report::default()),
+        }
+    }
+
+    /// An oracle report without the suppressed findings.
+    pub fn unsuppressed(&self, k: &Kernel, r: Report) -> Report {
+        self.split_suppressed(k, r).0
+    }
 }
 
 impl Default for SynthOptions {
@@ -59,6 +76,7 @@ impl Default for SynthOptions {
             dump_wcnf: None,
             named: Default::default(),
             kernel_timeout: None,
+            suppress: None,
         }
     }
 }
@@ -140,8 +158,10 @@ pub enum Outcome {
 /// Synthesis result with the initial report (for rendering) and statistics.
 #[derive(Clone, Debug)]
 pub struct Synthesis {
-    /// The oracle's report on the input kernel.
+    /// The oracle's report on the input kernel (suppressed findings removed).
     pub initial: Report,
+    /// The suppressed findings of the input kernel.
+    pub suppressed: Report,
     /// What to do.
     pub outcome: Outcome,
     /// Counters.
@@ -354,12 +374,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
-    let initial = sdv::check(k, &sdv_opts);
+    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &sdv_opts));
     stats.oracle_calls += 1;
     let finish = |outcome: Outcome, mut stats: SynthStats, initial: Report| {
         stats.time = start.elapsed();
         Synthesis {
             initial,
+            suppressed: suppressed.clone(),
             outcome,
             stats,
         }
@@ -480,7 +501,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                 )
             }
         };
-        let report = sdv::check(&candidate, &sdv_opts);
+        let report = opts.unsuppressed(k, sdv::check(&candidate, &sdv_opts));
         stats.oracle_calls += 1;
         if report.is_clean() {
             let barriers = chosen
@@ -559,12 +580,13 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         deadline: opts.kernel_timeout.map(|t| start + t),
         ..Default::default()
     };
-    let initial = sdv::check(k, &sdv_opts);
+    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &sdv_opts));
     stats.oracle_calls += 1;
     let done = |outcome, mut stats: SynthStats, initial| {
         stats.time = start.elapsed();
         Synthesis {
             initial,
+            suppressed: suppressed.clone(),
             outcome,
             stats,
         }
@@ -591,7 +613,7 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             .collect();
         stats.oracle_calls += 1;
         match insert_barriers(k, &inserts) {
-            Ok((c, _)) => sdv::check(&c, &sdv_opts).is_clean(),
+            Ok((c, _)) => opts.unsuppressed(k, sdv::check(&c, &sdv_opts)).is_clean(),
             Err(_) => false,
         }
     };
