@@ -446,20 +446,44 @@ fn fix_unit(
         result.unit = Some(unit);
         return Ok(result);
     }
-    // One plan per kernel; kernels occupy disjoint text, so their edits merge.
-    let mut edits = Vec::new();
+    // One plan per source function: kernels occupy disjoint text, except the instantiations
+    // of one kernel template, whose insertions go into one plan of the first of them (a
+    // barrier written into a template body applies to every instantiation).
+    let mut edits: Vec<emit::Edit> = Vec::new();
+    let mut planned: Vec<usize> = Vec::new();
     for (ki, k) in unit.kernels.iter().enumerate() {
-        let ins: Vec<Insertion> = all_inserts
-            .iter()
-            .filter(|(i, _)| *i == ki)
-            .map(|(_, x)| x.clone())
-            .collect();
-        if ins.is_empty() {
+        if planned.contains(&ki) {
             continue;
         }
-        let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
-        edits.extend(fix.edits);
+        let group: Vec<usize> = (ki..unit.kernels.len())
+            .filter(|&j| unit.kernels[j].span == k.span)
+            .collect();
+        planned.extend(&group);
+        let mut ins: Vec<Insertion> = Vec::new();
+        let mut separate: Vec<(usize, Insertion)> = Vec::new();
+        for (i, x) in all_inserts.iter().filter(|(i, _)| group.contains(i)) {
+            match same_position(&unit.kernels[*i], k, x.pos) {
+                Some(pos) => {
+                    let x = Insertion { pos, ..x.clone() };
+                    if !ins.iter().any(|y| y.pos == x.pos && y.text == x.text) {
+                        ins.push(x);
+                    }
+                }
+                None => separate.push((*i, x.clone())),
+            }
+        }
+        if !ins.is_empty() {
+            let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
+            edits.extend(fix.edits);
+        }
+        // A position only one instantiation has (a discarded `if constexpr` branch): its own
+        // plan; identical edits merge below, and the patched text is verified for all.
+        for (i, x) in separate {
+            let fix = emit::plan(&unit.kernels[i], &original, &[x]).map_err(|e| FixError::Emit(e.to_string()))?;
+            edits.extend(fix.edits);
+        }
     }
+    edits.dedup();
     for span in all_removals {
         edits.push(emit::removal(&original, span).map_err(|e| FixError::Emit(e.to_string()))?);
     }
@@ -495,6 +519,30 @@ fn fix_unit(
     result.patched = Some(patched);
     result.unit = Some(unit);
     Ok(result)
+}
+
+/// The position of `to` at the same place of the source as `pos` of `from` (instantiations of
+/// one kernel template share their statements' spans).
+fn same_position(
+    from: &Kernel,
+    to: &Kernel,
+    pos: autosync_oracle::tree::Position,
+) -> Option<autosync_oracle::tree::Position> {
+    use autosync_oracle::tree::Position;
+    if std::ptr::eq(from, to) {
+        return Some(pos);
+    }
+    let span = LabelTree::new(from).get(pos.label()).span;
+    let tree = LabelTree::new(to);
+    autosync_oracle::tree::candidate_positions(to)
+        .into_iter()
+        .filter(|p| std::mem::discriminant(p) == std::mem::discriminant(&pos))
+        .filter(|p| tree.get(p.label()).span == span)
+        .last()
+        .map(|p| match p {
+            Position::After(l) => Position::After(l),
+            Position::BlockStart(l) => Position::BlockStart(l),
+        })
 }
 
 /// Whether block synthesis failed only because races sit where a block-wide barrier would diverge.
@@ -635,17 +683,21 @@ fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
             inserted.push((i as u32 + 1, next_old));
         }
     }
-    let mut order: Vec<(u32, usize, usize)> = result
+    // Instantiations of one kernel template insert the same barrier once: one line for all.
+    let mut places: Vec<(u32, String)> = result
         .kernels
         .iter()
-        .enumerate()
-        .flat_map(|(ki, k)| k.barriers.iter().enumerate().map(move |(bi, b)| (b.at, ki, bi)))
+        .flat_map(|k| k.barriers.iter().map(|b| (b.at, b.text.clone())))
         .collect();
-    order.sort();
-    for ((_, ki, bi), (line, before)) in order.into_iter().zip(inserted) {
-        let b = &mut result.kernels[ki].barriers[bi];
-        b.line = line;
-        b.original_line = before;
+    places.sort();
+    places.dedup();
+    for ((at, text), (line, before)) in places.into_iter().zip(inserted) {
+        for b in result.kernels.iter_mut().flat_map(|k| k.barriers.iter_mut()) {
+            if b.at == at && b.text == text {
+                b.line = line;
+                b.original_line = before;
+            }
+        }
     }
 }
 

@@ -150,17 +150,31 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         ast = again.ast;
         errors = again.errors;
     }
-    let types = Types::new(&ast);
-    let src = SourceMap::new(&ast, path, text);
-    check_errors(&ast, &src, &errors, path, &mut notes)?;
-    let (defs, _) = lower::kernels::find(&ast, &src, &types);
+    lower_parsed(path, text, &ast, &errors, &header, notes, opts)
+}
+
+/// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
+/// the fuzzers, which feed it ASTs that no Clang produced: it must fail cleanly, never panic.
+pub fn lower_parsed(
+    path: &Path,
+    text: &str,
+    ast: &ast::Ast,
+    errors: &[clang::Diagnostic],
+    header: &launch::Header,
+    mut notes: Vec<(Span, String)>,
+    opts: &FrontOptions,
+) -> FResult<SourceUnit> {
+    let types = Types::new(ast);
+    let src = SourceMap::new(ast, path, text);
+    check_errors(ast, &src, errors, path, &mut notes)?;
+    let (defs, _) = lower::kernels::find(ast, &src, &types);
     for (off, flag) in &header.unknown {
         notes.push((
             Span::new(FileId(0), *off as u32, *off as u32 + 2),
             format!("header flag `{flag}` ignored"),
         ));
     }
-    let all_helpers = lower::helpers::find(&ast, &src);
+    let all_helpers = lower::helpers::find(ast, &src);
     let mut kernels = Vec::new();
     let mut helper_lists = Vec::new();
     let found_names: Vec<String> = defs.iter().map(KernelDef::display_name).collect();
@@ -173,10 +187,10 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         })
         .collect();
     for d in &chosen {
-        let lw = lower::Lowerer::new(&ast, &types, &src, d.scope.clone());
+        let lw = lower::Lowerer::new(ast, &types, &src, d.scope.clone());
         let (mut k, knotes) = lw.kernel(d)?;
         notes.extend(knotes);
-        k.launch = resolve_launch(&src, &ast, d, &header, opts, &k)?;
+        k.launch = resolve_launch(&src, ast, d, &header, opts, &k)?;
         kernels.push((k, d.node));
     }
     let (files, texts) = src.files();
