@@ -536,9 +536,9 @@ fn same_position(
     let tree = LabelTree::new(to);
     autosync_oracle::tree::candidate_positions(to)
         .into_iter()
+        .rev()
         .filter(|p| std::mem::discriminant(p) == std::mem::discriminant(&pos))
-        .filter(|p| tree.get(p.label()).span == span)
-        .last()
+        .find(|p| tree.get(p.label()).span == span)
         .map(|p| match p {
             Position::After(l) => Position::After(l),
             Position::BlockStart(l) => Position::BlockStart(l),

@@ -190,7 +190,7 @@ pub fn lower_parsed(
         let lw = lower::Lowerer::new(ast, &types, &src, d.scope.clone());
         let (mut k, knotes) = lw.kernel(d)?;
         notes.extend(knotes);
-        k.launch = resolve_launch(&src, ast, d, &header, opts, &k)?;
+        k.launch = resolve_launch(&src, ast, d, header, opts, &k)?;
         kernels.push((k, d.node));
     }
     let (files, texts) = src.files();
