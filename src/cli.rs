@@ -316,6 +316,10 @@ struct InputArgs {
     /// Do not read flags from a compile_commands.json found above the file.
     #[arg(long = "no-compile-commands")]
     no_compile_db: bool,
+    /// Treat calls of this function (no body autosync can see) as free of memory accesses and
+    /// synchronization (repeatable).
+    #[arg(long = "assume-pure", value_name = "NAME")]
+    assume_pure: Vec<String>,
     /// Lanes of a warp of N threads run in lock step.
     #[arg(long = "warp-sync", value_name = "N")]
     warp_sync: Option<u32>,
@@ -350,6 +354,7 @@ impl InputArgs {
                 ..Default::default()
             },
             no_compile_db: self.no_compile_db,
+            assume_pure: self.assume_pure.clone(),
         }
     }
 }

@@ -325,6 +325,8 @@ struct RawConfig {
     #[serde(default)]
     std: Option<String>,
     #[serde(default)]
+    assume_pure: Vec<String>,
+    #[serde(default)]
     ignore: Vec<RawIgnore>,
 }
 
@@ -355,6 +357,8 @@ pub struct Config {
     pub arch: Option<String>,
     /// C++ standard (`std:`).
     pub std: Option<String>,
+    /// Functions declared free of memory effects and synchronization (`assume_pure:`).
+    pub assume_pure: Vec<String>,
     /// `ignore:` entries (suppressions), in file order.
     pub ignore: Vec<IgnoreEntry>,
     kernel_globs: Vec<Option<globset::GlobMatcher>>,
@@ -462,6 +466,7 @@ impl Config {
             cuda_path: raw.cuda_path.map(|c| if c.is_relative() { dir.join(c) } else { c }),
             arch: raw.arch,
             std: raw.std,
+            assume_pure: raw.assume_pure,
             ignore,
             kernel_globs,
             ignore_globs,
@@ -627,6 +632,7 @@ pub fn front_options_for(base: &FrontOptions, cfg: Option<&Config>, file: &Path)
     c.cuda_path = c.cuda_path.take().or_else(|| cfg.cuda_path.clone());
     c.arch = c.arch.take().or_else(|| cfg.arch.clone());
     c.std = c.std.take().or_else(|| cfg.std.clone());
+    o.assume_pure.extend(cfg.assume_pure.iter().cloned());
     o
 }
 

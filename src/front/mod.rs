@@ -47,6 +47,8 @@ pub struct FrontOptions {
     pub clang: clang::ClangOptions,
     /// Do not read flags from a `compile_commands.json` above the file.
     pub no_compile_db: bool,
+    /// Functions declared free of memory effects and synchronization (`--assume-pure`).
+    pub assume_pure: Vec<String>,
 }
 
 /// One source file with its kernels in IR form.
@@ -166,6 +168,9 @@ pub fn lower_parsed(
 ) -> FResult<SourceUnit> {
     let types = Types::new(ast);
     let src = SourceMap::new(ast, path, text);
+    let lopts = lower::LowerOptions {
+        assume_pure: opts.assume_pure.clone(),
+    };
     check_errors(ast, &src, errors, path, &mut notes)?;
     let (defs, _) = lower::kernels::find(ast, &src, &types);
     for (off, flag) in &header.unknown {
@@ -187,7 +192,7 @@ pub fn lower_parsed(
         })
         .collect();
     for d in &chosen {
-        let lw = lower::Lowerer::new(ast, &types, &src, d.scope.clone());
+        let lw = lower::Lowerer::new(ast, &types, &src, &lopts, d.scope.clone());
         let (mut k, knotes) = lw.kernel(d)?;
         notes.extend(knotes);
         k.launch = resolve_launch(&src, ast, d, header, opts, &k)?;

@@ -15,6 +15,15 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     ("cuda_runtime.h", include_str!("shim/cuda_runtime.h")),
     ("cuda_runtime_api.h", include_str!("shim/cuda_runtime_api.h")),
+    ("curand.h", include_str!("shim/curand.h")),
+    ("curand_kernel.h", include_str!("shim/curand_kernel.h")),
+    ("curand_mtgp32.h", include_str!("shim/curand_mtgp32.h")),
+    ("curand_mtgp32_host.h", include_str!("shim/curand_mtgp32_host.h")),
+    ("curand_mtgp32_kernel.h", include_str!("shim/curand_mtgp32_kernel.h")),
+    (
+        "curand_mtgp32dc_p_11213.h",
+        include_str!("shim/curand_mtgp32dc_p_11213.h"),
+    ),
     (
         "device_atomic_functions.h",
         include_str!("shim/device_atomic_functions.h"),
@@ -115,6 +124,14 @@ pub fn families<'t>(texts: impl IntoIterator<Item = &'t str>) -> Vec<&'static st
             add("HOST");
         }
         for id in identifiers(text) {
+            // Texture types are named like host API types: both families.
+            if matches!(id, "cudaTextureObject_t" | "cudaSurfaceObject_t")
+                || ["cudaReadMode", "cudaAddressMode", "cudaFilterMode"]
+                    .iter()
+                    .any(|p| id.starts_with(p))
+            {
+                add("TEX");
+            }
             let fam = if id.starts_with("atomic") {
                 "ATOMICS"
             } else if [
@@ -138,6 +155,8 @@ pub fn families<'t>(texts: impl IntoIterator<Item = &'t str>) -> Vec<&'static st
                 "LDG"
             } else if id.starts_with("cuda") || id.starts_with("CUDA") || id.starts_with("__cuda") {
                 "HOST"
+            } else if id.starts_with("tex") && TEXTURE.contains(&id) || id.starts_with("surf") {
+                "TEX"
             } else if ANNOTATIONS.contains(&id) {
                 "ANNOT"
             } else if MATH.contains(&id) {
@@ -196,6 +215,18 @@ fn identifiers(text: &str) -> impl Iterator<Item = &str> {
         None
     })
 }
+
+const TEXTURE: &[&str] = &[
+    "texture",
+    "tex1Dfetch",
+    "tex1D",
+    "tex2D",
+    "tex3D",
+    "tex1DLayered",
+    "tex2DLayered",
+    "tex2DLod",
+    "texCubemap",
+];
 
 const ANNOTATIONS: &[&str] = &[
     "__requires",

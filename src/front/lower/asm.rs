@@ -279,11 +279,13 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             if touches_memory(opcode) {
-                return Err(FrontError::unsupported(
-                    span,
-                    format!("inline asm `{opcode}` accesses memory and is not modelled"),
-                )
-                .with_help("express the access in CUDA C++ or move it out of the checked kernel"));
+                if predicated {
+                    return Err(FrontError::unsupported(
+                        span,
+                        format!("a predicated memory instruction `@p {instr}`"),
+                    ));
+                }
+                self.asm_memory(opcode, rest, &operands, span)?;
             }
         }
         // Outputs receive unknown values (inputs are evaluated for their reads).
@@ -308,6 +310,211 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// A PTX memory instruction: `ld`/`ldu` reads, `st` writes, `atom`/`red` atomics, of the
+    /// width its type and vector suffixes give, at the address its `[%N+imm]` operand names.
+    /// Anything else that touches memory (async copies, matrix loads, mbarriers) stops the kernel.
+    fn asm_memory(&mut self, opcode: &str, rest: &str, operands: &[NodeId], span: Span) -> FResult<()> {
+        let segs: Vec<&str> = opcode.split('.').collect();
+        let kind = match segs[0] {
+            "ld" | "ldu" => AccessKind::Read,
+            "st" => AccessKind::Write,
+            "atom" | "red" => AccessKind::Atomic,
+            // A prefetch only moves data between caches.
+            "prefetch" | "prefetchu" => return Ok(()),
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("inline asm `{opcode}` accesses memory in a way autosync does not model"),
+                )
+                .with_help("express the access in CUDA C++ or move it out of the checked kernel"))
+            }
+        };
+        let space = segs.iter().find_map(|s| match *s {
+            "global" => Some(Space::Global),
+            "shared" | "shared::cta" => Some(Space::Shared),
+            "local" => Some(Space::Local),
+            _ => None,
+        });
+        if segs.iter().any(|s| matches!(*s, "param" | "const" | "shared::cluster")) {
+            return Err(FrontError::unsupported(
+                span,
+                format!("inline asm `{opcode}`: this state space is not modelled"),
+            ));
+        }
+        let vec: u32 = segs
+            .iter()
+            .find_map(|s| s.strip_prefix('v').and_then(|n| n.parse().ok()))
+            .unwrap_or(1);
+        let bits: u32 = segs
+            .iter()
+            .rev()
+            .find_map(|s| {
+                let t = s.strip_prefix(['b', 'u', 's', 'f'])?;
+                t.parse().ok()
+            })
+            .ok_or_else(|| FrontError::unsupported(span, format!("inline asm `{opcode}` without an operand type")))?;
+        let size = vec * bits.div_ceil(8);
+        // The address operand: `[%N]`, `[%N+8]`, `[%N + -4]`.
+        let open = rest
+            .find('[')
+            .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}` without an address")))?;
+        let close = rest[open..]
+            .find(']')
+            .map(|c| open + c)
+            .ok_or_else(|| FrontError::input(span, "unclosed `[` in asm"))?;
+        let addr = rest[open + 1..close].replace(' ', "");
+        let (reg, imm) = match addr.find(['+', '-']) {
+            Some(i) if i > 0 => {
+                let imm = types::parse_int(addr[i..].trim_start_matches('+'))
+                    .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]`")))?;
+                (&addr[..i], imm)
+            }
+            _ => (addr.as_str(), 0),
+        };
+        let idx: usize = reg
+            .strip_prefix('%')
+            .and_then(|r| r.parse().ok())
+            .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]` is not an operand")))?;
+        let node = *operands
+            .get(idx)
+            .ok_or_else(|| FrontError::input(span, format!("asm operand %{idx} does not exist")))?;
+        let p = self.asm_address(node, span)?;
+        let Region::Array(array) = p.region else {
+            return Err(FrontError::unsupported(
+                span,
+                format!("inline asm `{opcode}` through {}", self.region_name(&p.region)),
+            ));
+        };
+        let actual = self.arrays[array.0 as usize].space;
+        if let Some(sp) = space {
+            if sp != actual {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "inline asm `{opcode}` addresses `{}`, which is not in {sp:?} memory",
+                        self.arrays[array.0 as usize].name
+                    ),
+                ));
+            }
+        }
+        let access = Access {
+            array,
+            kind,
+            offset: add_offset(p.off, Expr::Const(imm, ScalarTy::U64), 1),
+            size,
+            span: self.span(node),
+        };
+        self.ops.push(match kind {
+            AccessKind::Read => Op::Read(None, access),
+            AccessKind::Write => Op::Write(access, Expr::Opaque(ScalarTy::Opaque, vec![])),
+            AccessKind::Atomic => Op::Atomic(None, access),
+        });
+        Ok(())
+    }
+
+    /// The pointer an asm address operand holds: a pointer, or an integer made from one
+    /// (`(unsigned)__cvta_generic_to_shared(p) + 4 * i`).
+    fn asm_address(&mut self, n: NodeId, span: Span) -> FResult<Pointer> {
+        let ast = self.ast;
+        match ast.kind(n) {
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXReinterpretCastExpr"
+            | "ParenExpr"
+            | "CXXFunctionalCastExpr"
+                if !self.type_of(n).is_pointer() || !self.type_of(self.expr_children(n)[0]).is_pointer() =>
+            {
+                let c = *self
+                    .expr_children(n)
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "empty cast"))?;
+                if self.type_of(c).is_pointer() || !self.type_of(c).is_integral() || self.derived_from_pointer(c) {
+                    return self.asm_address(c, span);
+                }
+                self.pointer(n)
+            }
+            "CallExpr" => {
+                let name = self
+                    .expr_children(n)
+                    .first()
+                    .and_then(|&c| {
+                        let mut c = c;
+                        while ast.kind(c) == "ImplicitCastExpr" {
+                            c = ast.children(c).next()?;
+                        }
+                        ast.node(c).attrs.referenced.map(|r| ast.str(r.name).to_string())
+                    })
+                    .unwrap_or_default();
+                if name.starts_with("__cvta_generic_to_") {
+                    let arg = *self
+                        .expr_children(n)
+                        .get(1)
+                        .ok_or_else(|| FrontError::input(span, "cvta without argument"))?;
+                    return self.asm_address(arg, span);
+                }
+                self.pointer(n)
+            }
+            "BinaryOperator" if !self.type_of(n).is_pointer() => {
+                let op = ast.node(n).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
+                let kids = self.expr_children(n);
+                let [l, r] = kids[..] else { return self.pointer(n) };
+                if matches!(op, "+" | "-") && self.derived_from_pointer(l) {
+                    let p = self.asm_address(l, span)?;
+                    let (e, t) = self.scalar(r)?;
+                    let mut d = convert(e, &t, &CType::U64);
+                    if op == "-" {
+                        d = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(d));
+                    }
+                    return Ok(Pointer {
+                        off: add_offset(p.off, d, 1),
+                        ..p
+                    });
+                }
+                self.pointer(n)
+            }
+            _ => self.pointer(n),
+        }
+    }
+
+    /// Whether an integer expression is a pointer converted to an integer (possibly offset).
+    fn derived_from_pointer(&self, n: NodeId) -> bool {
+        let ast = self.ast;
+        if self.type_of(n).is_pointer() {
+            return true;
+        }
+        match ast.kind(n) {
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXReinterpretCastExpr"
+            | "ParenExpr"
+            | "CXXFunctionalCastExpr" => self
+                .expr_children(n)
+                .first()
+                .is_some_and(|&c| self.derived_from_pointer(c)),
+            "BinaryOperator" => self
+                .expr_children(n)
+                .first()
+                .is_some_and(|&c| self.derived_from_pointer(c)),
+            "DeclRefExpr" => ast
+                .node(n)
+                .attrs
+                .referenced
+                .is_some_and(|r| matches!(self.env.get(&r.id), Some(Binding::Ptr(_)))),
+            "CallExpr" => {
+                let mut found = false;
+                ast.walk(n, &mut |c| {
+                    if let Some(r) = ast.node(c).attrs.referenced {
+                        found |= ast.str(r.name).starts_with("__cvta_generic_to_");
+                    }
+                });
+                found
+            }
+            _ => false,
+        }
     }
 
     /// A barrier operand: `%N` (an operand expression) or a literal.

@@ -101,6 +101,17 @@ impl<'a> Lowerer<'a> {
         let span = self.span(n);
         let c = self.callee(n)?;
         let def = self.types.definition(c.decl);
+        if self.is_implicit_assignment(def) {
+            // `a = b` on objects through an implicit (or defaulted) `operator=`: a memberwise
+            // copy, which is what `store` does.
+            let (Some(this), [arg]) = (c.this, &c.args[..]) else {
+                return Err(FrontError::input(span, "an assignment operator without two operands"));
+            };
+            let rv = self.rvalue(*arg)?;
+            let lv = self.receiver(this, c.arrow, span)?;
+            self.store(lv.clone(), rv, span)?;
+            return Ok(Value::L(lv));
+        }
         if self.ast.decl_is_system(def) {
             return self.library_call(&c, n, span);
         }
@@ -118,6 +129,9 @@ impl<'a> Lowerer<'a> {
             }
             Some(f) if !self.ast.decl_is_system(def) && !self.ast.node(f).attrs.is_implicit => {
                 let name = self.ast.qual_name(def).unwrap_or("?").to_string();
+                if self.assumed_pure(def) {
+                    return self.pure_call(&c, n, span, &name);
+                }
                 Err(FrontError::unsupported(
                     span,
                     format!("`{name}` has no body in this translation unit, so autosync cannot see what it does"),
@@ -127,6 +141,23 @@ impl<'a> Lowerer<'a> {
                 )))
             }
             _ => self.library_call(&c, n, span),
+        }
+    }
+
+    /// An `operator=` Clang declared implicitly or the user defaulted (also of system types).
+    fn is_implicit_assignment(&self, def: u64) -> bool {
+        let Some(d) = self.ast.decls.get(&def) else {
+            return false;
+        };
+        if self.ast.str(d.name) != "operator=" || self.ast.str(d.kind) != "CXXMethodDecl" {
+            return false;
+        }
+        match self.ast.decl_node(def) {
+            Some(n) => {
+                let a = &self.ast.node(n).attrs;
+                a.is_implicit || a.defaulted && !self.has_body(n) || self.ast.decl_is_system(def) && !self.has_body(n)
+            }
+            None => true,
         }
     }
 
@@ -215,6 +246,9 @@ impl<'a> Lowerer<'a> {
         // Arguments are evaluated in the caller, before the body.
         let body = ast.children_of_kind(f, "CompoundStmt").last();
         let assigned = body.map(|b| kernels::assigned_params(ast, b)).unwrap_or_default();
+        if let Some(b) = body {
+            self.scan_addressed(b);
+        }
         let mut bound = Vec::new();
         for (i, &p) in params.iter().enumerate() {
             let arg = args.get(i).copied();
@@ -230,9 +264,17 @@ impl<'a> Lowerer<'a> {
             let constant = (pt.is_integral() && !assigned.contains(&ast.node(p).id))
                 .then(|| self.const_eval(arg, 0))
                 .flatten();
+            let addressed = self.addressed.contains(&ast.node(p).id);
             let b = match constant {
-                Some(v) => Binding::Const(fold_cast(v, &pt), pt.clone()),
-                None => self.bind_arg(arg, &pt, &pname, span)?,
+                Some(v) if !addressed => Binding::Const(fold_cast(v, &pt), pt.clone()),
+                _ if addressed && (pt.is_integral() || matches!(pt, CType::Float(_))) => {
+                    // `&param` inside the callee: the parameter lives in thread-private memory.
+                    let (e, et) = self.scalar(arg)?;
+                    let place = self.array_for(&pname, Space::Local, &pt, span)?;
+                    self.write(&place, convert(e, &et, &pt))?;
+                    Binding::Mem(place)
+                }
+                _ => self.bind_arg(arg, &pt, &pname, span)?,
             };
             bound.push((ast.node(p).id, b));
         }

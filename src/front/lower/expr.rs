@@ -1509,6 +1509,7 @@ impl<'a> Lowerer<'a> {
                     v => Ok(v),
                 }
             }
+            "IntegralCast" if self.derived_address(c) => self.eval(c),
             "IntegralCast"
             | "IntegralToBoolean"
             | "BooleanToSignedIntegral"
@@ -1541,10 +1542,11 @@ impl<'a> Lowerer<'a> {
                 ))),
                 _ => Ok(Value::R(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool))),
             },
-            "PointerToIntegral" => {
-                self.rvalue(c)?;
-                Ok(Value::R(RV::Scalar(Expr::Opaque(to.scalar(), vec![]), to)))
-            }
+            "PointerToIntegral" => match self.rvalue(c)? {
+                // An address as a number: kept as the pointer, for inline asm and `__cvta_*`.
+                RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
+                _ => Ok(Value::R(RV::Scalar(Expr::Opaque(to.scalar(), vec![]), to))),
+            },
             "IntegralToPointer" => {
                 self.scalar(c)?;
                 Ok(Value::R(RV::Ptr(Pointer {
@@ -1563,6 +1565,33 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("cast `{other}` is not supported"),
             )),
+        }
+    }
+
+    /// Whether an integer expression holds an address (a `__cvta_*` result, a pointer cast to
+    /// an integer, or a variable holding one): integer casts keep it a pointer.
+    fn derived_address(&self, n: NodeId) -> bool {
+        let ast = self.ast;
+        match ast.kind(n) {
+            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" | "ParenExpr" => {
+                let ck = ast.node(n).attrs.cast_kind.map(|c| ast.str(c)).unwrap_or("");
+                ck == "PointerToIntegral" || self.expr_children(n).first().is_some_and(|&c| self.derived_address(c))
+            }
+            "CallExpr" => self.expr_children(n).first().is_some_and(|&callee| {
+                let mut found = false;
+                ast.walk(callee, &mut |x| {
+                    if let Some(r) = ast.node(x).attrs.referenced {
+                        found |= ast.str(r.name).starts_with("__cvta_generic_to_");
+                    }
+                });
+                found
+            }),
+            "DeclRefExpr" => {
+                ast.node(n).attrs.referenced.is_some_and(|r| {
+                    self.type_of(n).is_integral() && matches!(self.env.get(&r.id), Some(Binding::Ptr(_)))
+                })
+            }
+            _ => false,
         }
     }
 

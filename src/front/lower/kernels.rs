@@ -164,6 +164,7 @@ impl<'a> Lowerer<'a> {
             .last()
             .ok_or_else(|| FrontError::input(self.span(f), "kernel without a body"))?;
         self.blocks.push(Vec::new());
+        self.scan_addressed(body);
         let assigned = assigned_params(ast, body);
         for p in ast.children_of_kind(f, "ParmVarDecl").collect::<Vec<_>>() {
             self.kernel_param(p, assigned.contains(&ast.node(p).id))?;
@@ -217,8 +218,16 @@ impl<'a> Lowerer<'a> {
         let name = ast.name(p).to_string();
         let span = self.span(p);
         let t = self.type_of(p);
-        let b = self.param_binding(&name, &t, assigned, span)?;
-        self.env.insert(ast.node(p).id, b);
+        let id = ast.node(p).id;
+        let b = if self.addressed.contains(&id) && (t.is_integral() || matches!(t, CType::Float(_))) {
+            // `&param`: a copy in thread-private memory, holding an unknown value.
+            let place = self.array_for(&name, Space::Local, &t, span)?;
+            self.write(&place, Expr::Opaque(t.scalar(), vec![]))?;
+            Binding::Mem(place)
+        } else {
+            self.param_binding(&name, &t, assigned, span)?
+        };
+        self.env.insert(id, b);
         Ok(())
     }
 

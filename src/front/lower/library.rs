@@ -406,6 +406,42 @@ impl<'a> Lowerer<'a> {
                 let lv = self.deref(p, t, span)?;
                 return self.load(lv, span).map(Value::R);
             }
+            "__cvta_generic_to_shared"
+            | "__cvta_generic_to_global"
+            | "__cvta_generic_to_local"
+            | "__cvta_shared_to_generic"
+            | "__cvta_global_to_generic" => {
+                // An address in another form: the same place (inline asm takes it).
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                return match self.rvalue(a)? {
+                    RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
+                    _ => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Unknown(format!("an address made by `{base}` from an integer")),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: CType::Int { bits: 8, signed: false },
+                    }))),
+                };
+            }
+            "__isShared" | "__isGlobal" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                let want = if base == "__isShared" {
+                    Space::Shared
+                } else {
+                    Space::Global
+                };
+                let v = match self.rvalue(a)? {
+                    RV::Ptr(Pointer {
+                        region: Region::Array(arr),
+                        ..
+                    }) => Expr::Const((self.arrays[arr.0 as usize].space == want) as i64, rt.scalar()),
+                    _ => Expr::Opaque(rt.scalar(), vec![]),
+                };
+                return Ok(Value::R(RV::Scalar(v, rt)));
+            }
             "memcpy" | "__builtin_memcpy" | "memmove" | "__builtin_memmove" | "memset" | "__builtin_memset" => {
                 return self.mem_block(base, &args, span);
             }
@@ -413,6 +449,14 @@ impl<'a> Lowerer<'a> {
         }
         if base.starts_with("atomic") && !base.contains("::") {
             return self.atomic(base, &args, span);
+        }
+        if is_texture_fetch(base) {
+            return self.texture_fetch(base, &args, &rt, span);
+        }
+        if base.starts_with("curand") || base.starts_with("skipahead") {
+            if let Some(v) = self.curand(base, &args, &rt, span)? {
+                return Ok(v);
+            }
         }
         if EXACT.contains(&base) {
             return self.exact_intrinsic(base, &args, &rt, span);
@@ -440,6 +484,9 @@ impl<'a> Lowerer<'a> {
                 t => RV::Scalar(Expr::Opaque(t.scalar(), vals), t),
             }));
         }
+        if self.assumed_pure(c.decl) {
+            return self.pure_call(c, n, span, &qual);
+        }
         let file = ast
             .decls
             .get(&c.decl)
@@ -453,6 +500,118 @@ impl<'a> Lowerer<'a> {
         .with_help(format!(
             "if `{qual}` neither accesses memory nor synchronizes, declare it known-pure with --assume-pure {qual}"
         )))
+    }
+
+    /// Whether the user declared this function pure (`--assume-pure`), by qualified or plain
+    /// name.
+    pub(crate) fn assumed_pure(&self, decl: u64) -> bool {
+        let Some(d) = self.ast.decls.get(&decl) else {
+            return false;
+        };
+        let name = self.ast.str(d.name);
+        self.opts.assume_pure.iter().any(|p| p == &d.qual || p == name)
+    }
+
+    /// A call the user declared pure: its arguments are evaluated, its result is opaque.
+    pub(crate) fn pure_call(&mut self, c: &Callee, n: NodeId, span: Span, name: &str) -> FResult<Value> {
+        if let Some(t) = c.this {
+            self.rvalue(t)?;
+        }
+        for a in &c.args {
+            self.rvalue(*a)?;
+        }
+        self.notes.push((
+            span,
+            format!("`{name}` assumed pure (--assume-pure): no memory access, no synchronization"),
+        ));
+        let rt = self.type_of(n);
+        Ok(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{name}()"), span)?),
+            CType::Ptr(p) => RV::Ptr(Pointer {
+                region: Region::Unknown(format!("a pointer returned by `{name}`")),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: *p,
+            }),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t),
+        }))
+    }
+
+    /// A texture fetch: texture memory is read-only while a kernel runs, so a fetch never races;
+    /// its value is opaque. Only the coordinates are evaluated (the texture is a handle).
+    fn texture_fetch(&mut self, name: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Value> {
+        let mut out_ptr = None;
+        for (i, &a) in args.iter().enumerate() {
+            match self.type_of(a) {
+                CType::Record(_) => {}
+                // The `void tex2D(T *ret, obj, x, y)` form writes its result.
+                CType::Ptr(_) if i == 0 => out_ptr = Some(self.pointer(a)?),
+                _ => {
+                    self.rvalue(a)?;
+                }
+            }
+        }
+        if let Some(p) = out_ptr {
+            let t = p.pointee.clone();
+            let lv = self.deref(p, t.clone(), span)?;
+            self.store(lv, RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t), span)?;
+            return Ok(Value::R(RV::Void));
+        }
+        Ok(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+        }))
+    }
+
+    /// The curand device API: every call reads and writes the whole generator state through
+    /// its pointer (the last argument of `curand_init`/`skipahead*`, the first of the
+    /// generators). `None` for names that are not generator calls.
+    fn curand(&mut self, name: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Option<Value>> {
+        let (state_arg, write_only) = match name {
+            "curand_init" => (args.len().checked_sub(1), true),
+            "skipahead" | "skipahead_sequence" => (args.len().checked_sub(1), false),
+            "curand"
+            | "curand_uniform"
+            | "curand_uniform_double"
+            | "curand_normal"
+            | "curand_normal_double"
+            | "curand_normal2"
+            | "curand_normal2_double"
+            | "curand_log_normal"
+            | "curand_log_normal_double"
+            | "curand_poisson"
+            | "curand4"
+            | "curand_uniform4"
+            | "curand_normal4"
+            | "curand_mtgp32_single"
+            | "curand_mtgp32_specific"
+            | "curand_discrete"
+            | "curand_discrete4" => (Some(0), false),
+            _ => return Ok(None),
+        };
+        let Some(si) = state_arg else {
+            return Err(FrontError::input(span, format!("{name} without a generator state")));
+        };
+        for (i, &a) in args.iter().enumerate() {
+            if i != si {
+                self.rvalue(a)?;
+            }
+        }
+        let p = self.pointer(args[si])?;
+        let state_ty = p.pointee.clone();
+        let access_span = self.span(args[si]);
+        if let LV::Mem(place) = self.deref(p, state_ty.clone(), access_span)? {
+            if !write_only {
+                self.read(&place)?;
+            }
+            self.write(&place, Expr::Opaque(ScalarTy::Opaque, vec![]))?;
+        }
+        Ok(Some(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+        })))
     }
 
     /// `atomicAdd(&x, v)` and family: an atomic read-modify-write of `*address`.
@@ -769,6 +928,27 @@ impl<'a> Lowerer<'a> {
         }
         Ok(())
     }
+}
+
+/// Texture fetch functions (legacy references and texture objects).
+fn is_texture_fetch(name: &str) -> bool {
+    name.starts_with("tex")
+        && matches!(
+            name,
+            "tex1Dfetch"
+                | "tex1D"
+                | "tex2D"
+                | "tex3D"
+                | "tex1DLayered"
+                | "tex2DLayered"
+                | "tex1DLod"
+                | "tex2DLod"
+                | "tex3DLod"
+                | "tex2DGrad"
+                | "tex2Dgather"
+                | "texCubemap"
+                | "texCubemapLayered"
+        )
 }
 
 /// Whether a function is a CUTLASS-style named-barrier wrapper (`NamedBarrier::sync`).

@@ -182,9 +182,18 @@ pub(crate) enum JumpCtx {
     Inline,
 }
 
+/// What the user told the lowering beyond the source.
+#[derive(Clone, Debug, Default)]
+pub struct LowerOptions {
+    /// Functions the user declares free of memory effects and synchronization
+    /// (`--assume-pure NAME`, `assume_pure:` in autosync.yaml), by qualified or plain name.
+    pub assume_pure: Vec<String>,
+}
+
 /// Lowers one kernel.
 pub struct Lowerer<'a> {
     pub(crate) ast: &'a Ast,
+    pub(crate) opts: &'a LowerOptions,
     pub(crate) types: &'a Types<'a>,
     pub(crate) src: &'a SourceMap<'a>,
     pub(crate) vars: Vec<Var>,
@@ -212,13 +221,22 @@ pub struct Lowerer<'a> {
     pub(crate) cur_writable: bool,
     /// Starting offsets of pointers first assigned inside the body (hoisted to its entry).
     pub(crate) late_inits: Vec<Op>,
+    /// Variables whose address is taken (`&x`): they live in thread-private memory.
+    pub(crate) addressed: std::collections::HashSet<u64>,
 }
 
 impl<'a> Lowerer<'a> {
     /// A lowerer for one kernel of `ast`.
-    pub fn new(ast: &'a Ast, types: &'a Types<'a>, src: &'a SourceMap<'a>, kernel_scope: String) -> Self {
+    pub fn new(
+        ast: &'a Ast,
+        types: &'a Types<'a>,
+        src: &'a SourceMap<'a>,
+        opts: &'a LowerOptions,
+        kernel_scope: String,
+    ) -> Self {
         Lowerer {
             ast,
+            opts,
             types,
             src,
             vars: Vec::new(),
@@ -238,6 +256,7 @@ impl<'a> Lowerer<'a> {
             call_spans: Vec::new(),
             cur_writable: false,
             late_inits: Vec::new(),
+            addressed: Default::default(),
         }
     }
 
@@ -387,6 +406,30 @@ impl<'a> Lowerer<'a> {
             then_blk,
             else_blk,
         });
+    }
+
+    /// Records the variables of a function body whose address is taken.
+    pub(crate) fn scan_addressed(&mut self, body: NodeId) {
+        let ast = self.ast;
+        let mut found = Vec::new();
+        ast.walk(body, &mut |c| {
+            if ast.kind(c) != "UnaryOperator" || ast.node(c).attrs.opcode.is_none_or(|o| ast.str(o) != "&") {
+                return;
+            }
+            let mut t = ast.children(c).next();
+            while let Some(x) = t.filter(|&x| matches!(ast.kind(x), "ParenExpr" | "ImplicitCastExpr")) {
+                t = ast.children(x).next();
+            }
+            if let Some(r) = t
+                .filter(|&x| ast.kind(x) == "DeclRefExpr")
+                .and_then(|x| ast.node(x).attrs.referenced)
+            {
+                if matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl") {
+                    found.push(r.id);
+                }
+            }
+        });
+        self.addressed.extend(found);
     }
 
     // ---- spans -------------------------------------------------------------------------

@@ -201,6 +201,16 @@ impl<'a> Lowerer<'a> {
             return Err(FrontError::unsupported(span, format!("static local variable `{name}`"))
                 .with_help("make it __shared__ or a constant"));
         }
+        if self.addressed.contains(&id) && (t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_))) {
+            // `&x` is taken: the variable lives in thread-private memory (never races).
+            let place = self.array_for(&name, Space::Local, &t, span)?;
+            if let Some(i) = init {
+                let rv = self.rvalue(i)?;
+                self.store(LV::Mem(place.clone()), rv, span)?;
+            }
+            self.env.insert(id, Binding::Mem(place));
+            return Ok(());
+        }
         match &t {
             CType::Ref(_) => {
                 let init =
@@ -260,6 +270,20 @@ impl<'a> Lowerer<'a> {
                     Some(i) => Some(self.rvalue(i)?),
                     None => None,
                 };
+                if let (Some(RV::Ptr(p)), true) = (&rv, t.is_integral()) {
+                    // An address kept as an integer (`uint32_t a = __cvta_generic_to_shared(p)`),
+                    // for inline asm: it stays a pointer to the same place.
+                    let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                    let s = self.new_slot(
+                        &name,
+                        Region::Null,
+                        SlotOff::Var(v),
+                        CType::Int { bits: 8, signed: false },
+                    );
+                    self.assign_ptr(s, p.clone(), span)?;
+                    self.env.insert(id, Binding::Ptr(s));
+                    return Ok(());
+                }
                 let v = self.new_var(&name, t.scalar(), VarKind::Local);
                 self.env.insert(id, Binding::Var(v, t.clone()));
                 if let Some(rv) = rv {

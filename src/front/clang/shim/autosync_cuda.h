@@ -113,6 +113,15 @@ __AS_MAKE_T(double, double)
 // threadIdx, blockIdx, blockDim, gridDim, warpSize: Clang's own definitions.
 #include "__clang_cuda_builtin_vars.h"
 
+// ---- address-space conversions (autosync keeps the pointer they convert) -------------------------
+__device__ size_t __cvta_generic_to_shared(const void *);
+__device__ size_t __cvta_generic_to_global(const void *);
+__device__ size_t __cvta_generic_to_local(const void *);
+__device__ void *__cvta_shared_to_generic(size_t);
+__device__ void *__cvta_global_to_generic(size_t);
+__device__ unsigned int __isShared(const void *);
+__device__ unsigned int __isGlobal(const void *);
+
 // ---- synchronization -------------------------------------------------------------------------
 __device__ void __syncthreads(void);
 __device__ int __syncthreads_count(int);
@@ -315,6 +324,42 @@ extern "C" __device__ int printf(const char *, ...);
 extern "C" __device__ void *memcpy(void *, const void *, size_t);
 extern "C" __device__ void *memset(void *, int, size_t);
 extern "C" __host__ __device__ void __assertfail(const char *, const char *, unsigned int, const char *, size_t);
+
+#if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_TEX)
+// ---- textures (read-only: fetches never race) ------------------------------------------------
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2,
+                              cudaAddressModeBorder = 3 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+template <class T, int texType = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
+struct __attribute__((device_builtin_texture_type)) texture {
+  int normalized;
+  enum cudaTextureFilterMode filterMode;
+  enum cudaTextureAddressMode addressMode[3];
+};
+#define cudaTextureType1D 0x01
+#define cudaTextureType2D 0x02
+#define cudaTextureType3D 0x03
+template <class T, int D, enum cudaTextureReadMode M> __device__ T tex1Dfetch(texture<T, D, M>, int);
+template <class T, int D, enum cudaTextureReadMode M> __device__ T tex1D(texture<T, D, M>, float);
+template <class T, int D, enum cudaTextureReadMode M> __device__ T tex2D(texture<T, D, M>, float, float);
+template <class T, int D, enum cudaTextureReadMode M> __device__ T tex3D(texture<T, D, M>, float, float, float);
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t, int);
+template <class T> __device__ T tex1D(cudaTextureObject_t, float);
+template <class T> __device__ T tex2D(cudaTextureObject_t, float, float);
+template <class T> __device__ T tex3D(cudaTextureObject_t, float, float, float);
+template <class T> __device__ T tex1DLayered(cudaTextureObject_t, float, int);
+template <class T> __device__ T tex2DLayered(cudaTextureObject_t, float, float, int);
+template <class T> __device__ T tex2DLod(cudaTextureObject_t, float, float, float);
+template <class T> __device__ T texCubemap(cudaTextureObject_t, float, float, float);
+template <class T> __device__ void tex1Dfetch(T *, cudaTextureObject_t, int);
+template <class T> __device__ void tex2D(T *, cudaTextureObject_t, float, float);
+// Surfaces are written: autosync does not model them (a kernel using one is inconclusive).
+template <class T> __device__ void surf2Dwrite(T, cudaSurfaceObject_t, int, int);
+template <class T> __device__ T surf2Dread(cudaSurfaceObject_t, int, int);
+#endif // TEX
 
 #if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_ANNOT)
 // ---- GPUVerify annotations ----------------------------------------------------------------------
