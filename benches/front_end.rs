@@ -60,7 +60,10 @@ fn main() {
         let path = e.file(Path::new("corpus"));
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         if text.starts_with("//--bench-large") {
-            large.push((path.clone(), e.include_dirs.first().map(|d| Path::new("corpus").join(d))));
+            large.push((
+                path.clone(),
+                e.include_dirs.first().map(|d| Path::new("corpus").join(d)),
+            ));
         }
         let opts = e.front_options();
         let mut v = Vec::new();

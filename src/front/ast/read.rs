@@ -105,6 +105,7 @@ enum Key {
     Variadic,
     PreviousDecl,
     FixedUnderlyingType,
+    Decl,
     Inner,
     File,
     IncludedFrom,
@@ -164,6 +165,7 @@ impl<'de> de::Deserialize<'de> for Key {
                     "variadic" => Key::Variadic,
                     "previousDecl" => Key::PreviousDecl,
                     "fixedUnderlyingType" => Key::FixedUnderlyingType,
+                    "decl" | "ownedTagDecl" => Key::Decl,
                     "inner" => Key::Inner,
                     "file" => Key::File,
                     "includedFrom" => Key::IncludedFrom,
@@ -710,7 +712,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     if let Some(me) = me {
                         if is_decl && id != 0 {
                             if let Some(d) = r.ast.decls.get_mut(&id) {
-                                d.node = Some(me);
+                                d.node.get_or_insert(me);
                             }
                         }
                     }
@@ -720,6 +722,19 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                         light,
                     })?;
                     if let Some(me) = me {
+                        // A declaration dumped twice (a specialization listed under every
+                        // redeclaration of its template): the fullest dump names it.
+                        if is_decl && id != 0 {
+                            let fuller = match r.ast.decls.get(&id).and_then(|d| d.node) {
+                                Some(old) if old != me => r.ast.nodes[old as usize].inner.len() < inner.len(),
+                                _ => false,
+                            };
+                            if fuller {
+                                if let Some(d) = r.ast.decls.get_mut(&id) {
+                                    d.node = Some(me);
+                                }
+                            }
+                        }
                         r.ast.nodes[me as usize].inner = inner;
                     }
                 }
@@ -761,6 +776,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 }
                 Key::Variadic => node.attrs.variadic = m.next_value()?,
                 Key::PreviousDecl => node.attrs.previous = parse_id(&m.next_value::<String>()?),
+                // The declaration a type node names (`RecordType`, `EnumType`, `TypedefType`).
+                Key::Decl => node.attrs.referenced = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
                 Key::FixedUnderlyingType => node.attrs.fixed_type = m.next_value_seed(TypeSeed { r: &mut *r })?,
                 _ => m.next_value_seed(Skip { r: &mut *r })?,
             }
@@ -789,7 +806,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
             let me = commit(r, id, kind_s, &mut node);
             if is_decl && id != 0 {
                 if let Some(d) = r.ast.decls.get_mut(&id) {
-                    d.node = Some(me);
+                    d.node.get_or_insert(me);
                 }
             }
             committed = Some(me);

@@ -288,6 +288,17 @@ impl<'a> Lowerer<'a> {
                 self.asm_memory(opcode, rest, &operands, span)?;
             }
         }
+        // Address conversions (`cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t;`): the output is
+        // the pointer the one input holds.
+        let only_conversions = asm.template.split([';', '\n']).map(str::trim).all(|i| {
+            let op = i.trim_start_matches('{').trim_end_matches('}').trim();
+            op.is_empty() || op.starts_with(".reg") || ["cvta", "cvt", "mov"].iter().any(|p| op.starts_with(p))
+        });
+        if only_conversions && asm.outputs.len() == 1 && operands.len() == 2 && self.derived_from_pointer(operands[1]) {
+            let p = self.asm_address(operands[1], span)?;
+            let lv = self.lvalue(operands[0])?;
+            return self.store(lv, RV::Ptr(p), span);
+        }
         // Outputs receive unknown values (inputs are evaluated for their reads).
         for (i, &op) in operands.iter().enumerate() {
             if i < asm.outputs.len() {

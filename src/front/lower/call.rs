@@ -432,12 +432,28 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("a parameter of type `{pt:?}` is not supported"),
             )),
-            t => {
-                let (e, et) = self.scalar(arg)?;
-                let v = self.new_var(pname, t.scalar(), VarKind::Local);
-                self.ops.push(Op::Assign(v, convert(e, &et, t)));
-                Ok(Binding::Var(v, t.clone()))
-            }
+            t => match self.rvalue(arg)? {
+                RV::Ptr(p) if t.is_integral() => {
+                    // An address passed as an integer (a shared address for inline PTX).
+                    let v = self.new_var(pname, ScalarTy::U64, VarKind::Temp);
+                    self.ops.push(Op::Assign(v, p.off));
+                    Ok(Binding::Ptr(self.new_slot(
+                        pname,
+                        p.region,
+                        SlotOff::Var(v),
+                        CType::Int { bits: 8, signed: false },
+                    )))
+                }
+                rv => {
+                    let (e, et) = match rv {
+                        RV::Scalar(e, et) => (e, et),
+                        _ => (Expr::Opaque(t.scalar(), vec![]), t.clone()),
+                    };
+                    let v = self.new_var(pname, t.scalar(), VarKind::Local);
+                    self.ops.push(Op::Assign(v, convert(e, &et, t)));
+                    Ok(Binding::Var(v, t.clone()))
+                }
+            },
         }
     }
 

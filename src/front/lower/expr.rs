@@ -155,7 +155,7 @@ impl<'a> Lowerer<'a> {
                     RV::Obj(self.new_obj(r, &name, span)?)
                 }
                 CType::Array(e, _) => RV::Ptr(Pointer {
-                    region: Region::Array(p.array),
+                    region: p.region(),
                     off: p.off,
                     pointee: *e,
                 }),
@@ -169,6 +169,15 @@ impl<'a> Lowerer<'a> {
 
     /// Emits a read of a memory location into a fresh temp; returns the temp.
     pub(crate) fn read(&mut self, p: &Place) -> FResult<Expr> {
+        if let Some(alt) = p.alt.clone() {
+            let t = self.temp(p.ty.scalar());
+            self.in_each_array(p, &alt, &mut |lw, place| {
+                let v = lw.read(place)?;
+                lw.ops.push(Op::Assign(t, v));
+                Ok(())
+            })?;
+            return Ok(Expr::Var(t));
+        }
         let size = self.size_of(&p.ty, p.span)? as u32;
         let t = self.temp(p.ty.scalar());
         self.ops.push(Op::Read(
@@ -186,6 +195,9 @@ impl<'a> Lowerer<'a> {
 
     /// Emits a write of `value` to a memory location.
     pub(crate) fn write(&mut self, p: &Place, value: Expr) -> FResult<()> {
+        if let Some(alt) = p.alt.clone() {
+            return self.in_each_array(p, &alt, &mut |lw, place| lw.write(place, value.clone()));
+        }
         let size = self.size_of(&p.ty, p.span)? as u32;
         self.ops.push(Op::Write(
             Access {
@@ -200,6 +212,66 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// Runs `f` on the place in each array of a choice, under `if (selector == i)`.
+    fn in_each_array(
+        &mut self,
+        p: &Place,
+        alt: &(Vec<ArrayId>, Expr),
+        f: &mut dyn FnMut(&mut Self, &Place) -> FResult<()>,
+    ) -> FResult<()> {
+        let (arrays, sel) = alt;
+        // The statement's operations so far run first.
+        self.flush(false);
+        let mut tail: Option<Block> = None;
+        for (i, a) in arrays.iter().enumerate().rev() {
+            let place = Place {
+                array: *a,
+                alt: None,
+                ..p.clone()
+            };
+            let then_blk = self.sub_block(|lw| f(lw, &place))?;
+            if i == arrays.len() - 1 && arrays.len() > 1 {
+                tail = Some(then_blk);
+                continue;
+            }
+            let else_blk = match tail.take() {
+                Some(b) => b,
+                None => self.empty_block(),
+            };
+            let cond = Expr::Bin(
+                BinOp::Eq,
+                ScalarTy::U32,
+                Box::new(sel.clone()),
+                Box::new(Expr::Const(i as i64, ScalarTy::U32)),
+            );
+            let label = self.label();
+            let span = self.stmt_span;
+            let stmt = Stmt {
+                label,
+                span,
+                emit_after: false,
+                kind: StmtKind::If {
+                    cond,
+                    then_blk,
+                    else_blk,
+                },
+            };
+            if i == 0 {
+                self.push(stmt);
+            } else {
+                let lbl = self.label();
+                tail = Some(Block {
+                    label: lbl,
+                    span,
+                    braced: false,
+                    emit_start: false,
+                    stmts: vec![stmt],
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// `lv = rv`.
     pub(crate) fn store(&mut self, lv: LV, rv: RV, span: Span) -> FResult<()> {
         match (lv, rv) {
@@ -207,8 +279,32 @@ impl<'a> Lowerer<'a> {
                 let e = convert(e, &et, &t);
                 self.ops.push(Op::Assign(v, e));
             }
-            (LV::Var(v, t), RV::Ptr(_)) => {
+            (LV::Var(v, t), RV::Ptr(p)) => {
                 self.ops.push(Op::Assign(v, Expr::Opaque(t.scalar(), vec![])));
+                // An integer variable that now holds an address (PTX-style code keeps shared
+                // addresses in `unsigned`): from here on it is a pointer to that place.
+                if t.is_integral() && matches!(p.region, Region::Array(_)) {
+                    let ids: Vec<u64> = self
+                        .env
+                        .iter()
+                        .filter(|(_, b)| matches!(b, Binding::Var(x, _) if *x == v))
+                        .map(|(id, _)| *id)
+                        .collect();
+                    if !ids.is_empty() {
+                        let name = self.vars[v.0 as usize].name.clone();
+                        let ov = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                        let s = self.new_slot(
+                            &name,
+                            Region::Null,
+                            SlotOff::Var(ov),
+                            CType::Int { bits: 8, signed: false },
+                        );
+                        self.assign_ptr(s, p, span)?;
+                        for id in ids {
+                            self.env.insert(id, Binding::Ptr(s));
+                        }
+                    }
+                }
             }
             (LV::Mem(p), rv) => {
                 let value = match rv {
@@ -241,22 +337,23 @@ impl<'a> Lowerer<'a> {
         let old = self.slots[s].region.clone();
         let region = match (&old, &p.region) {
             (_, Region::Null) => old.clone(),
-            (Region::Null | Region::Unknown(_), r) => r.clone(),
-            (a, b) if a == b => a.clone(),
-            (a, b) => {
+            (Region::Null | Region::Unknown(_), Region::Array(_) | Region::Obj(_) | Region::Unknown(_)) => {
+                p.region.clone()
+            }
+            (a, b) if a == b && !matches!(a, Region::Choice(..)) => a.clone(),
+            (Region::Obj(_), _) | (_, Region::Obj(_)) | (_, Region::Unknown(_)) => {
                 return Err(FrontError::unsupported(
                     span,
                     format!(
                         "pointer `{}` is re-pointed from {} to {}",
                         self.slots[s].name,
-                        self.region_name(a),
-                        self.region_name(b)
+                        self.region_name(&old),
+                        self.region_name(&p.region)
                     ),
                 )
-                .with_help(
-                    "use one pointer variable per array (autosync tracks which array each pointer points into)",
-                ))
+                .with_help("autosync follows pointers into arrays; keep pointers to objects in one variable each"))
             }
+            _ => self.choose(s, &old, &p.region, span)?,
         };
         let v = match self.slots[s].off.clone() {
             SlotOff::Var(v) => v,
@@ -273,9 +370,76 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// A pointer variable that is given several arrays over the kernel (swapped buffers)
+    /// points into a choice of them: its selector variable holds the index of the array meant.
+    fn choose(&mut self, s: usize, old: &Region, new: &Region, span: Span) -> FResult<Region> {
+        let name = self.slots[s].name.clone();
+        let (mut arrays, sel) = match old {
+            Region::Choice(arrs, Expr::Var(v)) => (arrs.clone(), *v),
+            Region::Array(a) => {
+                // It pointed into `a` up to here, on every path.
+                let v = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                self.late_inits.push(Op::Assign(v, Expr::Const(0, ScalarTy::U32)));
+                (vec![*a], v)
+            }
+            Region::Null | Region::Unknown(_) => {
+                let v = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                (vec![], v)
+            }
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("pointer `{name}` autosync cannot follow"),
+                ))
+            }
+        };
+        let index = |arrays: &mut Vec<ArrayId>, a: ArrayId| -> i64 {
+            match arrays.iter().position(|x| *x == a) {
+                Some(i) => i as i64,
+                None => {
+                    arrays.push(a);
+                    arrays.len() as i64 - 1
+                }
+            }
+        };
+        let value = match new {
+            Region::Array(b) => Expr::Const(index(&mut arrays, *b), ScalarTy::U32),
+            Region::Choice(others, other_sel) => {
+                // Translate the other pointer's index into this one's.
+                let mut e = Expr::Const(index(&mut arrays, others[0]), ScalarTy::U32);
+                for (i, a) in others.iter().enumerate().skip(1) {
+                    let cond = Expr::Bin(
+                        BinOp::Eq,
+                        ScalarTy::U32,
+                        Box::new(other_sel.clone()),
+                        Box::new(Expr::Const(i as i64, ScalarTy::U32)),
+                    );
+                    let idx = Expr::Const(index(&mut arrays, *a), ScalarTy::U32);
+                    e = Expr::Select(Box::new(cond), Box::new(idx), Box::new(e));
+                }
+                e
+            }
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("pointer `{name}` autosync cannot follow"),
+                ))
+            }
+        };
+        self.ops.push(Op::Assign(sel, value));
+        Ok(Region::Choice(arrays, Expr::Var(sel)))
+    }
+
     pub(crate) fn region_name(&self, r: &Region) -> String {
         match r {
             Region::Array(a) => format!("`{}`", self.arrays[a.0 as usize].name),
+            Region::Choice(arrs, _) => {
+                let names: Vec<String> = arrs
+                    .iter()
+                    .map(|a| format!("`{}`", self.arrays[a.0 as usize].name))
+                    .collect();
+                format!("one of {}", names.join(", "))
+            }
             Region::Obj(o) => format!("object `{}`", self.objs[*o].name),
             Region::Null => "null".into(),
             Region::Unknown(why) => why.clone(),
@@ -316,8 +480,16 @@ impl<'a> Lowerer<'a> {
                 off: p.off,
                 ty,
                 span,
+                alt: None,
             })),
             Region::Obj(o) => Ok(LV::Obj(o)),
+            Region::Choice(arrays, sel) => Ok(LV::Mem(Place {
+                array: arrays[0],
+                off: p.off,
+                ty,
+                span,
+                alt: Some(std::rc::Rc::new((arrays, sel))),
+            })),
             Region::Null => Err(FrontError::unsupported(
                 span,
                 "dereference of a pointer that points into no known array",
@@ -500,7 +672,7 @@ impl<'a> Lowerer<'a> {
                         pointee: CType::Record(self.objs[o].record),
                     }))),
                     Some(LV::Mem(p)) => Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Array(p.array),
+                        region: p.region(),
                         off: p.off,
                         pointee: p.ty,
                     }))),
@@ -646,6 +818,21 @@ impl<'a> Lowerer<'a> {
             ast.node(node).ty.map(|t| ast.type_str(t)).unwrap_or("int"),
             &self.types.scope_of(id),
         );
+        // A const integral variable with a constant initializer is a constant, whatever memory
+        // Clang gives it (`static const int k = 4;`, `constexpr int N = 32;`).
+        let is_const = ast.node(node).ty.is_some_and(|ty| {
+            let q = ast.str(ty.qual);
+            q.starts_with("const ") || q.contains(" const")
+        });
+        if is_const && t.is_integral() {
+            if let Some(init) = ast.children(node).find(|&c| !ast.kind(c).ends_with("Attr")) {
+                if let Some(v) = self.const_eval(init, 0) {
+                    let b = Binding::Const(fold_cast(v, &t), t);
+                    self.env.insert(id, b.clone());
+                    return Ok(Value::L(self.binding_lv(&b)));
+                }
+            }
+        }
         let shared = ast.has_attr(node, "CUDASharedAttr");
         let device = ast.has_attr(node, "CUDADeviceAttr")
             || ast.has_attr(node, "CUDAConstantAttr")
@@ -707,6 +894,7 @@ impl<'a> Lowerer<'a> {
                 off: Expr::Const(0, ScalarTy::U64),
                 ty: CType::Array(Box::new(elem), None),
                 span,
+                alt: None,
             });
         }
         self.array_for(name, space, t, span)
@@ -917,6 +1105,7 @@ impl<'a> Lowerer<'a> {
                     off: add_offset(p.off, Expr::Const(f.offset as i64, ScalarTy::U64), 1),
                     ty: f.ty.clone(),
                     span,
+                    alt: p.alt.clone(),
                 }))
             }
             LV::Group(g) => Ok(LV::Group(g)),
@@ -977,7 +1166,7 @@ impl<'a> Lowerer<'a> {
                 let lv = self.lvalue(c)?;
                 match lv {
                     LV::Mem(p) => Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Array(p.array),
+                        region: p.region(),
                         off: p.off,
                         pointee: p.ty,
                     }))),
@@ -1360,6 +1549,7 @@ impl<'a> Lowerer<'a> {
                     off: Expr::Select(Box::new(ce), Box::new(pa.off), Box::new(pb.off)),
                     ty: pa.ty,
                     span,
+                    alt: None,
                 }))),
                 _ => Err(FrontError::unsupported(
                     span,
@@ -1462,7 +1652,7 @@ impl<'a> Lowerer<'a> {
                         t => t.clone(),
                     };
                     Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Array(p.array),
+                        region: p.region(),
                         off: p.off,
                         pointee: elem,
                     })))
@@ -1535,7 +1725,7 @@ impl<'a> Lowerer<'a> {
                 RV::Ptr(p) => Ok(Value::R(RV::Scalar(
                     match p.region {
                         Region::Null => Expr::bool(false),
-                        Region::Array(_) | Region::Obj(_) => Expr::bool(true),
+                        Region::Array(_) | Region::Obj(_) | Region::Choice(..) => Expr::bool(true),
                         Region::Unknown(_) => Expr::Opaque(ScalarTy::Bool, vec![]),
                     },
                     CType::Bool,

@@ -155,10 +155,34 @@ fn def(ast: &Ast, types: &Types, n: NodeId, args: String) -> KernelDef {
 }
 
 impl<'a> Lowerer<'a> {
-    /// Lowers a kernel definition.
-    pub fn kernel(mut self, k: &KernelDef) -> FResult<(Kernel, Vec<(Span, String)>)> {
+    /// Lowers a kernel definition. A pointer variable given several arrays (swapped buffers)
+    /// is only known to be one after the code that swaps it was lowered: the kernel is lowered
+    /// again with that knowledge until no pointer gains an array (each pass only adds).
+    pub fn kernel(self, k: &KernelDef) -> FResult<(Kernel, Vec<(Span, String)>)> {
+        let (ast, types, src, opts, scope) = (self.ast, self.types, self.src, self.opts, self.kernel_scope.clone());
+        let mut lw = self;
+        for _ in 0..8 {
+            let seeds = lw.seeds.clone();
+            let (kernel, notes, found) = lw.kernel_once(k)?;
+            let grew = found
+                .iter()
+                .enumerate()
+                .any(|(i, f)| f.len() > 1 && seeds.get(i).is_none_or(|s| f.iter().any(|a| !s.contains(a))));
+            if !grew {
+                return Ok((kernel, notes));
+            }
+            lw = Lowerer::new(ast, types, src, opts, scope.clone()).with_seeds(found);
+        }
+        Err(FrontError::unsupported(
+            self_span(ast, src, k),
+            "pointers swapped between too many arrays",
+        ))
+    }
+
+    fn kernel_once(mut self, k: &KernelDef) -> FResult<(Kernel, Vec<(Span, String)>, Vec<Vec<ArrayId>>)> {
         let ast = self.ast;
         let f = k.node;
+        self.kernel_fn = ast.node(f).id;
         let body = ast
             .children_of_kind(f, "CompoundStmt")
             .last()
@@ -198,6 +222,7 @@ impl<'a> Lowerer<'a> {
             emit_start: body_span.file == FileId(0) && !body_span.is_dummy(),
             stmts,
         };
+        let found = self.final_seeds();
         let kernel = Kernel {
             name: k.display_name(),
             files: Vec::new(),
@@ -208,7 +233,7 @@ impl<'a> Lowerer<'a> {
             launch: LaunchConfig::default(),
             next_label: self.next_label,
         };
-        Ok((kernel, self.notes))
+        Ok((kernel, self.notes, found))
     }
 
     /// Binds a kernel parameter: scalars are symbolic parameters, pointers are global arrays,
@@ -281,6 +306,11 @@ impl<'a> Lowerer<'a> {
             t => Binding::Var(self.new_var(name, t.scalar(), VarKind::Param), t.clone()),
         })
     }
+}
+
+fn self_span(ast: &Ast, src: &SourceMap, k: &KernelDef) -> Span {
+    let _ = ast;
+    src.node_span(k.node)
 }
 
 /// Parameters the body assigns to (`p += n`, `p = q`, `p++`).

@@ -290,7 +290,14 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn library_call(&mut self, c: &Callee, n: NodeId, span: Span) -> FResult<Value> {
         let ast = self.ast;
         let qual = ast.qual_name(c.decl).unwrap_or("").to_string();
-        let args = c.args.clone();
+        // Default arguments of library functions are the shim's (`__syncwarp(mask = ~0)`): the
+        // models do not need them.
+        let args: Vec<NodeId> = c
+            .args
+            .iter()
+            .copied()
+            .filter(|&a| ast.kind(a) != "CXXDefaultArgExpr")
+            .collect();
         let rt = self.type_of(n);
         // Members of the C++ library's std namespace behave like their global forms.
         let base = qual.strip_prefix("std::").unwrap_or(&qual);
@@ -629,6 +636,12 @@ impl<'a> Lowerer<'a> {
         let LV::Mem(place) = lv else {
             return Err(FrontError::unsupported(span, format!("{name} on a local variable")));
         };
+        if place.alt.is_some() {
+            return Err(FrontError::unsupported(
+                span,
+                format!("{name} through a pointer swapped between arrays"),
+            ));
+        }
         let size = self.size_of(&ty, span)? as u32;
         let t = self.temp(ty.scalar());
         self.ops.push(Op::Atomic(

@@ -34,6 +34,20 @@ pub(crate) struct Place {
     pub off: Expr,
     pub ty: CType,
     pub span: Span,
+    /// When the location is in one of several arrays (through a pointer swapped between
+    /// buffers): the arrays and the selector whose value is the index of the one meant.
+    /// `array` is the first of them.
+    pub alt: Option<std::rc::Rc<(Vec<ArrayId>, Expr)>>,
+}
+
+impl Place {
+    /// The region a pointer to this place points into.
+    pub(crate) fn region(&self) -> Region {
+        match &self.alt {
+            Some(alt) => Region::Choice(alt.0.clone(), alt.1.clone()),
+            None => Region::Array(self.array),
+        }
+    }
 }
 
 /// What a pointer points into.
@@ -43,6 +57,9 @@ pub(crate) enum Region {
     Array(ArrayId),
     /// A local object (`this`, `&obj`).
     Obj(usize),
+    /// One of several arrays: the index of the one meant is the selector's value (ping-pong
+    /// buffers: `tmp = cur; cur = next; next = tmp;`).
+    Choice(Vec<ArrayId>, Expr),
     /// Null (or never set).
     Null,
     /// Not known; the reason, for messages.
@@ -215,6 +232,8 @@ pub struct Lowerer<'a> {
     pub(crate) extern_shared: Option<ArrayId>,
     /// Lexical scope of the kernel (qualified name of its namespace).
     pub(crate) kernel_scope: String,
+    /// The kernel's `FunctionDecl` id (the context of its local types).
+    pub(crate) kernel_fn: u64,
     /// Call sites of the inlined functions being lowered (for spans of system code).
     pub(crate) call_spans: Vec<Span>,
     /// Whether a barrier may be written after the source statement being lowered.
@@ -223,6 +242,9 @@ pub struct Lowerer<'a> {
     pub(crate) late_inits: Vec<Op>,
     /// Variables whose address is taken (`&x`): they live in thread-private memory.
     pub(crate) addressed: std::collections::HashSet<u64>,
+    /// Per pointer variable (in creation order), the arrays an earlier pass of the lowering
+    /// saw it point into.
+    pub(crate) seeds: Vec<Vec<ArrayId>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -253,11 +275,31 @@ impl<'a> Lowerer<'a> {
             notes: Vec::new(),
             extern_shared: None,
             kernel_scope,
+            kernel_fn: 0,
             call_spans: Vec::new(),
             cur_writable: false,
             late_inits: Vec::new(),
             addressed: Default::default(),
+            seeds: Vec::new(),
         }
+    }
+
+    /// Starts from the pointer targets an earlier pass found (see [`Lowerer::seeds`]).
+    pub fn with_seeds(mut self, seeds: Vec<Vec<ArrayId>>) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    /// The arrays each pointer variable pointed into by the end of lowering.
+    pub(crate) fn final_seeds(&self) -> Vec<Vec<ArrayId>> {
+        self.slots
+            .iter()
+            .map(|s| match &s.region {
+                Region::Array(a) => vec![*a],
+                Region::Choice(arrays, _) => arrays.clone(),
+                _ => vec![],
+            })
+            .collect()
     }
 
     // ---- IR building -------------------------------------------------------------------
@@ -322,6 +364,7 @@ impl<'a> Lowerer<'a> {
             off: Expr::Const(0, ScalarTy::U64),
             ty: t.clone(),
             span,
+            alt: None,
         })
     }
 
@@ -452,14 +495,31 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_else(|| self.kernel_scope.clone())
     }
 
-    /// The type of a node.
+    /// The type of a node, resolved where the code being lowered is written.
     pub(crate) fn type_of(&self, n: NodeId) -> CType {
+        let f = self.frames.last().map(|f| f.func).unwrap_or(self.kernel_fn);
+        self.types.set_context(self.types.context_of(f));
         self.types.of_node(n, &self.scope())
     }
 
     // ---- bindings ----------------------------------------------------------------------
 
     pub(crate) fn new_slot(&mut self, name: &str, region: Region, off: SlotOff, pointee: CType) -> usize {
+        // A pointer an earlier pass saw pointed at several arrays is a choice from the start, so
+        // that code before its reassignment in a loop body reads the right buffer.
+        let region = match self.seeds.get(self.slots.len()).cloned() {
+            Some(mut arrays) if arrays.len() > 1 => {
+                let sel = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                if let Region::Array(a) = region {
+                    // Its first array is where it starts.
+                    arrays.retain(|x| *x != a);
+                    arrays.insert(0, a);
+                    self.ops.push(Op::Assign(sel, Expr::Const(0, ScalarTy::U32)));
+                }
+                Region::Choice(arrays, Expr::Var(sel))
+            }
+            _ => region,
+        };
         self.slots.push(PtrSlot {
             name: name.to_string(),
             region,

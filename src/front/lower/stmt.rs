@@ -258,6 +258,22 @@ impl<'a> Lowerer<'a> {
                     self.store(LV::Ptr(s), rv, span)?;
                 }
             }
+            CType::Other(s) if s.starts_with("(lambda") => {
+                // The closure's class is known once the lambda expression is lowered.
+                let init =
+                    init.ok_or_else(|| FrontError::input(span, format!("lambda `{name}` without initializer")))?;
+                match self.rvalue(init)? {
+                    RV::Obj(o) => {
+                        self.env.insert(id, Binding::Obj(o));
+                    }
+                    _ => {
+                        return Err(FrontError::unsupported(
+                            span,
+                            format!("lambda `{name}` autosync cannot follow"),
+                        ))
+                    }
+                }
+            }
             CType::Other(s) => {
                 return Err(FrontError::unsupported(
                     span,
@@ -626,6 +642,21 @@ impl<'a> Lowerer<'a> {
             RetSlot::None => self.discard(v),
             RetSlot::Var(var, t) => {
                 let rv = self.rvalue(v)?;
+                if let (RV::Ptr(p), true) = (&rv, t.is_integral()) {
+                    // A function returning an address as an integer: its result is the pointer.
+                    let ov = self.new_var(&self.vars[var.0 as usize].name.clone(), ScalarTy::U64, VarKind::Temp);
+                    let s = self.new_slot(
+                        "$ret",
+                        Region::Null,
+                        SlotOff::Var(ov),
+                        CType::Int { bits: 8, signed: false },
+                    );
+                    self.assign_ptr(s, p.clone(), span)?;
+                    if let Some(f) = self.frames.last_mut() {
+                        f.ret = RetSlot::Ptr(s);
+                    }
+                    return Ok(());
+                }
                 self.store(LV::Var(var, t), rv, span)
             }
             RetSlot::Ptr(s) => {

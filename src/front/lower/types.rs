@@ -44,7 +44,11 @@ pub struct Types<'a> {
     by_qual: HashMap<String, Vec<u64>>,
     /// Any declaration id of a function or record → the id of its definition.
     definitions: HashMap<u64, u64>,
-    cache: RefCell<HashMap<(String, String), CType>>,
+    cache: RefCell<HashMap<(String, String, Vec<u64>), CType>>,
+    /// The declarations the types being resolved are written in (the function being lowered
+    /// and its enclosing records): a typedef local to them wins over one of the same name
+    /// elsewhere (another instantiation of the same template).
+    context: RefCell<Vec<u64>>,
     layouts: RefCell<HashMap<u64, Result<Rc<Layout>, String>>>,
     /// Closure types of lambdas (`(lambda at f.cu:3:7)`) seen by the lowering.
     lambdas: RefCell<HashMap<String, u64>>,
@@ -115,6 +119,7 @@ impl<'a> Types<'a> {
             by_qual,
             definitions,
             cache: RefCell::default(),
+            context: RefCell::default(),
             layouts: RefCell::default(),
             lambdas: RefCell::default(),
         }
@@ -131,6 +136,25 @@ impl<'a> Types<'a> {
         self.definitions.contains_key(&id)
     }
 
+    /// Sets the declarations (innermost first) whose local types take precedence.
+    pub fn set_context(&self, ids: Vec<u64>) {
+        *self.context.borrow_mut() = ids;
+    }
+
+    /// The function `f` and the declarations enclosing it, innermost first.
+    pub fn context_of(&self, f: u64) -> Vec<u64> {
+        let mut out = vec![f];
+        let mut cur = f;
+        while let Some(p) = self.ast.decls.get(&cur).and_then(|d| d.parent) {
+            out.push(p);
+            cur = p;
+            if out.len() > 32 {
+                break;
+            }
+        }
+        out
+    }
+
     /// Remembers the closure type of a lambda.
     pub fn add_lambda(&self, printed: &str, record: u64) {
         self.lambdas.borrow_mut().insert(printed.to_string(), record);
@@ -139,7 +163,7 @@ impl<'a> Types<'a> {
     /// Resolves a type as Clang printed it, looking names up from `scope` (a qualified
     /// namespace/record name) outwards.
     pub fn resolve(&self, text: &str, scope: &str) -> CType {
-        let key = (text.to_string(), scope.to_string());
+        let key = (text.to_string(), scope.to_string(), self.context.borrow().clone());
         if let Some(t) = self.cache.borrow().get(&key) {
             return t.clone();
         }
@@ -147,7 +171,10 @@ impl<'a> Types<'a> {
             Some(te) => self.lower(&te, scope, 0),
             None => CType::Other(text.to_string()),
         };
-        self.cache.borrow_mut().insert(key, t.clone());
+        // Not cached when unresolved: a lambda's closure type becomes known later.
+        if !matches!(t, CType::Other(_)) {
+            self.cache.borrow_mut().insert(key, t.clone());
+        }
         t
     }
 
@@ -173,11 +200,28 @@ impl<'a> Types<'a> {
                 if let Some(&r) = self.lambdas.borrow().get(s) {
                     return CType::Record(r);
                 }
+                // Anonymous enums (`enum { kRows = 16 };`) print by location.
+                if s.starts_with("(unnamed enum") || s.starts_with("(anonymous enum") {
+                    return CType::INT;
+                }
                 CType::Other(s.clone())
+            }
+            TyExpr::Named(segs)
+                if segs
+                    .last()
+                    .is_some_and(|l| l.name.starts_with("(unnamed enum") || l.name.starts_with("(anonymous enum")) =>
+            {
+                // An anonymous enum member of a class (`Tile<16>::(unnamed enum at ...)`).
+                CType::INT
             }
             TyExpr::Named(segs) => match self.resolve_path(segs, scope) {
                 Some(Resolved::Record(id)) => CType::Record(id),
                 Some(Resolved::Typedef(id)) => {
+                    // The typedef names a record or enum directly (`typedef struct {...} S;`):
+                    // that declaration, not its spelling (an anonymous struct prints as `S`).
+                    if let Some(t) = self.typedef_target(id) {
+                        return t;
+                    }
                     let d = &self.ast.decls[&id];
                     let inner_scope = self.scope_of(id);
                     match d.ty {
@@ -192,6 +236,26 @@ impl<'a> Types<'a> {
                 Some(Resolved::Enum(id)) => self.enum_type(id),
                 None => CType::Other(segs_text(segs)),
             },
+        }
+    }
+
+    /// The record or enum a typedef names directly, from its type nodes.
+    fn typedef_target(&self, id: u64) -> Option<CType> {
+        let n = self.ast.decl_node(id)?;
+        let mut t = self.ast.children(n).next()?;
+        loop {
+            match self.ast.kind(t) {
+                "ElaboratedType" | "ParenType" | "QualType" => t = self.ast.children(t).next()?,
+                "RecordType" => {
+                    let d = self.ast.node(t).attrs.referenced?;
+                    return Some(CType::Record(self.definition(d.id)));
+                }
+                "EnumType" => {
+                    let d = self.ast.node(t).attrs.referenced?;
+                    return Some(self.enum_type(d.id));
+                }
+                _ => return None,
+            }
         }
     }
 
@@ -301,6 +365,15 @@ impl<'a> Types<'a> {
             })?;
             return Some(Resolved::Record(self.definition(chosen)));
         }
+        // Declarations local to the code being lowered (a typedef in this instantiation of a
+        // function template, a member typedef of this class specialization) come first.
+        let ctx = self.context.borrow().clone();
+        let local: Vec<u64> = candidates
+            .iter()
+            .copied()
+            .filter(|id| self.ast.decls[id].parent.is_some_and(|p| ctx.contains(&p)))
+            .collect();
+        let candidates: &[u64] = if local.is_empty() { candidates } else { &local };
         let records: Vec<u64> = candidates
             .iter()
             .copied()

@@ -23,7 +23,9 @@ public:
   __device__ dim3 group_dim() const;
   __device__ dim3 dim_threads() const;
 };
-template <unsigned int Size, typename ParentT = void> class thread_block_tile : public thread_group {
+template <unsigned int Size, typename ParentT = void> class thread_block_tile;
+// A tile of a known parent converts to the parent-less tile, as in CUDA.
+template <unsigned int Size> class thread_block_tile<Size, void> : public thread_group {
 public:
   __device__ void sync() const;
   __device__ unsigned int thread_rank() const;
@@ -39,6 +41,7 @@ public:
   __device__ int all(int predicate) const;
   __device__ unsigned int ballot(int predicate) const;
 };
+template <unsigned int Size, typename ParentT> class thread_block_tile : public thread_block_tile<Size, void> {};
 class coalesced_group : public thread_group {
 public:
   __device__ void sync() const;
