@@ -26,6 +26,9 @@ impl KernelDef {
     }
 }
 
+/// A lowered kernel, its notes, and the arrays each pointer variable pointed into.
+type Lowered = (Kernel, Vec<(Span, String)>, Vec<Vec<ArrayId>>);
+
 /// A kernel template the file never instantiates.
 #[derive(Clone, Debug)]
 pub struct Uninstantiated {
@@ -179,7 +182,7 @@ impl<'a> Lowerer<'a> {
         ))
     }
 
-    fn kernel_once(mut self, k: &KernelDef) -> FResult<(Kernel, Vec<(Span, String)>, Vec<Vec<ArrayId>>)> {
+    fn kernel_once(mut self, k: &KernelDef) -> FResult<Lowered> {
         let ast = self.ast;
         let f = k.node;
         self.kernel_fn = ast.node(f).id;

@@ -37,6 +37,9 @@ pub struct Layout {
     pub union: bool,
 }
 
+/// A type's spelling, the scope and the local context it is resolved in.
+type CacheKey = (String, String, Vec<u64>);
+
 /// Resolves types of one translation unit (results are cached).
 pub struct Types<'a> {
     ast: &'a Ast,
@@ -44,7 +47,7 @@ pub struct Types<'a> {
     by_qual: HashMap<String, Vec<u64>>,
     /// Any declaration id of a function or record → the id of its definition.
     definitions: HashMap<u64, u64>,
-    cache: RefCell<HashMap<(String, String, Vec<u64>), CType>>,
+    cache: RefCell<HashMap<CacheKey, CType>>,
     /// The declarations the types being resolved are written in (the function being lowered
     /// and its enclosing records): a typedef local to them wins over one of the same name
     /// elsewhere (another instantiation of the same template).
