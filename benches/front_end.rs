@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench --bench front_end [FILE...]`. Prints, per corpus file, the median of 3
 //! loads; then the median and maximum over the corpus. Each large input (the files given, or by
-//! default every corpus file whose first line is `//--bench-large`) is loaded in a child
+//! default every corpus file that includes the CudaDMA-style `dma_lib.h`) is loaded in a child
 //! process, so that its wall time and peak memory (the child's own and Clang's, from
 //! `getrusage`) are measured alone.
 
@@ -59,7 +59,7 @@ fn main() {
         }
         let path = e.file(Path::new("corpus"));
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        if text.starts_with("//--bench-large") {
+        if text.contains("dma_lib.h") {
             large.push((
                 path.clone(),
                 e.include_dirs.first().map(|d| Path::new("corpus").join(d)),

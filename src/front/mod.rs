@@ -28,8 +28,8 @@ pub struct FrontOptions {
     pub defines: Vec<(String, Option<String>)>,
     /// `--define NAME=VALUE`: values of kernel template parameters, by parameter name.
     pub template_values: BTreeMap<String, String>,
-    /// `template_args:` of autosync.yaml: parameter values by kernel name (win over
-    /// `template_values`).
+    /// `template_args:` of autosync.yaml: parameter values by kernel name (a `--define` of the
+    /// same parameter wins).
     pub kernel_template_values: BTreeMap<String, BTreeMap<String, String>>,
     /// `-I` directories.
     pub include_dirs: Vec<PathBuf>,
@@ -246,7 +246,7 @@ fn instantiations(
         let mut missing = Vec::new();
         let own = opts.kernel_template_values.get(&t.name);
         for (name, _) in &t.params {
-            match own.and_then(|o| o.get(name)).or_else(|| opts.template_values.get(name)) {
+            match opts.template_values.get(name).or_else(|| own.and_then(|o| o.get(name))) {
                 Some(v) => args.push(v.clone()),
                 None => missing.push(name.clone()),
             }

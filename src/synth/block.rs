@@ -206,7 +206,7 @@ impl Space {
                 continue;
             }
             let info = tree.get(p.label());
-            let cost = opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+            let cost = opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32);
             positions.push((p, cost));
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
@@ -654,7 +654,7 @@ pub fn existing_barrier_cost(k: &Kernel, opts: &SynthOptions) -> (u32, f64) {
             if b.is_block_wide() {
                 let info = tree.get(s.label);
                 n += 1;
-                cost += opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+                cost += opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32);
             }
         }
     });
@@ -728,7 +728,7 @@ pub fn minimize(k: &Kernel, opts: &SynthOptions) -> Option<Minimized> {
     let tree = LabelTree::new(k);
     let cost_at = |l: Label| {
         let info = tree.get(l);
-        opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+        opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32)
     };
     let kept_cost: f64 = existing.iter().map(|(l, _)| cost_at(*l)).sum();
     let keep = synthesize(k, opts);

@@ -395,7 +395,20 @@ impl<'a> Lowerer<'a> {
         self.push(stmt);
     }
 
-    pub(crate) fn push(&mut self, s: Stmt) {
+    pub(crate) fn push(&mut self, mut s: Stmt) {
+        // A statement of an inlined function is, in the kernel's text, part of the call (a
+        // lambda's body may even lie inside an earlier statement); its accesses keep their own
+        // spans for reports.
+        if let Some(call) = self.call_spans.first() {
+            s.span = *call;
+            if let StmtKind::If { then_blk, else_blk, .. } = &mut s.kind {
+                then_blk.span = *call;
+                else_blk.span = *call;
+            }
+            if let StmtKind::Loop { body, .. } = &mut s.kind {
+                body.span = *call;
+            }
+        }
         self.blocks.last_mut().expect("a block under construction").push(s);
     }
 

@@ -379,7 +379,7 @@ fn named_options(k: &Kernel, opts: &SynthOptions) -> NamedOptions {
 
 fn base_cost(tree: &LabelTree, pos: Position, opts: &SynthOptions) -> f64 {
     let info = tree.get(pos.label());
-    opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+    opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32)
 }
 
 fn sync_factor(k: u32, total: u32, s: &NamedSettings) -> f64 {
