@@ -5,6 +5,7 @@
 //! both strategies (median of 3 runs) and their ratio; then the median and maximum over the
 //! corpus, the kernels above the targets, and the kernels whose races were all classified by the
 //! oracle but needed more than 2 oracle calls.
+//! `AUTOSYNC_BENCH_FILTER=real/` restricts the run to kernels whose manifest path starts with it.
 
 use autosync::check::uses_named_barriers;
 use autosync::front;
@@ -28,7 +29,9 @@ fn main() {
         "{:<40} {:>10} {:>6} {:>10} {:>6} {:>7}  outcome",
         "kernel", "maxsat", "calls", "naive", "calls", "ratio"
     );
-    for e in &m.kernels {
+    // `AUTOSYNC_BENCH_FILTER=real/` measures only the kernels whose path starts with it.
+    let filter = std::env::var("AUTOSYNC_BENCH_FILTER").unwrap_or_default();
+    for e in m.kernels.iter().filter(|e| e.path.starts_with(&filter)) {
         let k = front::load(&e.file(Path::new("corpus")), &e.front_options())
             .expect("lowers")
             .kernels

@@ -8,7 +8,7 @@ use autosync_oracle::{named, sdv, tree};
 use serde::Serialize;
 
 /// Which checker to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum OracleChoice {
     /// Named barriers if the kernel uses any, SDV otherwise.
     Auto,

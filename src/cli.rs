@@ -1,28 +1,52 @@
-//! Command-line interface.
+//! Command-line interface: the only module that knows clap. It parses the flags into the plain
+//! option structs of `workflow.rs` and runs them.
 
-use crate::config::{Config, ConfigCache};
-use crate::front::{self, FrontError, FrontErrorKind, FrontOptions};
+use crate::check::OracleChoice;
+use crate::config::{front_options_for, ConfigCache};
+use crate::exit;
+use crate::fix::Strategy;
+use crate::front::{self, FrontOptions};
 use crate::results::FileError;
+use crate::synth::named::NamedStyle;
+use crate::workflow::{self, CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Exit codes (DESIGN.md).
-pub mod exit {
-    /// Clean or fixed.
-    pub const OK: u8 = 0;
-    /// Defects found (`check`) or changes needed (`fix --check`).
-    pub const DEFECTS: u8 = 1;
-    /// Usage or input error.
-    pub const INPUT: u8 = 2;
-    /// Not fixable by barriers.
-    pub const UNFIXABLE: u8 = 3;
-    /// Inconclusive.
-    pub const INCONCLUSIVE: u8 = 4;
-}
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  clean, or fixed
+  1  defects found (check), or changes needed (fix --check, fix --diff)
+  2  usage or input error (bad flag, missing or unreadable file, parse error, bad config)
+  3  not fixable by barriers (fix)
+  4  inconclusive (unsupported construct, missing concrete value, solver budget)";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  autosync check kernel.cu                      races, divergence, named-barrier defects
+  autosync check --block-dim 256 --param n=1024 src/
+  autosync check --format github .              annotations in a GitHub Actions job
+  autosync check - --stdin-filename k.cu < k.cu  from an editor
+
+Suppress a false alarm with `// autosync: ignore[race]` on either access's line,
+`// autosync: ignore-kernel[race]` above a kernel, or `ignore:` in autosync.yaml.";
+
+const FIX_EXAMPLES: &str = "\
+Examples:
+  autosync fix kernel.cu                        insert the missing barriers in place
+  autosync fix --diff . | git apply --check     review the change as a patch (exit 1 if any)
+  autosync fix --check src/                     CI: exit 1 if a file would change
+  autosync fix - --stdin-filename k.cu < k.cu   print the fixed text (editors)
+
+Suppressed races (`// autosync: ignore[race]`) get no barrier.";
 
 #[derive(Parser, Debug)]
-#[command(name = "autosync", version, about = "Synthesizes verified barriers for CUDA kernels")]
+#[command(
+    name = "autosync",
+    version,
+    about = "Finds data races in CUDA kernels and inserts the fewest, cheapest verified barriers",
+    after_help = EXIT_CODES
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Command,
@@ -31,91 +55,46 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Verify kernels: races, barrier divergence, named-barrier defects, with witnesses.
+    #[command(after_help = format!("{CHECK_EXAMPLES}\n\n{EXIT_CODES}"))]
     Check(CheckArgs),
     /// Insert the missing barriers (in place, or as a diff / check / stdout).
+    #[command(after_help = format!("{FIX_EXAMPLES}\n\n{EXIT_CODES}"))]
     Fix(FixArgs),
     /// Print the kernel IR with labels, spans and launch configuration.
+    #[command(after_help = EXIT_CODES)]
     Ir(IrArgs),
-}
-
-/// `autosync fix` flags.
-#[derive(Args, Debug)]
-pub struct FixArgs {
-    /// CUDA files or directories (searched for .cu/.cuh).
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    #[command(flatten)]
-    pub input: InputArgs,
-    /// Print a unified diff and write nothing.
-    #[arg(long, conflicts_with_all = ["check", "stdout"])]
-    pub diff: bool,
-    /// Write nothing; exit 1 if a fix would change a file.
-    #[arg(long, conflicts_with = "stdout")]
-    pub check: bool,
-    /// Print the patched file to standard output and write nothing.
-    #[arg(long)]
-    pub stdout: bool,
-    /// Print oracle calls, MaxSAT calls and time per kernel.
-    #[arg(long)]
-    pub stats: bool,
-    /// Keep the original of each changed file as FILE.orig.
-    #[arg(long)]
-    pub backup: bool,
-    /// Add a trailing comment to each inserted barrier naming the races it removes.
-    #[arg(long)]
-    pub annotate: bool,
-    /// Synthesis strategy.
-    #[arg(long, value_enum, default_value = "maxsat")]
-    pub strategy: crate::fix::Strategy,
-    /// Also remove barriers of your own when a verified cheaper placement exists.
-    #[arg(long)]
-    pub minimize: bool,
-    /// Cost factor per enclosing loop [default: autosync.yaml's cost.loop, else 100].
-    #[arg(long = "cost-loop")]
-    pub cost_loop: Option<f64>,
-    /// Cost factor per enclosing if [default: autosync.yaml's cost.if, else 0.5].
-    #[arg(long = "cost-if")]
-    pub cost_if: Option<f64>,
-    /// Write each MaxSAT instance as WCNF into this directory.
-    #[arg(long = "dump-wcnf")]
-    pub dump_wcnf: Option<PathBuf>,
-    /// Solver budget per query in milliseconds of solver work (deterministic, not wall clock).
-    #[arg(long, default_value_t = 2000)]
-    pub timeout: u32,
-    /// Also fix benign races (write-write races where every thread stores the same value).
-    #[arg(long)]
-    pub strict: bool,
-    /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
-    #[arg(long = "reserved-ids", value_parser = check_id_set)]
-    pub reserved_ids: Option<String>,
-    /// How inserted named barriers are written (default: CUTLASS if the kernel uses it, else
-    /// the file's own barrier helper function or macro, else asm).
-    #[arg(long = "named-style", value_enum)]
-    pub named_style: Option<crate::synth::named::NamedStyle>,
-    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
-    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
-    pub kernel_timeout: std::time::Duration,
-    /// Output format for the report.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: OutFormat,
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 /// Report formats.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub enum OutFormat {
-    /// Human-readable diagnostics with source snippets.
+enum FormatArg {
+    /// Diagnostics with source snippets.
     Text,
+    /// One line per finding: file:line:col: error[rule]: message.
+    Concise,
+    /// GitHub Actions annotations (::error file=...,line=...::message).
+    Github,
     /// JSON (docs/json.md).
     Json,
-    /// SARIF 2.1.0.
+    /// SARIF 2.1.0 (code scanning).
     Sarif,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Text => Format::Text,
+            FormatArg::Concise => Format::Concise,
+            FormatArg::Github => Format::Github,
+            FormatArg::Json => Format::Json,
+            FormatArg::Sarif => Format::Sarif,
+        }
+    }
 }
 
 /// When to colour text output.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
-pub enum ColorChoice {
+enum ColorArg {
     /// When writing to a terminal and `NO_COLOR` is not set.
     Auto,
     /// Always.
@@ -124,100 +103,235 @@ pub enum ColorChoice {
     Never,
 }
 
-/// Which config file applies.
-#[derive(Args, Debug, Clone)]
-pub struct ConfigArgs {
-    /// Use this config file for every input instead of looking for autosync.yaml.
-    #[arg(long, conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Do not read any autosync.yaml.
-    #[arg(long = "no-config")]
-    pub no_config: bool,
+/// Which checker to run.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum OracleArg {
+    /// Named barriers if the kernel uses any, SDV otherwise.
+    Auto,
+    /// The SDV checker (block-wide barriers).
+    Sdv,
+    /// The named-barrier checker.
+    Named,
 }
 
-impl ConfigArgs {
-    /// The config loader these flags ask for.
-    pub fn cache(&self) -> ConfigCache {
-        ConfigCache::new(self.config.clone(), self.no_config)
+/// Synthesis strategy.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum StrategyArg {
+    /// Weighted MaxSAT over the label tree, refined by the oracle.
+    Maxsat,
+    /// The AutoSync paper's baseline: barriers everywhere, then remove one at a time.
+    Naive,
+}
+
+/// How inserted named barriers are written.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+enum NamedStyleArg {
+    /// Inline PTX `asm volatile("bar.sync ...")`.
+    Asm,
+    /// CUTLASS-style `NamedBarrier::sync(N, ID)`.
+    Cutlass,
+    /// The file's own barrier helper function or macro.
+    Macro,
+}
+
+/// Which config file applies.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Configuration")]
+struct ConfigArgs {
+    /// Use this config file for every input instead of looking for autosync.yaml.
+    #[arg(long, conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+    /// Do not read any autosync.yaml.
+    #[arg(long = "no-config")]
+    no_config: bool,
+}
+
+/// Options of multi-file runs: config discovery, parallelism, output and verbosity.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Output and run")]
+struct RunArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// Colour: auto, always or never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+    /// Only errors on standard error: no progress bar, notes or summary.
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print front-end notes, excluded files, the config used and per-kernel statistics.
+    #[arg(short, long)]
+    verbose: bool,
+    /// Files processed in parallel (0: one per CPU).
+    #[arg(short = 'j', long, default_value_t = 0)]
+    jobs: usize,
+    /// The path standard input (`-`) stands for: config lookup, includes and messages use it.
+    #[arg(long = "stdin-filename", value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+impl RunArgs {
+    fn options(&self) -> RunOptions {
+        RunOptions {
+            config: self.config.config.clone(),
+            no_config: self.config.no_config,
+            jobs: self.jobs,
+            color: match self.color {
+                ColorArg::Auto => Color::Auto,
+                ColorArg::Always => Color::Always,
+                ColorArg::Never => Color::Never,
+            },
+            quiet: self.quiet,
+            verbose: self.verbose,
+            format: self.format.into(),
+            stdin_filename: self.stdin_filename.clone(),
+        }
     }
 }
 
-/// Options of multi-file runs: config discovery, parallelism and verbosity.
+/// Solver limits.
 #[derive(Args, Debug, Clone)]
-pub struct RunArgs {
+#[command(next_help_heading = "Solver limits")]
+struct LimitArgs {
+    /// Solver budget per query in milliseconds of solver work (deterministic, not wall clock; an unanswered query is never "clean").
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
+    timeout: u32,
+    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
+    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds, value_name = "SECONDS")]
+    kernel_timeout: std::time::Duration,
+    /// Treat benign races (write-write races where every thread stores the same value) as
+    /// races: defects for check, fixed by fix.
+    #[arg(long, help_heading = "Findings")]
+    strict: bool,
+}
+
+/// `autosync fix` flags.
+#[derive(Args, Debug)]
+struct FixArgs {
+    /// CUDA files or directories (searched for .cu/.cuh, honouring .gitignore); `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    files: Vec<PathBuf>,
+    /// Print a unified diff and write nothing (exit 1 when a file would change).
+    #[arg(long, conflicts_with_all = ["check", "stdout"], help_heading = "What to do")]
+    diff: bool,
+    /// Write nothing; exit 1 if a fix would change a file.
+    #[arg(long, conflicts_with = "stdout", help_heading = "What to do")]
+    check: bool,
+    /// Print the patched file to standard output and write nothing.
+    #[arg(long, help_heading = "What to do")]
+    stdout: bool,
+    /// Keep the original of each changed file as FILE.orig.
+    #[arg(long, help_heading = "What to do")]
+    backup: bool,
+    /// Add a short comment to each inserted barrier naming the races it orders.
+    #[arg(long, help_heading = "What to do")]
+    annotate: bool,
+    /// Also remove barriers of your own when a verified cheaper placement exists.
+    #[arg(long, help_heading = "What to do")]
+    minimize: bool,
+    /// Print oracle calls, MaxSAT calls and time per kernel.
+    #[arg(long, help_heading = "What to do")]
+    stats: bool,
     #[command(flatten)]
-    pub config: ConfigArgs,
-    /// Files processed in parallel (0: one per CPU).
-    #[arg(short = 'j', long, default_value_t = 0)]
-    pub jobs: usize,
-    /// Colour: auto, always or never.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: ColorChoice,
-    /// Only errors on standard error: no progress bar, notes or summary.
-    #[arg(short, long, conflicts_with = "verbose")]
-    pub quiet: bool,
-    /// Also print front-end notes, excluded files, the config used and per-kernel statistics.
-    #[arg(short, long)]
-    pub verbose: bool,
+    input: InputArgs,
+    /// Synthesis strategy.
+    #[arg(long, value_enum, default_value = "maxsat", help_heading = "Synthesis")]
+    strategy: StrategyArg,
+    /// Cost factor per enclosing loop [default: autosync.yaml's cost.loop, else 100].
+    #[arg(long = "cost-loop", help_heading = "Synthesis")]
+    cost_loop: Option<f64>,
+    /// Cost factor per enclosing if [default: autosync.yaml's cost.if, else 0.5].
+    #[arg(long = "cost-if", help_heading = "Synthesis")]
+    cost_if: Option<f64>,
+    /// Named-barrier IDs the tool must not use, e.g. `0-6` or `0-3,8` (ID 0 is never used).
+    #[arg(long = "reserved-ids", value_parser = parse_id_set, help_heading = "Synthesis", value_name = "IDS")]
+    reserved_ids: Option<IdSet>,
+    /// How inserted named barriers are written (default: CUTLASS if the kernel uses it, else
+    /// the file's own barrier helper function or macro, else asm).
+    #[arg(long = "named-style", value_enum, help_heading = "Synthesis")]
+    named_style: Option<NamedStyleArg>,
+    /// Write each MaxSAT instance as WCNF into this directory.
+    #[arg(long = "dump-wcnf", help_heading = "Synthesis", value_name = "DIR")]
+    dump_wcnf: Option<PathBuf>,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// `autosync check` flags.
 #[derive(Args, Debug)]
-pub struct CheckArgs {
-    /// CUDA files or directories (searched for .cu/.cuh).
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    #[command(flatten)]
-    pub input: InputArgs,
+struct CheckArgs {
+    /// CUDA files or directories (searched for .cu/.cuh, honouring .gitignore); `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    files: Vec<PathBuf>,
     /// Which checker: auto picks the named-barrier checker for kernels that use named barriers.
     #[arg(long, value_enum, default_value = "auto")]
-    pub oracle: crate::check::OracleChoice,
-    /// Solver budget per query in milliseconds of solver work (deterministic; an unanswered query is never "clean").
-    #[arg(long, default_value_t = 2000)]
-    pub timeout: u32,
-    /// Report benign races (write-write races where every thread stores the same value) as
-    /// defects instead of warnings.
-    #[arg(long)]
-    pub strict: bool,
-    /// Wall-clock budget per kernel in seconds (a kernel that runs out is inconclusive).
-    #[arg(long = "kernel-timeout", default_value = "60", value_parser = parse_seconds)]
-    pub kernel_timeout: std::time::Duration,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: OutFormat,
+    oracle: OracleArg,
     #[command(flatten)]
-    pub run: RunArgs,
+    input: InputArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// Options shared by every command that reads kernels.
 #[derive(Args, Debug, Clone)]
-pub struct InputArgs {
+#[command(next_help_heading = "Kernel input")]
+struct InputArgs {
     /// Only this kernel.
     #[arg(long)]
-    pub kernel: Option<String>,
+    kernel: Option<String>,
     /// Threads per block, e.g. 256 or [16,16].
-    #[arg(long = "block-dim", value_parser = parse_dim_arg)]
-    pub block_dim: Option<[u32; 3]>,
+    #[arg(long = "block-dim", value_parser = parse_dim_arg, value_name = "DIM")]
+    block_dim: Option<[u32; 3]>,
     /// Blocks per grid, e.g. 64 or [8,8].
-    #[arg(long = "grid-dim", value_parser = parse_dim_arg)]
-    pub grid_dim: Option<[u32; 3]>,
+    #[arg(long = "grid-dim", value_parser = parse_dim_arg, value_name = "DIM")]
+    grid_dim: Option<[u32; 3]>,
     /// Concrete value of a scalar kernel parameter: n=1024.
-    #[arg(long = "param", value_parser = parse_param)]
-    pub params: Vec<(String, i64)>,
-    /// Preprocessor / template definition: NAME or NAME=VALUE.
-    #[arg(short = 'D', long = "define")]
-    pub defines: Vec<String>,
-    /// Include directory for "local.h" includes.
-    #[arg(short = 'I', long = "include")]
-    pub include_dirs: Vec<PathBuf>,
+    #[arg(long = "param", value_parser = parse_param, value_name = "NAME=VALUE")]
+    params: Vec<(String, i64)>,
+    /// Preprocessor macro: NAME or NAME=VALUE (as Clang's -D).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
+    /// Value of a kernel template parameter, for templates the file never instantiates:
+    /// nIsPow2=0, T=float.
+    #[arg(long = "define", value_name = "PARAM=VALUE", value_parser = parse_template_value)]
+    template_values: Vec<(String, String)>,
+    /// Include directory (as Clang's -I; quoted and angle includes).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include_dirs: Vec<PathBuf>,
+    /// The Clang executable [default: AUTOSYNC_CLANG, autosync.yaml's `clang:`, then clang,
+    /// clang-19 … clang-14 on PATH].
+    #[arg(long = "clang", value_name = "PATH")]
+    clang: Option<PathBuf>,
+    /// Read CUDA headers from this toolkit instead of autosync's built-in CUDA shim.
+    #[arg(long = "cuda-path", value_name = "DIR")]
+    cuda_path: Option<PathBuf>,
+    /// GPU architecture for the device pass (__CUDA_ARCH__) [default: sm_80].
+    #[arg(long = "arch", value_name = "sm_NN", value_parser = parse_arch)]
+    arch: Option<String>,
+    /// C++ standard [default: c++17].
+    #[arg(long = "std", value_name = "c++NN")]
+    std: Option<String>,
+    /// Do not read flags from a compile_commands.json found above the file.
+    #[arg(long = "no-compile-commands")]
+    no_compile_db: bool,
+    /// Treat calls of this function (no body autosync can see) as free of memory accesses and
+    /// synchronization (repeatable).
+    #[arg(long = "assume-pure", value_name = "NAME")]
+    assume_pure: Vec<String>,
     /// Lanes of a warp of N threads run in lock step.
-    #[arg(long = "warp-sync")]
-    pub warp_sync: Option<u32>,
+    #[arg(long = "warp-sync", value_name = "N")]
+    warp_sync: Option<u32>,
 }
 
 impl InputArgs {
     /// Front-end options from the flags.
-    pub fn front_options(&self) -> FrontOptions {
+    fn front_options(&self) -> FrontOptions {
         FrontOptions {
             kernel: self.kernel.clone(),
             defines: self
@@ -228,28 +342,24 @@ impl InputArgs {
                     None => (d.clone(), None),
                 })
                 .collect(),
+            template_values: self.template_values.iter().cloned().collect(),
+            kernel_template_values: Default::default(),
             include_dirs: self.include_dirs.clone(),
             block_dim: self.block_dim,
             grid_dim: self.grid_dim,
             warp_sync: self.warp_sync,
             params: self.params.iter().cloned().collect(),
             file_launch: Default::default(),
+            clang: front::clang::ClangOptions {
+                clang: self.clang.clone(),
+                cuda_path: self.cuda_path.clone(),
+                arch: self.arch.clone(),
+                std: self.std.clone(),
+                ..Default::default()
+            },
+            no_compile_db: self.no_compile_db,
+            assume_pure: self.assume_pure.clone(),
         }
-    }
-
-    /// Front-end options for `file`: the flags over the config file's settings.
-    pub fn front_options_for(&self, cfg: Option<&Config>, file: &Path) -> FrontOptions {
-        let mut o = self.front_options();
-        let Some(cfg) = cfg else { return o };
-        // CLI defines win over the config's for the same name.
-        for (n, v) in &cfg.defines {
-            if !o.defines.iter().any(|(m, _)| m == n) {
-                o.defines.push((n.clone(), v.clone()));
-            }
-        }
-        o.include_dirs.extend(cfg.include_dirs.iter().cloned());
-        o.file_launch = cfg.launch_for(file);
-        o
     }
 }
 
@@ -258,9 +368,12 @@ fn parse_dim_arg(s: &str) -> Result<[u32; 3], String> {
         .ok_or_else(|| format!("`{s}` is not a dimension (use 256, [16,16] or [8,8,4]; each >= 1)"))
 }
 
-/// Validates a `--reserved-ids` set (parsed again when building the options).
-fn check_id_set(s: &str) -> Result<String, String> {
-    crate::synth::named::parse_id_set(s).map(|_| s.to_string())
+/// A parsed `--reserved-ids` set (a newtype: clap would read a bare `Vec` as repeated values).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct IdSet(Vec<u32>);
+
+fn parse_id_set(s: &str) -> Result<IdSet, String> {
+    crate::synth::named::parse_id_set(s).map(IdSet)
 }
 
 /// Parses a positive number of seconds.
@@ -272,9 +385,29 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .ok_or_else(|| format!("`{s}` is not a positive number of seconds"))
 }
 
+fn parse_template_value(s: &str) -> Result<(String, String), String> {
+    let (n, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` should be PARAM=VALUE"))?;
+    let (n, v) = (n.trim(), v.trim());
+    if n.is_empty() || v.is_empty() {
+        return Err(format!("`{s}` should be PARAM=VALUE"));
+    }
+    Ok((n.to_string(), v.to_string()))
+}
+
+fn parse_arch(s: &str) -> Result<String, String> {
+    let digits = s.strip_prefix("sm_").unwrap_or("");
+    if digits.len() >= 2 && digits.trim_end_matches('a').chars().all(|c| c.is_ascii_digit()) {
+        Ok(s.to_string())
+    } else {
+        Err(format!("`{s}` is not a GPU architecture (write sm_70, sm_80, ...)"))
+    }
+}
+
 fn parse_param(s: &str) -> Result<(String, i64), String> {
     let (n, v) = s.split_once('=').ok_or_else(|| format!("`{s}` should be NAME=VALUE"))?;
-    let v = crate::front::lower::const_int_pub(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
+    let v = crate::front::lower::types::parse_int(v).ok_or_else(|| format!("`{v}` is not an integer"))?;
     Ok((n.trim().to_string(), v))
 }
 
@@ -297,67 +430,8 @@ struct IrArgs {
     format: IrFormat,
 }
 
-/// Turns a front-end error into a located record (`file:line:col`) with its exit code.
-pub fn front_error_record(path: &Path, texts: Option<&[String]>, e: &FrontError) -> FileError {
-    let (line, column) = if e.span.is_dummy() {
-        (None, None)
-    } else {
-        let owned;
-        let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
-            Some(t) => t.as_str(),
-            None => {
-                owned = std::fs::read(path)
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    .unwrap_or_default();
-                owned.as_str()
-            }
-        };
-        let f = autosync_oracle::ir::SourceFile::new(path.display().to_string(), text);
-        let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
-        (Some(l), Some(c))
-    };
-    let kind = match e.kind {
-        FrontErrorKind::Input => "error",
-        FrontErrorKind::Unsupported => "unsupported",
-        FrontErrorKind::MissingValue => "needs a value",
-    };
-    FileError {
-        file: path.display().to_string(),
-        line,
-        column,
-        kind: kind.into(),
-        message: e.message.clone(),
-        help: e.help.clone(),
-        exit_code: match e.kind {
-            FrontErrorKind::Input => exit::INPUT,
-            _ => exit::INCONCLUSIVE,
-        },
-    }
-}
-
-/// `file:line:col: kind: message` and the help line, as printed on standard error.
-pub fn render_file_error(e: &FileError) -> String {
-    let loc = match (e.line, e.column) {
-        (Some(l), Some(c)) => format!("{}:{l}:{c}", e.file),
-        _ => e.file.clone(),
-    };
-    let mut s = format!("{loc}: {}: {}", e.kind, e.message);
-    if let Some(h) = &e.help {
-        s.push_str(&format!("\n  help: {h}"));
-    }
-    s
-}
-
-/// Prints a front-end error as `file:line:col: error: ...` and returns its exit code.
-pub fn report_front_error(path: &Path, texts: Option<&[String]>, e: &FrontError) -> u8 {
-    let rec = front_error_record(path, texts, e);
-    eprintln!("{}", render_file_error(&rec));
-    rec.exit_code
-}
-
 fn run_ir(a: &IrArgs) -> u8 {
-    let configs = a.config.cache();
+    let configs = ConfigCache::new(a.config.config.clone(), a.config.no_config);
     let cfg = match configs.for_file(&a.file) {
         Ok(c) => c,
         Err(e) => {
@@ -365,9 +439,14 @@ fn run_ir(a: &IrArgs) -> u8 {
             return exit::INPUT;
         }
     };
-    let unit = match front::load(&a.file, &a.input.front_options_for(cfg.as_deref(), &a.file)) {
+    let opts = front_options_for(&a.input.front_options(), cfg.as_deref(), &a.file);
+    let unit = match front::load(&a.file, &opts) {
         Ok(u) => u,
-        Err(e) => return report_front_error(&a.file, None, &e),
+        Err(e) => {
+            let rec = FileError::from_front(&a.file.display().to_string(), None, &e);
+            eprintln!("{}", rec.render());
+            return rec.exit_code;
+        }
     };
     if unit.kernels.is_empty() {
         eprintln!("{}: error: no __global__ kernel in this file", a.file.display());
@@ -393,31 +472,57 @@ fn run_ir(a: &IrArgs) -> u8 {
     exit::OK
 }
 
-/// Expands directories into the `.cu`/`.cuh` files below them (sorted).
-pub fn expand_inputs(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut stack = vec![p.clone()];
-            let mut found = Vec::new();
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
-                for e in rd.flatten() {
-                    let q = e.path();
-                    if q.is_dir() {
-                        stack.push(q);
-                    } else if q.extension().is_some_and(|x| x == "cu" || x == "cuh") {
-                        found.push(q);
-                    }
-                }
-            }
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
+fn check_options(a: &CheckArgs) -> CheckOptions {
+    CheckOptions {
+        paths: a.files.clone(),
+        front: a.input.front_options(),
+        oracle: match a.oracle {
+            OracleArg::Auto => OracleChoice::Auto,
+            OracleArg::Sdv => OracleChoice::Sdv,
+            OracleArg::Named => OracleChoice::Named,
+        },
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        kernel_timeout: a.limits.kernel_timeout,
+        run: a.run.options(),
     }
-    out
+}
+
+fn fix_request(a: &FixArgs) -> FixRequest {
+    FixRequest {
+        paths: a.files.clone(),
+        front: a.input.front_options(),
+        mode: if a.diff {
+            FixMode::Diff
+        } else if a.check {
+            FixMode::Check
+        } else if a.stdout {
+            FixMode::Stdout
+        } else {
+            FixMode::Write
+        },
+        backup: a.backup,
+        stats: a.stats,
+        annotate: a.annotate,
+        strategy: match a.strategy {
+            StrategyArg::Maxsat => Strategy::Maxsat,
+            StrategyArg::Naive => Strategy::Naive,
+        },
+        minimize: a.minimize,
+        cost_loop: a.cost_loop,
+        cost_if: a.cost_if,
+        dump_wcnf: a.dump_wcnf.clone(),
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        reserved_ids: a.reserved_ids.as_ref().map(|s| s.0.clone()),
+        named_style: a.named_style.map(|s| match s {
+            NamedStyleArg::Asm => NamedStyle::Asm,
+            NamedStyleArg::Cutlass => NamedStyle::Cutlass,
+            NamedStyleArg::Macro => NamedStyle::Macro,
+        }),
+        kernel_timeout: a.limits.kernel_timeout,
+        run: a.run.options(),
+    }
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -432,8 +537,56 @@ pub fn main() -> ExitCode {
     };
     let code = match &cli.cmd {
         Command::Ir(a) => run_ir(a),
-        Command::Check(a) => crate::workflow::run_check(a),
-        Command::Fix(a) => crate::workflow::run_fix(a),
+        Command::Check(a) => workflow::run_check(&check_options(a)),
+        Command::Fix(a) => workflow::run_fix(&fix_request(a)),
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `autosync fix`'s flags alone, to parse a command line without the subcommand.
+    #[derive(Parser)]
+    struct Fix {
+        #[command(flatten)]
+        args: FixArgs,
+    }
+
+    #[test]
+    fn fix_without_flags_writes_in_place_with_the_library_defaults_and_a_kernel_budget() {
+        let a = Fix::try_parse_from(["autosync", "k.cu"]).unwrap().args;
+        let r = fix_request(&a);
+        assert_eq!(r.mode, FixMode::Write);
+        assert_eq!(r.run.format, Format::Text);
+        let mut opts = workflow::fix_options(&r, None, vec![]);
+        assert_eq!(opts.synth.kernel_timeout, Some(std::time::Duration::from_secs(60)));
+        opts.synth.kernel_timeout = None;
+        assert_eq!(format!("{opts:?}"), format!("{:?}", crate::fix::FixOptions::default()));
+        let a = Fix::try_parse_from(["autosync", "--diff", "--reserved-ids", "0-3", "k.cu"])
+            .unwrap()
+            .args;
+        let r = fix_request(&a);
+        assert_eq!(r.mode, FixMode::Diff);
+        assert_eq!(r.reserved_ids, Some(vec![0, 1, 2, 3]));
+    }
+
+    #[test]
+    fn help_has_headings_examples_and_exit_codes() {
+        use clap::CommandFactory;
+        let mut cmd = Cli::command();
+        let fix = cmd.find_subcommand_mut("fix").unwrap();
+        let help = fix.render_long_help().to_string();
+        for part in [
+            "What to do:",
+            "Kernel input:",
+            "Synthesis:",
+            "Output and run:",
+            "Examples:",
+            "Exit codes:",
+        ] {
+            assert!(help.contains(part), "{part} missing from:\n{help}");
+        }
+    }
 }

@@ -2,13 +2,15 @@
 //!
 //! It holds what would otherwise be repeated on every command line: launch configurations and
 //! parameter values per kernel name or path glob, include directories and defines, the cost
-//! constants, reserved named-barrier IDs, the named-barrier emission style and files to exclude.
+//! constants, reserved named-barrier IDs, the named-barrier emission style, files to exclude and
+//! findings to suppress (`ignore:`).
 //! Unknown keys and bad values are errors located at `file:line:col`.
 //!
 //! Precedence (first wins): CLI flags, this file, the in-source `//--blockDim=` header,
 //! `__launch_bounds__`.
 
 use crate::front::launch::{parse_dim, FileLaunch, LaunchLayer};
+use crate::front::FrontOptions;
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -229,9 +231,71 @@ pub struct KernelEntry {
     /// Lanes of a warp of N threads run in lock step.
     #[serde(default)]
     pub warp_sync: Option<u32>,
+    /// Values of the template parameters of a kernel template the file never instantiates.
+    #[serde(default)]
+    pub template_args: BTreeMap<String, DefineValue>,
     /// Concrete values of scalar kernel parameters.
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
+}
+
+/// An `ignore:` entry as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIgnore {
+    #[serde(default)]
+    kernel: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    rules: Option<Vec<String>>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// One `ignore:` entry: findings of these rules in these kernels/files are suppressed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoreEntry {
+    /// Kernel function name (exact); `None` for every kernel of the matching files.
+    pub kernel: Option<String>,
+    /// Path glob as written (relative to the config file's directory).
+    pub path: Option<String>,
+    /// Rules (canonical names); `None` for every rule.
+    pub rules: Option<Vec<String>>,
+    /// Why, as the user wrote it.
+    pub reason: Option<String>,
+    /// The config file.
+    pub config: PathBuf,
+    /// 1-based line of the entry in the config file, when found.
+    pub line: Option<usize>,
+}
+
+impl IgnoreEntry {
+    /// Whether it suppresses findings of `rule`.
+    pub fn covers(&self, rule: &str) -> bool {
+        self.rules.as_ref().is_none_or(|r| r.iter().any(|x| x == rule))
+    }
+
+    /// `autosync.yaml:7: ignore kernel `k`, rules race`: how outputs name it.
+    pub fn describe(&self) -> String {
+        let mut what = Vec::new();
+        if let Some(k) = &self.kernel {
+            what.push(format!("kernel `{k}`"));
+        }
+        if let Some(p) = &self.path {
+            what.push(format!("path `{p}`"));
+        }
+        if let Some(r) = &self.rules {
+            what.push(format!("rules {}", r.join(", ")));
+        }
+        let at = match self.line {
+            Some(l) => format!("{}:{l}", self.config.display()),
+            None => self.config.display().to_string(),
+        };
+        format!("{at}: ignore {}", what.join(", "))
+    }
 }
 
 /// The file as written (before globs are compiled and paths resolved).
@@ -252,6 +316,18 @@ struct RawConfig {
     named_style: Option<NamedStyle>,
     #[serde(default)]
     exclude: Vec<String>,
+    #[serde(default)]
+    clang: Option<PathBuf>,
+    #[serde(default)]
+    cuda_path: Option<PathBuf>,
+    #[serde(default)]
+    arch: Option<String>,
+    #[serde(default)]
+    std: Option<String>,
+    #[serde(default)]
+    assume_pure: Vec<String>,
+    #[serde(default)]
+    ignore: Vec<RawIgnore>,
 }
 
 /// A loaded, validated configuration.
@@ -273,7 +349,20 @@ pub struct Config {
     pub reserved_ids: Option<Vec<u32>>,
     /// How named barriers are written.
     pub named_style: Option<NamedStyle>,
+    /// The Clang executable (`clang:`).
+    pub clang: Option<PathBuf>,
+    /// A CUDA toolkit to read headers from (`cuda_path:`).
+    pub cuda_path: Option<PathBuf>,
+    /// GPU architecture (`arch:`).
+    pub arch: Option<String>,
+    /// C++ standard (`std:`).
+    pub std: Option<String>,
+    /// Functions declared free of memory effects and synchronization (`assume_pure:`).
+    pub assume_pure: Vec<String>,
+    /// `ignore:` entries (suppressions), in file order.
+    pub ignore: Vec<IgnoreEntry>,
     kernel_globs: Vec<Option<globset::GlobMatcher>>,
+    ignore_globs: Vec<Option<globset::GlobMatcher>>,
     exclude: GlobSet,
 }
 
@@ -325,7 +414,7 @@ impl Config {
             if k.name.is_none() && k.path.is_none() {
                 return Err(ConfigError {
                     path: path.to_path_buf(),
-                    line_col: entry_location(text, i),
+                    line_col: entry_location(text, "kernels:", i),
                     message: format!("kernels[{i}] needs a `name` or a `path` to say which kernels it applies to"),
                 });
             }
@@ -334,7 +423,7 @@ impl Config {
                 if threads > 1024 {
                     return Err(ConfigError {
                         path: path.to_path_buf(),
-                        line_col: entry_location(text, i),
+                        line_col: entry_location(text, "kernels:", i),
                         message: format!(
                             "kernels[{i}].block_dim has {threads} threads; CUDA allows at most 1024 per block"
                         ),
@@ -346,6 +435,7 @@ impl Config {
                 None => None,
             });
         }
+        let (ignore, ignore_globs) = ignore_entries(path, text, &raw.ignore)?;
         let mut ex = GlobSetBuilder::new();
         for p in &raw.exclude {
             ex.add(compile_glob(path, text, p)?);
@@ -358,13 +448,28 @@ impl Config {
         Ok(Config {
             path: path.to_path_buf(),
             include_dirs: raw.include_dirs.iter().map(|d| dir.join(d)).collect(),
-            dir,
+            dir: dir.clone(),
             kernels: raw.kernels,
             defines: raw.defines.into_iter().map(|(k, v)| (k, v.0)).collect(),
             cost: raw.cost,
             reserved_ids: raw.reserved_ids,
             named_style: raw.named_style,
+            // A path with a directory part is relative to the config file; a bare name is
+            // looked up on PATH.
+            clang: raw.clang.clone().map(|c| {
+                if c.components().count() > 1 && c.is_relative() {
+                    dir.join(c)
+                } else {
+                    c
+                }
+            }),
+            cuda_path: raw.cuda_path.map(|c| if c.is_relative() { dir.join(c) } else { c }),
+            arch: raw.arch,
+            std: raw.std,
+            assume_pure: raw.assume_pure,
+            ignore,
             kernel_globs,
+            ignore_globs,
             exclude,
         })
     }
@@ -385,9 +490,42 @@ impl Config {
         abs.strip_prefix(absolute(&self.dir)).ok().map(Path::to_path_buf)
     }
 
+    /// Template parameter values for `file`'s kernel templates, by kernel name.
+    pub fn template_args_for(&self, file: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+        let rel = self.relative(file);
+        let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for (k, glob) in self.kernels.iter().zip(&self.kernel_globs) {
+            if glob
+                .as_ref()
+                .is_some_and(|g| !rel.as_ref().is_some_and(|r| g.is_match(r)))
+            {
+                continue;
+            }
+            let Some(name) = &k.name else { continue };
+            let e = out.entry(name.clone()).or_default();
+            for (p, v) in &k.template_args {
+                if let Some(v) = &v.0 {
+                    e.insert(p.clone(), v.clone());
+                }
+            }
+        }
+        out
+    }
+
     /// Whether `file` matches an `exclude:` glob.
     pub fn is_excluded(&self, file: &Path) -> bool {
         self.relative(file).is_some_and(|r| self.exclude.is_match(r))
+    }
+
+    /// The `ignore:` entries whose path glob (if any) matches `file`.
+    pub fn ignores_for(&self, file: &Path) -> Vec<IgnoreEntry> {
+        let rel = self.relative(file);
+        self.ignore
+            .iter()
+            .zip(&self.ignore_globs)
+            .filter(|(_, g)| g.as_ref().is_none_or(|g| rel.as_ref().is_some_and(|r| g.is_match(r))))
+            .map(|(e, _)| e.clone())
+            .collect()
     }
 
     /// The launch settings this file contributes to `file`'s kernels.
@@ -426,17 +564,90 @@ fn overlay(layer: &mut LaunchLayer, k: &KernelEntry) {
     }
 }
 
-/// Location of the i-th `- ` item under `kernels:` (for errors found after parsing).
-fn entry_location(text: &str, i: usize) -> Option<(usize, usize)> {
-    let mut in_kernels = false;
+/// Validates the `ignore:` entries and compiles their path globs.
+fn ignore_entries(
+    path: &Path,
+    text: &str,
+    raw: &[RawIgnore],
+) -> Result<(Vec<IgnoreEntry>, Vec<Option<globset::GlobMatcher>>), ConfigError> {
+    let mut entries = Vec::new();
+    let mut globs = Vec::new();
+    for (i, e) in raw.iter().enumerate() {
+        let at = entry_location(text, "ignore:", i);
+        let err = |message: String| ConfigError {
+            path: path.to_path_buf(),
+            line_col: at,
+            message,
+        };
+        if e.kernel.is_none() && e.path.is_none() {
+            return Err(err(format!(
+                "ignore[{i}] needs a `kernel` or a `path` to say which findings it suppresses"
+            )));
+        }
+        let names: Option<Vec<&String>> = match (&e.rule, &e.rules) {
+            (Some(_), Some(_)) => return Err(err(format!("ignore[{i}] has both `rule` and `rules`; use one"))),
+            (Some(r), None) => Some(vec![r]),
+            (None, Some(rs)) => Some(rs.iter().collect()),
+            (None, None) => None,
+        };
+        let rules = match names {
+            Some(ns) => Some(
+                ns.into_iter()
+                    .map(|n| crate::suppress::check_rule(n).map_err(|m| err(format!("ignore[{i}]: {m}"))))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => None,
+        };
+        globs.push(match &e.path {
+            Some(p) => Some(compile_glob(path, text, p)?.compile_matcher()),
+            None => None,
+        });
+        entries.push(IgnoreEntry {
+            kernel: e.kernel.clone(),
+            path: e.path.clone(),
+            rules,
+            reason: e.reason.clone(),
+            config: path.to_path_buf(),
+            line: at.map(|(l, _)| l),
+        });
+    }
+    Ok((entries, globs))
+}
+
+/// Front-end options for `file`: the command line's `base` over the config file's settings.
+pub fn front_options_for(base: &FrontOptions, cfg: Option<&Config>, file: &Path) -> FrontOptions {
+    let mut o = base.clone();
+    let Some(cfg) = cfg else { return o };
+    // Command-line defines win over the config's for the same name.
+    for (n, v) in &cfg.defines {
+        if !o.defines.iter().any(|(m, _)| m == n) {
+            o.defines.push((n.clone(), v.clone()));
+        }
+    }
+    o.include_dirs.extend(cfg.include_dirs.iter().cloned());
+    o.file_launch = cfg.launch_for(file);
+    o.kernel_template_values = cfg.template_args_for(file);
+    let c = &mut o.clang;
+    c.clang = c.clang.take().or_else(|| cfg.clang.clone());
+    c.cuda_path = c.cuda_path.take().or_else(|| cfg.cuda_path.clone());
+    c.arch = c.arch.take().or_else(|| cfg.arch.clone());
+    c.std = c.std.take().or_else(|| cfg.std.clone());
+    o.assume_pure.extend(cfg.assume_pure.iter().cloned());
+    o
+}
+
+/// Location of the i-th `- ` item under the top-level key `section` (`kernels:`), for errors
+/// found after parsing.
+fn entry_location(text: &str, section: &str, i: usize) -> Option<(usize, usize)> {
+    let mut in_section = false;
     let mut seen = 0;
     for (n, line) in text.lines().enumerate() {
         let t = line.trim_start();
         if !line.starts_with([' ', '\t', '-']) && !t.is_empty() && !t.starts_with('#') {
-            in_kernels = t.starts_with("kernels:");
+            in_section = t.starts_with(section);
             continue;
         }
-        if in_kernels && t.starts_with("- ") {
+        if in_section && t.starts_with("- ") {
             if seen == i {
                 return Some((n + 1, line.len() - t.len() + 1));
             }
@@ -548,5 +759,25 @@ mod tests {
         assert_eq!(e.line_col, Some((2, 3)), "{e}");
         let e = parse("exclude: ['a/[b']\n").unwrap_err();
         assert_eq!(e.line_col.map(|l| l.0), Some(1), "{e}");
+        let e = parse("kernels: []\nignore:\n  - kernel: k\n  - rules: [race]\n").unwrap_err();
+        assert_eq!(e.line_col, Some((4, 3)), "{e}");
+        assert!(e.message.contains("needs a `kernel` or a `path`"), "{e}");
+        let e = parse("ignore:\n  - kernel: k\n    rule: rase\n").unwrap_err();
+        assert!(e.message.contains("unknown rule `rase`"), "{e}");
+    }
+
+    #[test]
+    fn ignore_entries_match_kernels_paths_and_rules() {
+        let c = parse("ignore:\n  - kernel: k\n    rule: divergence\n  - path: 'legacy/**'\n    reason: old code\n")
+            .unwrap();
+        let here = c.ignores_for(Path::new("/p/src/a.cu"));
+        assert_eq!(here.len(), 1);
+        assert_eq!(here[0].rules, Some(vec!["barrier-divergence".to_string()]));
+        assert!(here[0].covers("barrier-divergence") && !here[0].covers("race"));
+        assert_eq!(here[0].line, Some(2));
+        let legacy = c.ignores_for(Path::new("/p/legacy/x/b.cu"));
+        assert_eq!(legacy.len(), 2);
+        assert!(legacy[1].covers("race"));
+        assert_eq!(legacy[1].describe(), "/p/autosync.yaml:4: ignore path `legacy/**`");
     }
 }

@@ -1,7 +1,10 @@
-//! Text diagnostics: a defect with source snippets, each location underlined and labelled
-//! (both accesses of a race), followed by the witness; optional ANSI colour.
+//! Human and CI renderings of results: diagnostics with source snippets (drawn by
+//! `annotate-snippets`, the renderer of rustc and cargo), one line per finding (`concise`),
+//! GitHub Actions workflow commands (`github`), and what `fix` says per kernel.
 
-use crate::results::{Defect, KernelResult, Labeled, Severity, Texts};
+use crate::fix::KernelFix;
+use crate::results::{Defect, KernelResult, Severity, Texts};
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 /// Colours for the terminal (all empty when colour is off).
 #[derive(Clone, Copy, Debug)]
@@ -29,10 +32,6 @@ impl Style {
     pub fn warning(&self, s: &str) -> String {
         self.paint("1;33", s)
     }
-    /// Bold blue (gutters, line numbers).
-    pub fn gutter(&self, s: &str) -> String {
-        self.paint("1;34", s)
-    }
     /// Bold (headlines).
     pub fn bold(&self, s: &str) -> String {
         self.paint("1", s)
@@ -43,119 +42,342 @@ impl Style {
     }
 }
 
-/// Renders one defect with its snippets.
-pub fn render_defect(out: &mut String, d: &Defect, tx: &Texts, st: Style) {
-    let sev = match d.severity {
-        Severity::Error => st.error("error"),
-        Severity::Warning => st.warning("warning"),
-    };
-    out.push_str(&format!("{sev}[{}]: {}\n", d.rule, st.bold(&d.message)));
-    let mut labels: Vec<&Labeled> = d.primary.iter().chain(d.related.iter()).collect();
-    if let Some(p) = labels.first() {
-        out.push_str(&format!(
-            "  {} {}:{}:{}\n",
-            st.gutter("-->"),
-            p.location.file,
-            p.location.line,
-            p.location.column
-        ));
-    }
-    // Snippets in source order, grouped by file so a jump between files is visible.
-    labels.sort_by_key(|l| (l.location.text_index, l.location.line, l.location.column));
-    let width = labels
-        .iter()
-        .map(|l| l.location.line.to_string().len())
-        .max()
-        .unwrap_or(1);
-    let pad = " ".repeat(width);
-    if !labels.is_empty() {
-        out.push_str(&format!("  {pad} {}\n", st.gutter("|")));
-    }
-    let mut last: Option<(usize, u32)> = None;
-    for l in &labels {
-        let loc = &l.location;
-        let Some(text) = tx.line_text(loc.text_index, loc.line) else {
-            continue;
-        };
-        let here = (loc.text_index, loc.line);
-        if last.is_some_and(|(f, _)| f != loc.text_index) {
-            out.push_str(&format!("  {pad} {} {}:\n", st.gutter("::"), loc.file));
-        }
-        if last != Some(here) {
-            if last.is_some_and(|(f, n)| f == loc.text_index && loc.line > n + 1) {
-                out.push_str(&format!("  {}\n", st.gutter(&format!("{:>width$}", "..."))));
-            }
-            let num = format!("{:>width$}", loc.line);
-            out.push_str(&format!("  {} {} {text}\n", st.gutter(&num), st.gutter("|")));
-        }
-        last = Some(here);
-        let line_len = text.chars().count() as u32;
-        let start = loc.column.saturating_sub(1).min(line_len);
-        let end = if loc.end_line == loc.line {
-            loc.end_column.saturating_sub(1).min(line_len)
-        } else {
-            line_len
-        };
-        let carets = "^".repeat(end.saturating_sub(start).max(1) as usize);
-        // Keep tabs so the carets line up under tab-indented code.
-        let lead: String = text
-            .chars()
-            .take(start as usize)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        let mark = match d.severity {
-            Severity::Error => st.error(&format!("{carets} {}", l.label)),
-            Severity::Warning => st.warning(&format!("{carets} {}", l.label)),
-        };
-        out.push_str(&format!("  {pad} {} {lead}{mark}\n", st.gutter("|")));
-    }
-    for n in &d.notes {
-        out.push_str(&format!("  {pad} {} {n}\n", st.gutter("=")));
+fn level(s: Severity) -> Level<'static> {
+    match s {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
     }
 }
 
-/// Renders a `check` kernel result: a headline and every defect.
+/// Renders one defect: headline, a snippet per file with every location underlined and
+/// labelled, then its notes.
+pub fn render_defect(out: &mut String, d: &Defect, tx: &Texts, st: Style) {
+    let mut group = Group::with_title(level(d.severity).primary_title(d.message.as_str()).id(d.rule.as_str()));
+    let mut files: Vec<usize> = d.locations().map(|l| l.location.text_index).collect();
+    files.dedup();
+    let mut first = true;
+    for fi in files {
+        let Some(text) = tx.texts.get(fi) else { continue };
+        let here: Vec<_> = d.locations().filter(|l| l.location.text_index == fi).collect();
+        // Only the lines the annotations touch go to the renderer (it folds the ones between).
+        let lo = here.iter().map(|l| l.location.bytes.0 as usize).min().unwrap_or(0);
+        let hi = here.iter().map(|l| l.location.bytes.1 as usize).max().unwrap_or(0);
+        let start = text[..lo.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[hi.min(text.len())..].find('\n').map_or(text.len(), |i| hi + i);
+        let line_start = text[..start].matches('\n').count() + 1;
+        let mut snippet = Snippet::source(&text[start..end])
+            .line_start(line_start)
+            .path(here[0].location.file.as_str());
+        for l in &here {
+            let kind = if first {
+                AnnotationKind::Primary
+            } else {
+                AnnotationKind::Context
+            };
+            first = false;
+            let (a, b) = (l.location.bytes.0 as usize - start, l.location.bytes.1 as usize - start);
+            snippet = snippet.annotation(kind.span(a..b.max(a)).label(l.label.as_str()));
+        }
+        group = group.element(snippet);
+    }
+    for n in &d.notes {
+        group = group.element(Level::NOTE.message(n.as_str()));
+    }
+    let report: Vec<Group> = vec![group];
+    let renderer = if st.on { Renderer::styled() } else { Renderer::plain() };
+    out.push_str(&renderer.render(&report));
+    out.push('\n');
+}
+
+fn plural(n: usize, w: &str) -> String {
+    format!("{n} {w}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Renders a `check` kernel result: a headline, every defect, and a line per suppressed finding.
 pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
     let loc = k
         .location
         .as_ref()
         .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
         .unwrap_or_else(|| k.file.clone());
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
     let benign = k
         .defects
         .iter()
-        .filter(|d| d.rule == "benign-race" && d.severity == Severity::Warning)
+        .filter(|d| d.rule == "benign-race" && d.races.is_empty())
         .count();
-    let benign_note = if benign > 0 {
-        st.warning(&format!(" ({benign} benign race{} warned)", plural(benign)))
-    } else {
-        String::new()
-    };
-    let summary = match k.status.as_str() {
-        "clean" => format!("{}{benign_note}", st.good("clean")),
+    let mut summary = match k.status.as_str() {
+        "clean" => st.good("clean"),
         "inconclusive" => st.warning("inconclusive"),
         _ => {
             let races = k.races;
-            let race_defects = k
-                .defects
-                .iter()
-                .filter(|d| d.rule == "race" || d.rule == "benign-race")
-                .count();
-            let others = k.defects.len() - race_defects;
+            let others = k.defects.len() - benign - k.defects.iter().filter(|d| !d.races.is_empty()).count();
             let mut parts = Vec::new();
             if races > 0 {
-                parts.push(format!("{races} race{}", plural(races)));
+                parts.push(plural(races, "race"));
             }
             if others > 0 {
-                parts.push(format!("{others} other defect{}", plural(others)));
+                parts.push(plural(others, "other defect"));
             }
-            format!("{}{benign_note}", st.error(&parts.join(", ")))
+            st.error(&parts.join(", "))
         }
     };
+    if benign > 0 {
+        summary.push_str(&st.warning(&format!(" ({} warned)", plural(benign, "benign race"))));
+    }
+    if !k.suppressed.is_empty() {
+        summary.push_str(&format!(" ({} suppressed)", k.suppressed.len()));
+    }
     let mut out = format!("{loc}: kernel `{}` ({} checker): {summary}\n", k.kernel, k.checker);
     for d in &k.defects {
         render_defect(&mut out, d, tx, st);
     }
+    for d in &k.suppressed {
+        out.push_str(&suppressed_line(d));
+        out.push('\n');
+    }
     out
+}
+
+/// `k.cu:12:5: note[race]: suppressed by `// autosync: ignore[race]` at k.cu:12: data race ...`
+pub fn suppressed_line(d: &Defect) -> String {
+    let at = d
+        .primary
+        .as_ref()
+        .map(|p| format!("{}:{}:{}", p.location.file, p.location.line, p.location.column))
+        .unwrap_or_default();
+    let by = d.suppressed_by.as_ref().map(|b| b.describe()).unwrap_or_default();
+    format!("{at}: note[{}]: suppressed by {by}: {}", d.rule, d.message)
+}
+
+fn severity_word(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// One line per defect: `file:line:col: error[rule]: message`.
+pub fn concise(k: &KernelResult) -> String {
+    let mut out = String::new();
+    for d in &k.defects {
+        let at = match &d.primary {
+            Some(p) => format!("{}:{}:{}", p.location.file, p.location.line, p.location.column),
+            None => k.file.clone(),
+        };
+        out.push_str(&format!(
+            "{at}: {}[{}]: {}\n",
+            severity_word(d.severity),
+            d.rule,
+            d.message
+        ));
+    }
+    out
+}
+
+/// Escapes the message of a workflow command.
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a property value of a workflow command.
+fn gh_prop(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One GitHub Actions workflow command: `::error file=F,line=L,col=C,endLine=E,endColumn=X,title=T::message`.
+pub fn github_line(level: &str, file: &str, at: Option<(u32, u32, u32, u32)>, rule: &str, message: &str) -> String {
+    let mut props = vec![format!("file={}", gh_prop(file))];
+    if let Some((line, col, end_line, end_col)) = at {
+        props.push(format!("line={line}"));
+        props.push(format!("col={col}"));
+        props.push(format!("endLine={end_line}"));
+        if end_line == line {
+            props.push(format!("endColumn={end_col}"));
+        }
+    }
+    props.push(format!("title={}", gh_prop(&format!("autosync {rule}"))));
+    format!("::{level} {}::{}\n", props.join(","), gh_data(message))
+}
+
+fn github_defect(d: &Defect, file: &str) -> String {
+    let at = d.primary.as_ref().map(|p| {
+        (
+            p.location.line,
+            p.location.column,
+            p.location.end_line,
+            p.location.end_column,
+        )
+    });
+    let path = d.primary.as_ref().map_or(file, |p| p.location.file.as_str());
+    let mut message = d.message.clone();
+    for n in &d.notes {
+        message.push('\n');
+        message.push_str(n);
+    }
+    github_line(severity_word(d.severity), path, at, &d.rule, &message)
+}
+
+/// `check --format github`: an annotation per defect.
+pub fn github_check(k: &KernelResult) -> String {
+    k.defects.iter().map(|d| github_defect(d, &k.file)).collect()
+}
+
+/// `fix --format github`: where a barrier goes (an error when the run only looked, a notice
+/// when it wrote the file), and the defects of kernels it could not fix.
+pub fn github_fix(k: &KernelResult, dry: bool) -> String {
+    let mut out = String::new();
+    for b in &k.barriers {
+        let stmt = b.text.lines().next().unwrap_or_default();
+        let what = if b.covers.is_empty() {
+            b.shares.join(", ")
+        } else {
+            b.covers.join(", ")
+        };
+        let (level, verb) = if dry {
+            ("error", "missing barrier: `autosync fix` inserts")
+        } else {
+            ("notice", "autosync inserted")
+        };
+        out.push_str(&github_line(
+            level,
+            &k.file,
+            Some((b.original_line, 1, b.original_line, 1)),
+            "missing-barrier",
+            &format!("{verb} `{stmt}` before this line (orders races {what})"),
+        ));
+    }
+    if matches!(k.status.as_str(), "unfixable" | "inconclusive" | "partial") {
+        for d in &k.defects {
+            out.push_str(&github_defect(d, &k.file));
+        }
+        for r in &k.reasons {
+            out.push_str(&github_line(
+                "error",
+                &k.file,
+                k.location.as_ref().map(|l| (l.line, l.column, l.line, l.column)),
+                &k.status,
+                &format!("kernel `{}` is {}: {r}", k.kernel, k.status),
+            ));
+        }
+    }
+    out
+}
+
+/// A cost with at most 4 decimals (`100`, `0.5`, `0.0833`).
+fn fmt_cost(c: f64) -> String {
+    let s = format!("{c:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A named barrier's ID(s) and count as the text says them: `ID 1, 64 threads`.
+fn named_words(b: &crate::results::Barrier) -> String {
+    if b.kind != "named" {
+        return String::new();
+    }
+    let ids = match (b.ids.first(), b.ids.last()) {
+        (Some(a), Some(z)) if a != z => format!("IDs {a}-{z}"),
+        _ => format!("ID {}", b.id),
+    };
+    match b.count {
+        Some(n) => format!("{ids}, {n} threads, "),
+        None => format!("{ids}, "),
+    }
+}
+
+/// The stderr lines `fix` prints for one kernel in text mode.
+pub fn fix_messages(out: &mut Vec<String>, file: &str, k: &KernelFix, kr: &KernelResult, dry: bool, stats: bool) {
+    let verb = if dry { "would insert" } else { "inserted" };
+    for b in &kr.barriers {
+        let mut what = Vec::new();
+        if !b.covers.is_empty() {
+            what.push(format!(
+                "removes {}: {}",
+                plural(b.covers.len(), "race"),
+                b.covers.join(", ")
+            ));
+        }
+        if !b.shares.is_empty() {
+            let lines: Vec<String> = b.shared_with.iter().map(u32::to_string).collect();
+            let s = if lines.len() == 1 { "" } else { "s" };
+            what.push(format!(
+                "orders {} together with the barrier{s} at line{s} {}",
+                b.shares.join(", "),
+                lines.join(", ")
+            ));
+        }
+        let what = if what.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", what.join("; "))
+        };
+        out.push(format!(
+            "{file}:{}: {verb} {} ({}cost {}{what})",
+            b.line,
+            b.text.lines().next().unwrap_or_default().trim_end_matches(';'),
+            named_words(b),
+            fmt_cost(b.cost)
+        ));
+    }
+    for n in &k.notes {
+        out.push(format!("{file}: kernel `{}`: note: {n}", k.kernel));
+    }
+    if let Some(m) = &k.minimized {
+        let verb = if dry { "would remove" } else { "removed" };
+        for l in &m.removed_lines {
+            out.push(format!(
+                "{file}:{l}: {verb} __syncthreads() (not needed by the cheaper placement)"
+            ));
+        }
+        out.push(format!(
+            "{file}: kernel `{}`: barrier cost {} -> {}",
+            k.kernel,
+            fmt_cost(m.old_cost),
+            fmt_cost(m.new_cost)
+        ));
+    }
+    if k.status == "unfixable" || k.status == "inconclusive" {
+        out.push(format!(
+            "{file}: kernel `{}` is {}; nothing written",
+            k.kernel, k.status
+        ));
+        for r in &kr.reasons {
+            out.push(format!("  {r}"));
+        }
+    }
+    if k.status == "partial" {
+        let n = kr.reasons.len();
+        out.push(format!(
+            "{file}: kernel `{}`: {} the barriers that fix what barriers can; {} remain{}:",
+            k.kernel,
+            if dry { "would write" } else { "wrote" },
+            plural(n, "race"),
+            if n == 1 { "s" } else { "" }
+        ));
+        for r in &kr.reasons {
+            out.push(format!("  {r}"));
+        }
+    }
+    for d in &kr.suppressed {
+        out.push(suppressed_line(d));
+    }
+    if stats {
+        out.push(format!(
+            "{file}: kernel `{}`: {} oracle calls, {} MaxSAT calls, {} rounds, {:.1} ms",
+            k.kernel, k.stats.oracle_calls, k.stats.maxsat_calls, k.stats.rounds, k.stats.millis
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_commands_escape_properties_and_data() {
+        let l = github_line("error", "a,b:c.cu", Some((3, 5, 3, 9)), "race", "50% done\nnext");
+        assert_eq!(
+            l,
+            "::error file=a%2Cb%3Ac.cu,line=3,col=5,endLine=3,endColumn=9,title=autosync race::50%25 done%0Anext\n"
+        );
+    }
 }

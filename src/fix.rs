@@ -5,6 +5,8 @@
 
 use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
+use crate::results::Texts;
+use crate::suppress::Suppressions;
 use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
@@ -12,9 +14,10 @@ use autosync_oracle::report::{Race, Report};
 use autosync_oracle::tree::LabelTree;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Which synthesis strategy to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Strategy {
     /// Weighted MaxSAT over the label tree, refined by the oracle.
     Maxsat,
@@ -33,6 +36,8 @@ pub struct FixOptions {
     pub annotate: bool,
     /// Also propose removing the author's barriers when a verified cheaper placement exists.
     pub minimize: bool,
+    /// autosync.yaml `ignore:` entries that apply to the file.
+    pub ignore: Vec<crate::config::IgnoreEntry>,
 }
 
 /// `autosync fix` with no flags (see `workflow::fix_options`), except that there is no
@@ -45,6 +50,7 @@ impl Default for FixOptions {
             strategy: Strategy::Maxsat,
             annotate: false,
             minimize: false,
+            ignore: vec![],
         }
     }
 }
@@ -73,9 +79,12 @@ pub struct KernelFix {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// The checker's report on the input, when synthesis ran one (machine outputs locate the
-    /// defects from it instead of checking the kernel again).
+    /// defects from it instead of checking the kernel again); suppressed findings removed.
     #[serde(skip)]
     pub initial: Option<Report>,
+    /// The suppressed findings of that report.
+    #[serde(skip)]
+    pub suppressed: Report,
 }
 
 /// What `--minimize` changed in a kernel.
@@ -90,16 +99,80 @@ pub struct MinimizedJson {
 }
 
 /// An inserted barrier, for reports.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct BarrierJson {
     /// 1-based line in the patched file.
     pub line: u32,
+    /// 1-based line of the original file it is inserted before.
+    pub original_line: u32,
     /// The inserted statement.
     pub text: String,
     /// Cost under the cost model.
     pub cost: f64,
-    /// Races it separates, as `a↔b` line pairs.
+    /// Races only this barrier orders (removing it brings them back), as `a↔b` line pairs.
     pub covers: Vec<String>,
+    /// Races it orders only together with other inserted barriers of the kernel.
+    pub shares: Vec<String>,
+    /// Indexes into the initial report's races of every race it orders.
+    #[serde(skip)]
+    pub covers_races: Vec<usize>,
+    /// Named barriers: IDs, count and whether it is an arrive.
+    #[serde(skip)]
+    pub named: Option<NamedInfo>,
+    /// Byte offset in the original text where it goes (text order of the barriers).
+    #[serde(skip)]
+    pub at: u32,
+}
+
+/// What a named barrier is, for reports (the text output and JSON agree on it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedInfo {
+    /// IDs it uses (several when the ID cycles with a loop counter).
+    pub ids: Vec<u32>,
+    /// Participating threads.
+    pub count: u32,
+    /// `bar.arrive` rather than `bar.sync`.
+    pub arrive: bool,
+}
+
+impl BarrierJson {
+    /// A barrier ordering the races `covers` (indexes into the initial report's races), before
+    /// its lines are known.
+    fn new(k: &Kernel, pos: autosync_oracle::tree::Position, text: &str, cost: f64, covers: &[usize]) -> BarrierJson {
+        BarrierJson {
+            at: position_offset(k, pos),
+            text: text.to_string(),
+            cost,
+            covers_races: covers.to_vec(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Splits each barrier's races into those it alone orders (`covers`) and those other
+/// barriers order with it (`shares`), as deduplicated line pairs.
+fn attribute(k: &Kernel, races: &[Race], barriers: &mut [BarrierJson]) {
+    let mut count = vec![0usize; races.len()];
+    for b in barriers.iter() {
+        for &i in &b.covers_races {
+            if let Some(c) = count.get_mut(i) {
+                *c += 1;
+            }
+        }
+    }
+    for b in barriers.iter_mut() {
+        let (mut alone, mut shared) = (Vec::new(), Vec::new());
+        for &i in &b.covers_races {
+            let Some(r) = races.get(i) else { continue };
+            let pair = race_pair(k, r);
+            let list = if count[i] == 1 { &mut alone } else { &mut shared };
+            if !list.contains(&pair) {
+                list.push(pair);
+            }
+        }
+        b.covers = alone;
+        b.shares = shared;
+    }
 }
 
 /// Counters.
@@ -132,6 +205,9 @@ pub struct FileFix {
     /// The text as read (to detect changes on disk before writing).
     #[serde(skip)]
     pub original: String,
+    /// The lowered input (texts and kernels, to locate what the reports name).
+    #[serde(skip)]
+    pub unit: Option<front::SourceUnit>,
 }
 
 /// Why a file could not be processed.
@@ -152,7 +228,7 @@ fn race_pair(k: &Kernel, r: &Race) -> String {
 impl KernelFix {
     /// A "clean" result carrying what every synthesis outcome reports: its statistics, the
     /// input's races and the checker's report on the input. Outcomes override the rest.
-    fn from_synthesis(k: &Kernel, stats: &block::SynthStats, initial: &Report) -> KernelFix {
+    fn from_synthesis(k: &Kernel, stats: &block::SynthStats, initial: &Report, suppressed: &Report) -> KernelFix {
         KernelFix {
             kernel: k.name.clone(),
             status: "clean",
@@ -169,6 +245,7 @@ impl KernelFix {
             minimized: None,
             notes: vec![],
             initial: Some(initial.clone()),
+            suppressed: suppressed.clone(),
         }
     }
 }
@@ -176,7 +253,38 @@ impl KernelFix {
 /// Synthesizes barriers for every kernel of a file and prepares the patched text.
 pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Result<FileFix, FixError> {
     let unit = front::load(path, front_opts).map_err(FixError::Front)?;
+    fix_unit(path, unit, front_opts, opts)
+}
+
+/// [`fix_file`] on text that is not read from `path` (standard input); `path` names it in
+/// messages and anchors includes.
+pub fn fix_text(path: &Path, text: &str, front_opts: &FrontOptions, opts: &FixOptions) -> Result<FileFix, FixError> {
+    let unit = front::lower_text(path, text, front_opts).map_err(FixError::Front)?;
+    fix_unit(path, unit, front_opts, opts)
+}
+
+/// The suppressions of a lowered file under `opts`.
+pub fn suppressions(unit: &front::SourceUnit, opts: &FixOptions) -> Suppressions {
+    Suppressions::new(&unit.texts, opts.ignore.clone())
+}
+
+fn fix_unit(
+    path: &Path,
+    unit: front::SourceUnit,
+    front_opts: &FrontOptions,
+    opts: &FixOptions,
+) -> Result<FileFix, FixError> {
     let original = unit.texts.first().cloned().unwrap_or_default();
+    let sup = Arc::new(suppressions(&unit, opts));
+    let opts = &FixOptions {
+        synth: SynthOptions {
+            suppress: (!sup.is_empty()).then(|| sup.clone()),
+            ..opts.synth.clone()
+        },
+        ..opts.clone()
+    };
+    let texts = unit.texts.clone();
+    let tx = Texts { texts: &texts };
     let mut all_inserts: Vec<(usize, Insertion)> = Vec::new();
     let mut all_removals: Vec<autosync_oracle::ir::Span> = Vec::new();
     let mut kernels = Vec::new();
@@ -189,13 +297,16 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     for (ki, k) in unit.kernels.iter().enumerate() {
         if crate::check::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
-            let (kf, ins) = named_fix(k, &unit.helpers[ki], opts, None);
+            let (kf, ins) = named_fix(&tx, k, &unit.helpers[ki], opts, None);
             all_ok &= matches!(kf.status, "fixed" | "clean");
             all_inserts.extend(ins.into_iter().map(|i| (ki, i)));
             kernels.push(kf);
             continue;
         }
-        if opts.minimize && opts.strategy == Strategy::Maxsat {
+        // A suppressed race may be real; never let --minimize drop an author's barrier that a
+        // suppression might be hiding the need for.
+        if opts.minimize && opts.strategy == Strategy::Maxsat && !sup.may_apply_to(k) {
+            let t0 = std::time::Instant::now();
             if let Some(m) = block::minimize(k, &opts.synth) {
                 let tree = LabelTree::new(k);
                 for l in &m.remove {
@@ -217,17 +328,13 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     barriers: m
                         .insert
                         .iter()
-                        .map(|b| BarrierJson {
-                            line: 0,
-                            text: "__syncthreads();".into(),
-                            cost: b.cost,
-                            covers: vec![],
-                        })
+                        .map(|b| BarrierJson::new(k, b.pos, "__syncthreads();", b.cost, &[]))
                         .collect(),
                     cost: m.new_cost,
                     reasons: vec![],
                     stats: StatsJson {
                         oracle_calls: m.oracle_calls,
+                        millis: t0.elapsed().as_secs_f64() * 1000.0,
                         ..Default::default()
                     },
                     races: vec![],
@@ -238,6 +345,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                     }),
                     notes: vec![],
                     initial: None,
+                    suppressed: Report::default(),
                 });
                 continue;
             }
@@ -246,28 +354,32 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
             Strategy::Maxsat => block::synthesize(k, &opts.synth),
             Strategy::Naive => block::synthesize_naive(k, &opts.synth),
         };
-        let base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial);
+        let mut base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
+        if opts.minimize && sup.may_apply_to(k) {
+            base.notes
+                .push("--minimize keeps the kernel's own barriers: a suppression applies to it".into());
+        }
         // The block-wide placement's report entry and insertions.
         let block_fix = |barriers: &[Placed], cost: f64, base: KernelFix| {
+            let mut records: Vec<BarrierJson> = barriers
+                .iter()
+                .map(|b| BarrierJson::new(k, b.pos, "__syncthreads();", b.cost, &b.covers))
+                .collect();
+            attribute(k, &syn.initial.races, &mut records);
             let inserts: Vec<Insertion> = barriers
                 .iter()
-                .map(|b| Insertion {
+                .zip(&records)
+                .map(|(b, r)| Insertion {
                     pos: b.pos,
                     text: BarrierText::SyncThreads,
-                    comment: opts.annotate.then(|| annotation(k, &syn.initial.races, b)),
+                    comment: opts
+                        .annotate
+                        .then(|| annotation(&tx, k, &syn.initial.races, r, "orders")),
                 })
                 .collect();
             let kf = KernelFix {
                 status: "fixed",
-                barriers: barriers
-                    .iter()
-                    .map(|b| BarrierJson {
-                        line: 0,
-                        text: "__syncthreads();".into(),
-                        cost: b.cost,
-                        covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
-                    })
-                    .collect(),
+                barriers: records,
                 cost,
                 ..base
             };
@@ -287,7 +399,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 // Named barriers may order what `__syncthreads` cannot; else write what block-wide
                 // barriers fix and report the rest.
                 let named =
-                    role_races(&unfixable).then(|| named_fallback(k, &unit.helpers[ki], opts, &base, &unfixable));
+                    role_races(&unfixable).then(|| named_fallback(&tx, k, &unit.helpers[ki], opts, &base, &unfixable));
                 match named {
                     Some((kf, ins, reasons)) if kf.status == "fixed" => {
                         fallback.push((ki, reasons));
@@ -303,7 +415,9 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                 }
             }
             Outcome::Unfixable(why) if role_races(&why) => {
-                let (kf, ins, reasons) = named_fallback(k, &unit.helpers[ki], opts, &base, &why);
+                // Races inside warp-role branches: sub-block barriers or producer/consumer
+                // channels may order them where `__syncthreads` would diverge.
+                let (kf, ins, reasons) = named_fallback(&tx, k, &unit.helpers[ki], opts, &base, &why);
                 if kf.status == "fixed" {
                     fallback.push((ki, reasons));
                 }
@@ -337,24 +451,50 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
         diff: String::new(),
         patched: None,
         original: original.clone(),
+        unit: None,
     };
     if !all_ok || (all_inserts.is_empty() && all_removals.is_empty()) {
+        result.unit = Some(unit);
         return Ok(result);
     }
-    // One plan per kernel; kernels occupy disjoint text, so their edits merge.
-    let mut edits = Vec::new();
+    // One plan per source function: kernels occupy disjoint text, except the instantiations
+    // of one kernel template, whose insertions go into one plan of the first of them (a
+    // barrier written into a template body applies to every instantiation).
+    let mut edits: Vec<emit::Edit> = Vec::new();
+    let mut planned: Vec<usize> = Vec::new();
     for (ki, k) in unit.kernels.iter().enumerate() {
-        let ins: Vec<Insertion> = all_inserts
-            .iter()
-            .filter(|(i, _)| *i == ki)
-            .map(|(_, x)| x.clone())
-            .collect();
-        if ins.is_empty() {
+        if planned.contains(&ki) {
             continue;
         }
-        let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
-        edits.extend(fix.edits);
+        let group: Vec<usize> = (ki..unit.kernels.len())
+            .filter(|&j| unit.kernels[j].span == k.span)
+            .collect();
+        planned.extend(&group);
+        let mut ins: Vec<Insertion> = Vec::new();
+        let mut separate: Vec<(usize, Insertion)> = Vec::new();
+        for (i, x) in all_inserts.iter().filter(|(i, _)| group.contains(i)) {
+            match same_position(&unit.kernels[*i], k, x.pos) {
+                Some(pos) => {
+                    let x = Insertion { pos, ..x.clone() };
+                    if !ins.iter().any(|y| y.pos == x.pos && y.text == x.text) {
+                        ins.push(x);
+                    }
+                }
+                None => separate.push((*i, x.clone())),
+            }
+        }
+        if !ins.is_empty() {
+            let fix = emit::plan(k, &original, &ins).map_err(|e| FixError::Emit(e.to_string()))?;
+            edits.extend(fix.edits);
+        }
+        // A position only one instantiation has (a discarded `if constexpr` branch): its own
+        // plan; identical edits merge below, and the patched text is verified for all.
+        for (i, x) in separate {
+            let fix = emit::plan(&unit.kernels[i], &original, &[x]).map_err(|e| FixError::Emit(e.to_string()))?;
+            edits.extend(fix.edits);
+        }
     }
+    edits.dedup();
     for span in all_removals {
         edits.push(emit::removal(&original, span).map_err(|e| FixError::Emit(e.to_string()))?);
     }
@@ -362,7 +502,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     edits.sort_by_key(|e| (e.offset, e.delete));
     let fix = emit::Fix { edits };
     let patched = emit::apply(&original, &fix);
-    if let Err((ki, e)) = verify_patched(path, &patched, front_opts, &opts.synth, &partial) {
+    if let Err((ki, e)) = verify_patched(path, &patched, front_opts, opts, &partial) {
         match fallback.iter().find(|(i, _)| Some(*i) == ki) {
             Some((i, reasons)) => {
                 // The named checker verified the placement; the SDV checker, which `check` uses
@@ -378,6 +518,7 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
                      under conditions on values it cannot rule out"
                         .into(),
                 );
+                result.unit = Some(unit);
                 return Ok(result);
             }
             None => return Err(e),
@@ -385,14 +526,40 @@ pub fn fix_file(path: &Path, front_opts: &FrontOptions, opts: &FixOptions) -> Re
     }
     fill_lines(&mut result, &patched, &original);
     result.changed = patched != original;
-    result.diff = emit::unified_diff(&path.display().to_string(), &original, &patched);
+    result.diff = emit::unified_diff(path, &original, &patched);
     result.patched = Some(patched);
+    result.unit = Some(unit);
     Ok(result)
+}
+
+/// The position of `to` at the same place of the source as `pos` of `from` (instantiations of
+/// one kernel template share their statements' spans).
+fn same_position(
+    from: &Kernel,
+    to: &Kernel,
+    pos: autosync_oracle::tree::Position,
+) -> Option<autosync_oracle::tree::Position> {
+    use autosync_oracle::tree::Position;
+    if std::ptr::eq(from, to) {
+        return Some(pos);
+    }
+    let span = LabelTree::new(from).get(pos.label()).span;
+    let tree = LabelTree::new(to);
+    autosync_oracle::tree::candidate_positions(to)
+        .into_iter()
+        .rev()
+        .filter(|p| std::mem::discriminant(p) == std::mem::discriminant(&pos))
+        .find(|p| tree.get(p.label()).span == span)
+        .map(|p| match p {
+            Position::After(l) => Position::After(l),
+            Position::BlockStart(l) => Position::BlockStart(l),
+        })
 }
 
 /// Named-barrier synthesis for a kernel whose races block-wide barriers cannot all order (they
 /// sit in warp-role branches): its report entry, insertions, and block synthesis' reasons.
 fn named_fallback(
+    tx: &Texts,
     k: &Kernel,
     helpers: &[BarrierHelper],
     opts: &FixOptions,
@@ -400,12 +567,13 @@ fn named_fallback(
     why: &[Unfixable],
 ) -> (KernelFix, Vec<Insertion>, Vec<String>) {
     let block_reasons: Vec<String> = why.iter().map(|u| describe_remaining(k, u)).collect();
-    let (mut kf, ins) = named_fix(k, helpers, opts, Some(block_reasons.clone()));
+    let (mut kf, ins) = named_fix(tx, k, helpers, opts, Some(block_reasons.clone()));
     if kf.status == "clean" {
         // `check` still reports the SDV checker's races; fixing cannot change that.
         kf.status = "unfixable";
         kf.races = base.races.clone();
         kf.initial = base.initial.clone();
+        kf.suppressed = base.suppressed.clone();
         kf.reasons = block_reasons.clone();
         kf.notes.push(
             "the named-barrier checker finds none of these races (`autosync check --oracle named`): \
@@ -429,6 +597,7 @@ fn only_role_divergence(why: &[Unfixable]) -> bool {
 /// `helpers` are the file's barrier helpers (inserted barriers are written through them);
 /// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
 fn named_fix(
+    tx: &Texts,
     k: &Kernel,
     helpers: &[BarrierHelper],
     opts: &FixOptions,
@@ -436,7 +605,7 @@ fn named_fix(
 ) -> (KernelFix, Vec<Insertion>) {
     let syn = named::synthesize(k, &opts.synth);
     let emission = named::style::emission_for(k, helpers, &opts.synth.named);
-    let mut kf = KernelFix::from_synthesis(k, &syn.stats, &syn.initial);
+    let mut kf = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
     let mut inserts = Vec::new();
     match syn.outcome {
         NamedOutcome::AlreadyClean => {}
@@ -452,18 +621,30 @@ fn named_fix(
                 })
                 .collect();
             kf.notes.extend(emission.fallback_note(&kinds));
-            for b in &barriers {
-                let text = match (b.kind, &b.guard) {
+            let texts: Vec<BarrierText> = barriers
+                .iter()
+                .map(|b| match (b.kind, &b.guard) {
                     (NamedKind::SyncThreads, None) => BarrierText::SyncThreads,
                     _ => BarrierText::Custom(b.text_in(&emission)),
+                })
+                .collect();
+            for (b, text) in barriers.iter().zip(&texts) {
+                let mut rec = BarrierJson::new(k, b.pos, text.text(), b.cost, &b.covers);
+                rec.named = match b.kind {
+                    NamedKind::SyncThreads => None,
+                    NamedKind::Sync { count, .. } | NamedKind::Arrive { count, .. } => Some(NamedInfo {
+                        ids: b.ids(),
+                        count,
+                        arrive: matches!(b.kind, NamedKind::Arrive { .. }),
+                    }),
                 };
-                let comment = opts.annotate.then(|| named_annotation(k, &syn.initial.races, b));
-                kf.barriers.push(BarrierJson {
-                    line: 0,
-                    text: text.text().to_string(),
-                    cost: b.cost,
-                    covers: b.covers.iter().map(|&i| race_pair(k, &syn.initial.races[i])).collect(),
-                });
+                kf.barriers.push(rec);
+            }
+            attribute(k, &syn.initial.races, &mut kf.barriers);
+            for ((b, text), rec) in barriers.iter().zip(texts).zip(&kf.barriers) {
+                let comment = opts
+                    .annotate
+                    .then(|| annotation(tx, k, &syn.initial.races, rec, &named_what(b)));
                 inserts.push(Insertion {
                     pos: b.pos,
                     text,
@@ -486,33 +667,35 @@ fn named_fix(
     (kf, inserts)
 }
 
-fn named_annotation(k: &Kernel, races: &[Race], b: &named::NamedPlaced) -> String {
-    let pairs: Vec<String> = b.covers.iter().map(|&i| race_pair(k, &races[i])).collect();
-    let arrays: std::collections::BTreeSet<&str> = b
-        .covers
-        .iter()
-        .map(|&i| k.array(races[i].array).name.as_str())
-        .collect();
+/// What a named barrier does, for its `--annotate` comment.
+fn named_what(b: &named::NamedPlaced) -> String {
     let ids = b.ids();
     let ids = match (ids.first(), ids.last()) {
         (Some(a), Some(z)) if a != z => format!("s {a}-{z}"),
         (Some(a), _) => format!(" {a}"),
         _ => String::new(),
     };
-    let what = match b.kind {
+    match b.kind {
         NamedKind::SyncThreads => "block barrier orders".to_string(),
         _ if b.channel && ids.starts_with('s') => format!("channel{ids} order"),
         _ if b.channel => format!("channel{ids} orders"),
         _ => format!("sub-block barrier{ids} orders"),
-    };
-    format!(
-        "autosync: {what} {} (lines {})",
-        arrays.into_iter().collect::<Vec<_>>().join(", "),
-        pairs.join(", ")
-    )
+    }
 }
 
-/// Finds the line of each inserted barrier in the patched text (the inserted lines in order).
+/// The byte offset in the original text where a barrier at `pos` goes (orders barriers).
+fn position_offset(k: &Kernel, pos: autosync_oracle::tree::Position) -> u32 {
+    let tree = LabelTree::new(k);
+    let info = tree.get(pos.label());
+    match pos {
+        autosync_oracle::tree::Position::BlockStart(_) => info.span.lo,
+        _ => info.span.hi,
+    }
+}
+
+/// Finds the line of each inserted barrier in the patched text: the inserted barrier lines in
+/// text order, matched to the barriers ordered by where they go; and the original line each is
+/// inserted before.
 fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
     let diff = similar::TextDiff::from_lines(original, patched);
     // Barriers written through the kernel's own helpers carry none of the keywords below.
@@ -521,41 +704,53 @@ fn fill_lines(result: &mut FileFix, patched: &str, original: &str) {
         .iter()
         .flat_map(|k| k.barriers.iter().map(|b| b.text.clone()))
         .collect();
-    let mut inserted: Vec<u32> = Vec::new();
-    for op in diff.ops() {
-        for change in diff.iter_changes(op) {
-            if change.tag() == similar::ChangeTag::Insert {
-                if let Some(i) = change.new_index() {
-                    let v = change.value();
-                    let own = |t: &str| !t.is_empty() && v.contains(t.trim_end_matches(';'));
-                    if v.contains("__syncthreads")
-                        || v.contains("bar.")
-                        || v.contains("NamedBarrier::")
-                        || barrier_texts.iter().any(|t| own(t))
-                    {
-                        inserted.push(i as u32 + 1);
-                    }
-                }
-            }
+    let mut inserted: Vec<(u32, u32)> = Vec::new();
+    let mut next_old = 1u32;
+    for change in diff.iter_all_changes() {
+        if let Some(o) = change.old_index() {
+            next_old = o as u32 + 2;
+        }
+        if change.tag() != similar::ChangeTag::Insert {
+            continue;
+        }
+        let (Some(i), v) = (change.new_index(), change.value()) else {
+            continue;
+        };
+        let own = |t: &str| !t.is_empty() && v.contains(t.trim_end_matches(';'));
+        if v.contains("__syncthreads")
+            || v.contains("bar.")
+            || v.contains("NamedBarrier::")
+            || barrier_texts.iter().any(|t| own(t))
+        {
+            inserted.push((i as u32 + 1, next_old));
         }
     }
-    let mut it = inserted.into_iter();
-    for k in &mut result.kernels {
-        for b in &mut k.barriers {
-            b.line = it.next().unwrap_or(0);
+    // Instantiations of one kernel template insert the same barrier once: one line for all.
+    let mut places: Vec<(u32, String)> = result
+        .kernels
+        .iter()
+        .flat_map(|k| k.barriers.iter().map(|b| (b.at, b.text.clone())))
+        .collect();
+    places.sort();
+    places.dedup();
+    for ((at, text), (line, before)) in places.into_iter().zip(inserted) {
+        for b in result.kernels.iter_mut().flat_map(|k| k.barriers.iter_mut()) {
+            if b.at == at && b.text == text {
+                b.line = line;
+                b.original_line = before;
+            }
         }
     }
 }
 
 /// Lowers the patched text again and checks it as `check` would: emission must have put every
-/// barrier where the IR said, and the result must be race-free — except, in the kernels of
-/// `partial`, for races no barrier can remove. An error names the index of the kernel that
-/// failed, if one did.
+/// barrier where the IR said, and the result must be race-free. An error names the index of the
+/// kernel that failed, if one did.
 fn verify_patched(
     path: &Path,
     patched: &str,
     front_opts: &FrontOptions,
-    synth: &SynthOptions,
+    opts: &FixOptions,
     partial: &[usize],
 ) -> Result<(), (Option<usize>, FixError)> {
     let unit = front::lower_text(path, patched, front_opts).map_err(|e| {
@@ -564,15 +759,18 @@ fn verify_patched(
             FixError::Verification(format!("the patched file does not lower: {}", e.message)),
         )
     })?;
+    // The suppressions as the patched text has them (its lines moved).
+    let sup = suppressions(&unit, opts);
     for (ki, k) in unit.kernels.iter().enumerate() {
         let fail = |e: FixError| (Some(ki), e);
         let (r, _) = crate::check::check_kernel_within(
             k,
             crate::check::OracleChoice::Auto,
-            synth.timeout_ms,
+            opts.synth.timeout_ms,
             None,
-            synth.strict,
+            opts.synth.strict,
         );
+        let r = sup.keep(k, r);
         if !r.is_clean() && r.divergences.is_empty() && r.sync_defects.is_empty() && r.races.iter().all(|x| x.assumed) {
             return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text could not be re-verified within the solver budget (raise --timeout)",
@@ -584,7 +782,7 @@ fn verify_patched(
             && r.sync_defects.is_empty()
             && r.inconclusive.is_empty()
             && r.races.iter().all(|x| !x.assumed)
-            && block::all_unfixable(k, &r.races, synth);
+            && block::all_unfixable(k, &r.races, &opts.synth);
         if !r.is_clean() && !only_unfixable {
             return Err(fail(FixError::Verification(format!(
                 "kernel `{}`: the patched text does not verify ({} races)",
@@ -596,19 +794,24 @@ fn verify_patched(
     Ok(())
 }
 
-fn annotation(k: &Kernel, races: &[Race], b: &Placed) -> String {
-    let pairs: Vec<String> = b.covers.iter().map(|&i| race_pair(k, &races[i])).collect();
-    let arrays: std::collections::BTreeSet<&str> = b
-        .covers
+/// The `--annotate` comment of a barrier: one short line naming the arrays and races it
+/// orders (those it alone orders, else those it shares).
+fn annotation(tx: &Texts, k: &Kernel, races: &[Race], b: &BarrierJson, what: &str) -> String {
+    let pairs = if b.covers.is_empty() { &b.shares } else { &b.covers };
+    let mut arrays: Vec<String> = b
+        .covers_races
         .iter()
-        .map(|&i| k.array(races[i].array).name.as_str())
+        .filter_map(|&i| races.get(i))
+        .flat_map(|r| crate::findings::race_names(tx, k, r))
         .collect();
-    format!(
-        "autosync: orders {} on {} (lines {})",
-        if pairs.len() == 1 { "1 race" } else { "races" },
-        arrays.into_iter().collect::<Vec<_>>().join(", "),
-        pairs.join(", ")
-    )
+    arrays.sort_unstable();
+    arrays.dedup();
+    let lines = if pairs.len() <= 2 {
+        format!("lines {}", pairs.join(", "))
+    } else {
+        format!("{} races", pairs.len())
+    };
+    format!("autosync: {what} {} ({lines})", arrays.join(", "))
 }
 
 /// An unfixable cause in words, with the race's witness and, when the witness needs particular
@@ -616,7 +819,7 @@ fn annotation(k: &Kernel, races: &[Race], b: &Placed) -> String {
 pub fn describe_remaining(k: &Kernel, u: &Unfixable) -> String {
     let mut s = describe_unfixable(k, u);
     if let Some(r) = u.race() {
-        if let Some(w) = crate::results::witness_text(&r.witness) {
+        if let Some(w) = crate::findings::witness_words(r) {
             s.push_str(&format!(" ({w})"));
         }
         if let Some(h) = parameter_hint(k, r) {

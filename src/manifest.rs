@@ -26,9 +26,16 @@ pub struct Entry {
     /// Concrete scalar parameters.
     #[serde(default)]
     pub params: BTreeMap<String, i64>,
-    /// `-D` definitions.
+    /// `-D` macro definitions.
     #[serde(default)]
     pub defines: BTreeMap<String, serde_yaml_ng::Value>,
+    /// `--define` values of template parameters (for a kernel template the file never
+    /// instantiates).
+    #[serde(default)]
+    pub template_values: BTreeMap<String, serde_yaml_ng::Value>,
+    /// `-I` directories, relative to `corpus/`.
+    #[serde(default)]
+    pub include_dirs: Vec<String>,
     /// What the kernel exercises.
     #[serde(default)]
     pub notes: String,
@@ -57,6 +64,10 @@ pub struct CheckExpect {
     /// Extra pairs the oracle reports that cannot happen, each with its cause.
     #[serde(default)]
     pub imprecise: Vec<Imprecision>,
+    /// Why the named-barrier checker reports more pairs than the SDV checker on this kernel
+    /// (it is sound but does not use what the SDV checker uses, e.g. preconditions).
+    #[serde(default)]
+    pub named_imprecise: Option<String>,
     /// Other defect classes the checker may name for the same defect, each with its cause.
     #[serde(default)]
     pub alternative_outcomes: Vec<AlternativeOutcome>,
@@ -100,6 +111,17 @@ pub struct FixExpect {
     /// Cost after `fix --minimize`, when autosync finds a cheaper placement than the author's.
     #[serde(default)]
     pub minimized_cost: Option<f64>,
+    /// Cost of the placement `fix` synthesizes for the kernel stripped of its barriers, when it
+    /// is above the author's (a limit of the placement encoding, stated in `refix_reason`).
+    #[serde(default)]
+    pub refix_cost: Option<f64>,
+    /// Outcome of `fix` on the kernel stripped of its barriers when it is not a fix (a limit of
+    /// the placement encoding, stated in `refix_reason`): `partial` or `unfixable`.
+    #[serde(default)]
+    pub refix_outcome: Option<String>,
+    /// Why `refix_cost` is above the author's cost, or why `refix_outcome` is not `fixed`.
+    #[serde(default)]
+    pub refix_reason: Option<String>,
 }
 
 impl Entry {
@@ -108,8 +130,15 @@ impl Entry {
         corpus.join(&self.path)
     }
 
-    /// Front-end options for this entry (its params and defines).
+    /// Front-end options for this entry (its params, defines, template values, include
+    /// directories).
     pub fn front_options(&self) -> crate::front::FrontOptions {
+        let text = |v: &serde_yaml_ng::Value| match v {
+            serde_yaml_ng::Value::Number(n) => n.to_string(),
+            serde_yaml_ng::Value::String(s) => s.clone(),
+            serde_yaml_ng::Value::Bool(b) => b.to_string(),
+            other => format!("{other:?}"),
+        };
         crate::front::FrontOptions {
             kernel: Some(self.kernel.clone()),
             params: self.params.clone(),
@@ -118,14 +147,14 @@ impl Entry {
                 .iter()
                 .map(|(k, v)| {
                     let v = match v {
-                        serde_yaml_ng::Value::Number(n) => n.to_string(),
-                        serde_yaml_ng::Value::String(s) => s.clone(),
                         serde_yaml_ng::Value::Bool(b) => (*b as i32).to_string(),
-                        other => format!("{other:?}"),
+                        v => text(v),
                     };
                     (k.clone(), Some(v))
                 })
                 .collect(),
+            template_values: self.template_values.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+            include_dirs: self.include_dirs.iter().map(|d| Path::new("corpus").join(d)).collect(),
             ..Default::default()
         }
     }

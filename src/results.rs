@@ -4,9 +4,13 @@
 //! `unicodeCodePoints`), so they are right for non-ASCII sources too.
 
 use crate::check::Verdict;
+use crate::exit;
+pub use crate::findings::{race_rule, sync_rule, RULES};
 use crate::fix::{BarrierJson, KernelFix};
+use crate::front::{FrontError, FrontErrorKind};
+use crate::suppress::{By, Suppressions};
 use autosync_oracle::ir::{Kernel, Span};
-use autosync_oracle::report::{Race, RaceScope, Report, SyncDefectKind};
+use autosync_oracle::report::Report;
 use serde::Serialize;
 
 /// A place in a source file.
@@ -25,6 +29,9 @@ pub struct Location {
     /// Index of the text in the unit (for snippets).
     #[serde(skip)]
     pub text_index: usize,
+    /// Byte range in that text (for snippets).
+    #[serde(skip)]
+    pub bytes: (u32, u32),
 }
 
 /// Source texts of one unit, to turn spans into locations and show snippets.
@@ -60,6 +67,7 @@ impl Texts<'_> {
             end_line,
             end_column,
             text_index: fi,
+            bytes: (span.lo, span.hi.max(span.lo)),
         })
     }
 
@@ -95,7 +103,7 @@ pub enum Severity {
 /// One defect of a kernel.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Defect {
-    /// Rule: `race`, `barrier-divergence`, `deadlock`, ..., `inconclusive`.
+    /// Rule: `race`, `barrier-divergence`, `deadlock`, ..., `inconclusive` (`findings::RULES`).
     pub rule: String,
     /// Error or warning.
     pub severity: Severity,
@@ -105,201 +113,117 @@ pub struct Defect {
     pub primary: Option<Labeled>,
     /// Other locations (the second access of a race, the condition of a divergence).
     pub related: Vec<Labeled>,
-    /// Race kind (`RAW`, `WAR`, `WAW`, `atomic-vs-plain`).
+    /// Race kind in execution order (`RAW`, `WAR`, `WAW`, `atomic-vs-plain`; `WAR+RAW` when it
+    /// is one within an iteration and the other across iterations).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub race_kind: Option<String>,
-    /// The array raced on.
+    /// The array raced on (as the checker names it: the declared array).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub array: Option<String>,
+    /// Races: the array as the source writes it at the accesses (a pointer into it, a member).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub written_as: Vec<String>,
     /// Whether no barrier can fix it (inter-block race).
     pub inter_block: bool,
     /// The checker's witness (threads, index, parameter values), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<serde_json::Value>,
-    /// Extra lines (witness in words, named-barrier trace).
+    /// Extra lines (iteration order and witness in words, named-barrier trace).
     pub notes: Vec<String>,
+    /// Races in a called function: the kernel lines whose calls reach it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reached_from: Vec<u32>,
+    /// Indexes of the checker report's races this finding stands for.
+    #[serde(skip)]
+    pub races: Vec<usize>,
+    /// What suppressed it (only in `suppressed` lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed_by: Option<SuppressedBy>,
 }
 
-/// The witness of a race in words (`witness: threadIdx=... vs ..., index 3, n=0`).
-pub(crate) fn witness_text(w: &autosync_oracle::report::Witness) -> Option<String> {
-    if w.threads.is_empty() {
-        return None;
-    }
-    let th: Vec<String> = w
-        .threads
-        .iter()
-        .map(|t| {
-            format!(
-                "threadIdx=({},{},{}) blockIdx=({},{},{})",
-                t.thread[0], t.thread[1], t.thread[2], t.block[0], t.block[1], t.block[2]
-            )
-        })
-        .collect();
-    let mut line = format!("witness: {}", th.join(" vs "));
-    if let Some(i) = w.index {
-        line.push_str(&format!(", index {i}"));
-    }
-    for (n, a, b) in &w.values {
-        match b {
-            Some(b) if b != a => line.push_str(&format!(", {n}={a}/{b}")),
-            _ => line.push_str(&format!(", {n}={a}")),
-        }
-    }
-    Some(line)
-}
-
-fn access_word(k: autosync_oracle::ir::AccessKind) -> &'static str {
-    match k {
-        autosync_oracle::ir::AccessKind::Read => "read",
-        autosync_oracle::ir::AccessKind::Write => "write",
-        autosync_oracle::ir::AccessKind::Atomic => "atomic",
-    }
-}
-
-fn labeled(tx: &Texts, k: &Kernel, span: Span, label: &str) -> Option<Labeled> {
-    tx.location(k, span).map(|location| Labeled {
-        location,
-        label: label.to_string(),
-    })
-}
-
-fn sync_defect_words(kind: &SyncDefectKind) -> (&'static str, String) {
-    match kind {
-        SyncDefectKind::Deadlock { .. } => ("deadlock", "deadlock: some execution waits forever".into()),
-        SyncDefectKind::CountMismatch { counts } => (
-            "count-mismatch",
-            format!("named barrier count mismatch ({} vs {})", counts.0, counts.1),
-        ),
-        SyncDefectKind::TooManyParticipants { count, registered } => (
-            "too-many-participants",
-            format!("too many participants ({registered} registered for a count of {count})"),
-        ),
-        SyncDefectKind::ArriveOnly => (
-            "arrive-only",
-            "generation completed by arrivals only (orders nothing)".into(),
-        ),
-        SyncDefectKind::UnsafeRecycling { id } => ("unsafe-recycling", format!("unsafe recycling of barrier {id}")),
-        SyncDefectKind::BadId { id } => ("bad-id", format!("barrier id {id} outside 0..=15")),
-        SyncDefectKind::BadCount { count } => (
-            "bad-count",
-            format!("thread count {count} is not a positive multiple of 32"),
-        ),
-    }
-}
-
-/// A race as a defect: rule `race`, or `benign-race` for a write-write race where every thread
-/// stores the same value (a warning unless `--strict` put it among the races).
-fn race_defect(k: &Kernel, tx: &Texts, race: &Race, benign_warning: bool) -> Defect {
-    let arr = k.array(race.array).name.clone();
-    let inter_block = race.scope == RaceScope::InterBlock;
-    let mut message = if race.benign {
-        format!(
-            "benign race ({}, every thread stores the same value) on `{arr}`",
-            race.kind.short()
-        )
-    } else {
-        format!("race ({}) on `{arr}`", race.kind.short())
-    };
-    if inter_block {
-        message.push_str(" between blocks");
-        if !race.benign {
-            message.push_str(" (no barrier can fix this)");
-        }
-    }
-    if race.assumed {
-        message.push_str(" (assumed: the solver could not decide)");
-    }
-    message.push_str(&format!(
-        ": {} at {} and {} at {}",
-        access_word(race.first.kind),
-        k.loc(race.first.span),
-        access_word(race.second.kind),
-        k.loc(race.second.span)
-    ));
-    let mut notes: Vec<String> = witness_text(&race.witness).into_iter().collect();
-    if benign_warning {
-        notes.push("not a defect by default; `--strict` reports benign races as races".into());
-    }
-    Defect {
-        rule: if race.benign { "benign-race" } else { "race" }.into(),
-        severity: if race.assumed || benign_warning {
-            Severity::Warning
-        } else {
-            Severity::Error
-        },
-        message,
-        primary: labeled(tx, k, race.first.span, access_word(race.first.kind)),
-        related: labeled(tx, k, race.second.span, access_word(race.second.kind))
-            .into_iter()
-            .collect(),
-        race_kind: Some(race.kind.short().into()),
-        array: Some(arr),
-        inter_block,
-        witness: serde_json::to_value(&race.witness).ok(),
-        notes,
-    }
-}
-
-/// The defects of a checker report, in report order; benign races (warnings) last.
-pub fn defects(k: &Kernel, tx: &Texts, r: &Report) -> Vec<Defect> {
-    let mut out: Vec<Defect> = r.races.iter().map(|race| race_defect(k, tx, race, false)).collect();
-    for d in &r.divergences {
-        let within = if d.within_warp {
-            " (lanes of one warp disagree)"
-        } else {
-            ""
-        };
-        out.push(Defect {
-            rule: "barrier-divergence".into(),
-            severity: Severity::Error,
-            message: format!(
-                "barrier divergence{within}: barrier at {} is under the non-uniform condition at {}",
-                k.loc(d.span),
-                k.loc(d.cond_span)
-            ),
-            primary: labeled(tx, k, d.span, "barrier"),
-            related: labeled(tx, k, d.cond_span, "non-uniform condition")
-                .into_iter()
-                .collect(),
-            race_kind: None,
-            array: None,
-            inter_block: false,
-            witness: None,
-            notes: vec![],
-        });
-    }
-    for s in &r.sync_defects {
-        let (rule, message) = sync_defect_words(&s.kind);
-        let mut spans = s.spans.iter();
-        out.push(Defect {
+impl Defect {
+    /// An error of `rule` with nothing filled in.
+    pub fn plain(rule: &str) -> Defect {
+        Defect {
             rule: rule.into(),
             severity: Severity::Error,
-            message,
-            primary: spans.next().and_then(|sp| labeled(tx, k, *sp, "here")),
-            related: spans.filter_map(|sp| labeled(tx, k, *sp, "involved")).collect(),
-            race_kind: None,
-            array: None,
-            inter_block: false,
-            witness: None,
-            notes: s.trace.clone(),
-        });
-    }
-    out.extend(r.benign.iter().map(|race| race_defect(k, tx, race, true)));
-    for i in &r.inconclusive {
-        out.push(Defect {
-            rule: "inconclusive".into(),
-            severity: Severity::Warning,
-            message: format!("inconclusive: {}", i.message),
-            primary: labeled(tx, k, i.span, "here"),
+            message: String::new(),
+            primary: None,
             related: vec![],
             race_kind: None,
             array: None,
+            written_as: vec![],
             inter_block: false,
             witness: None,
             notes: vec![],
-        });
+            reached_from: vec![],
+            races: vec![],
+            suppressed_by: None,
+        }
     }
-    out
+
+    /// Every location it names, primary first.
+    pub fn locations(&self) -> impl Iterator<Item = &Labeled> {
+        self.primary.iter().chain(self.related.iter())
+    }
+}
+
+/// What suppressed a finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SuppressedBy {
+    /// `comment` (on a line of the finding), `kernel-comment` (`ignore-kernel`) or `config`
+    /// (an autosync.yaml `ignore:` entry).
+    pub kind: &'static str,
+    /// The file holding the suppression.
+    pub file: String,
+    /// Its 1-based line, when known.
+    pub line: Option<u32>,
+    /// The comment as written, or the config entry described.
+    pub text: String,
+    /// The config entry's `reason`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Index of the comment in the file's suppressions (to find unused ones).
+    #[serde(skip)]
+    pub comment: Option<usize>,
+}
+
+impl SuppressedBy {
+    /// Describes suppression `by` of `sup` (spans and files of kernel `k`).
+    pub fn new(sup: &Suppressions, by: By, k: &Kernel) -> SuppressedBy {
+        match by {
+            By::Comment(i) => {
+                let c = &sup.comments[i];
+                SuppressedBy {
+                    kind: if c.kernel_level { "kernel-comment" } else { "comment" },
+                    file: k.files.get(c.file).map(|f| f.path.clone()).unwrap_or_default(),
+                    line: Some(c.line),
+                    text: c.text.clone(),
+                    reason: None,
+                    comment: Some(i),
+                }
+            }
+            By::Config(i) => {
+                let e = &sup.config[i];
+                SuppressedBy {
+                    kind: "config",
+                    file: e.config.display().to_string(),
+                    line: e.line.map(|l| l as u32),
+                    text: e.describe(),
+                    reason: e.reason.clone(),
+                    comment: None,
+                }
+            }
+        }
+    }
+
+    /// `k.cu:12: `// autosync: ignore[race]``: where and what, for text outputs.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            "config" => self.text.clone(),
+            _ => format!("`{}` at {}:{}", self.text, self.file, self.line.unwrap_or(0)),
+        }
+    }
 }
 
 /// An inserted barrier with its position and what it orders.
@@ -309,19 +233,34 @@ pub struct Barrier {
     pub line: u32,
     /// 1-based column of the statement in the patched file.
     pub column: u32,
+    /// 1-based line of the original file the barrier is inserted before.
+    pub original_line: u32,
     /// The inserted statement.
     pub text: String,
     /// `syncthreads` (block-wide) or `named`.
     pub kind: &'static str,
-    /// Barrier ID (0 for block-wide barriers).
+    /// Named barriers: `sync` or `arrive`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op: Option<&'static str>,
+    /// Barrier ID (0 for block-wide barriers; the first of `ids` when the ID cycles).
     pub id: u32,
+    /// Every ID it uses when the ID cycles with a loop counter.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<u32>,
     /// Participating threads (the block size for block-wide barriers), when known.
     pub count: Option<u64>,
     /// Cost under the cost model.
     pub cost: f64,
-    /// The races it orders, as `first line↔second line`.
+    /// The races it alone removes, as `first line↔second line`.
     pub covers: Vec<String>,
-    /// Indexes into the kernel's `defects` of the races it orders.
+    /// Races it orders only together with other inserted barriers (a channel's arrive and
+    /// sync, one barrier per iteration relation, or alternatives of which either suffices).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<String>,
+    /// Patched-file lines of the other barriers those races need.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shared_with: Vec<u32>,
+    /// Indexes into the kernel's `defects` of the races it orders (alone or shared).
     pub covers_defects: Vec<usize>,
 }
 
@@ -333,29 +272,46 @@ pub fn barriers(fix: &[BarrierJson], threads: Option<u64>, patched: Option<&str>
                 .and_then(|p| p.split('\n').nth(b.line.saturating_sub(1) as usize))
                 .map(|l| l.chars().take_while(|c| c.is_whitespace()).count() as u32 + 1)
                 .unwrap_or(1);
-            let named = b.text.contains("bar.");
             let covers_defects = defects
                 .iter()
                 .enumerate()
-                .filter(|(_, d)| {
-                    d.rule == "race"
-                        && b.covers.iter().any(|c| {
-                            let a = d.primary.as_ref().map(|p| p.location.line);
-                            let z = d.related.first().map(|p| p.location.line);
-                            matches!((a, z), (Some(a), Some(z)) if *c == format!("{a}↔{z}"))
-                        })
-                })
+                .filter(|(_, d)| d.races.iter().any(|r| b.covers_races.contains(r)))
                 .map(|(i, _)| i)
                 .collect();
+            let mut shared_with: Vec<u32> = fix
+                .iter()
+                .filter(|o| !std::ptr::eq(*o, b) && o.covers_races.iter().any(|r| b.covers_races.contains(r)))
+                .map(|o| o.line)
+                .collect();
+            if b.shares.is_empty() {
+                shared_with.clear();
+            }
+            shared_with.sort_unstable();
+            shared_with.dedup();
+            let (kind, op, id, ids, count) = match &b.named {
+                Some(n) => (
+                    "named",
+                    Some(if n.arrive { "arrive" } else { "sync" }),
+                    n.ids.first().copied().unwrap_or(0),
+                    if n.ids.len() > 1 { n.ids.clone() } else { vec![] },
+                    Some(n.count as u64),
+                ),
+                None => ("syncthreads", None, 0, vec![], threads),
+            };
             Barrier {
                 line: b.line,
                 column,
+                original_line: b.original_line,
                 text: b.text.clone(),
-                kind: if named { "named" } else { "syncthreads" },
-                id: 0,
-                count: threads,
+                kind,
+                op,
+                id,
+                ids,
+                count,
                 cost: b.cost,
                 covers: b.covers.clone(),
+                shares: b.shares.clone(),
+                shared_with,
                 covers_defects,
             }
         })
@@ -396,6 +352,8 @@ pub struct KernelResult {
     pub races: usize,
     /// Defects found in the input.
     pub defects: Vec<Defect>,
+    /// Findings a suppression silenced (not defects; listed so nothing is dropped silently).
+    pub suppressed: Vec<Defect>,
     /// `fix` only: inserted barriers.
     pub barriers: Vec<Barrier>,
     /// `fix` only: total cost of the inserted barriers.
@@ -405,6 +363,9 @@ pub struct KernelResult {
     /// `fix` only: notes on how the barriers were written (e.g. a style fallback).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `fix --minimize` only: the author's barriers removed, cost before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimized: Option<crate::fix::MinimizedJson>,
     /// Oracle calls and time.
     pub stats: Stats,
     /// `check` only: the raw checker report.
@@ -412,9 +373,45 @@ pub struct KernelResult {
     pub report: Option<Report>,
 }
 
+/// A kernel's findings: defects, and what suppressions silenced.
+#[derive(Clone, Debug, Default)]
+pub struct Findings {
+    /// Defects (what the exit code and `fix` act on).
+    pub defects: Vec<Defect>,
+    /// Suppressed findings, each with what suppressed it.
+    pub suppressed: Vec<Defect>,
+}
+
+impl Findings {
+    /// The findings of a report split by `sup` into `kept` and `gone`.
+    pub fn of(k: &Kernel, tx: &Texts, kept: &Report, gone: &Report, sup: &Suppressions) -> Findings {
+        Findings {
+            defects: crate::findings::defects(k, tx, kept, None),
+            suppressed: crate::findings::defects(k, tx, gone, Some(sup)),
+        }
+    }
+
+    /// Number of race findings among the defects.
+    pub fn races(&self) -> usize {
+        self.defects.iter().filter(|d| !d.races.is_empty()).count()
+    }
+}
+
+/// One kernel as `check` saw it.
+pub struct Checked {
+    /// The checker's report without suppressed findings.
+    pub report: Report,
+    /// Its findings.
+    pub findings: Findings,
+    /// Which checker ran.
+    pub checker: &'static str,
+    /// Wall time.
+    pub millis: f64,
+}
+
 /// Builds the result of checking one kernel.
-pub fn from_check(file: &str, k: &Kernel, tx: &Texts, report: Report, checker: &str, millis: f64) -> KernelResult {
-    let v = crate::check::verdict(&report);
+pub fn from_check(file: &str, k: &Kernel, tx: &Texts, c: Checked) -> KernelResult {
+    let v = crate::check::verdict(&c.report);
     let status = match v {
         Verdict::Clean => "clean",
         Verdict::Defects => "defects",
@@ -426,33 +423,37 @@ pub fn from_check(file: &str, k: &Kernel, tx: &Texts, report: Report, checker: &
         location: tx.location(k, k.span),
         status: status.into(),
         verdict: Some(v),
-        checker: checker.into(),
-        races: report.races.len(),
-        defects: defects(k, tx, &report),
+        checker: c.checker.into(),
+        races: c.findings.races(),
+        defects: c.findings.defects,
+        suppressed: c.findings.suppressed,
         barriers: vec![],
         cost: 0.0,
         reasons: vec![],
         notes: vec![],
+        minimized: None,
         stats: Stats {
             oracle_calls: 1,
             maxsat_calls: 0,
             rounds: 0,
-            millis,
+            millis: c.millis,
         },
-        report: Some(report),
+        report: Some(c.report),
     }
 }
 
-/// Builds the result of fixing one kernel; `found` holds the kernel's defects when known.
+/// Builds the result of fixing one kernel; `found` holds the kernel's findings when known.
 pub fn from_fix(
     file: &str,
     k: Option<&Kernel>,
     tx: &Texts,
     fix: &KernelFix,
-    found: Vec<Defect>,
+    found: Option<Findings>,
     patched: Option<&str>,
 ) -> KernelResult {
     let threads = k.and_then(|k| k.launch.threads_per_block());
+    let races = found.as_ref().map_or(fix.races.len(), Findings::races);
+    let found = found.unwrap_or_default();
     KernelResult {
         file: file.to_string(),
         kernel: fix.kernel.clone(),
@@ -465,12 +466,20 @@ pub fn from_fix(
             "sdv"
         }
         .into(),
-        barriers: barriers(&fix.barriers, threads, patched, &found),
-        races: fix.races.len(),
-        defects: found,
+        barriers: barriers(&fix.barriers, threads, patched, &found.defects),
+        races,
+        defects: found.defects,
+        suppressed: found.suppressed,
         cost: fix.cost,
-        reasons: fix.reasons.clone(),
+        // One unfixable race reached from several call sites gives the same reason each time.
+        reasons: fix.reasons.iter().fold(Vec::new(), |mut v, r| {
+            if !v.contains(r) {
+                v.push(r.clone());
+            }
+            v
+        }),
         notes: fix.notes.clone(),
+        minimized: fix.minimized.clone(),
         stats: Stats {
             oracle_calls: fix.stats.oracle_calls,
             maxsat_calls: fix.stats.maxsat_calls,
@@ -494,6 +503,10 @@ pub struct Replacement {
     pub char_length: usize,
     /// The new text.
     pub inserted: String,
+    /// 1-based first line of the new text in the patched file.
+    pub new_start_line: u32,
+    /// 1-based line after the new text in the patched file.
+    pub new_end_line: u32,
 }
 
 /// Line-level replacements from `original` to `patched`.
@@ -515,6 +528,8 @@ pub fn replacements(original: &str, patched: &str) -> Vec<Replacement> {
             char_offset,
             char_length: chars_before(o.end) - char_offset,
             inserted: new[n.start.min(new.len())..n.end.min(new.len())].concat(),
+            new_start_line: n.start as u32 + 1,
+            new_end_line: n.end as u32 + 1,
         });
     }
     out
@@ -539,6 +554,86 @@ pub struct FileError {
     pub exit_code: u8,
 }
 
+impl FileError {
+    /// An input error (exit 2) without a position.
+    pub fn input(file: &str, message: impl Into<String>, help: Option<&str>) -> FileError {
+        FileError {
+            file: file.to_string(),
+            line: None,
+            column: None,
+            kind: "error".into(),
+            message: message.into(),
+            help: help.map(str::to_string),
+            exit_code: exit::INPUT,
+        }
+    }
+
+    /// A located record (`file:line:col`) of a front-end error, with its exit code; `texts`
+    /// are the unit's texts when the front end got that far.
+    pub fn from_front(path: &str, texts: Option<&[String]>, e: &FrontError) -> FileError {
+        let (line, column) = if e.span.is_dummy() {
+            (None, None)
+        } else {
+            let owned;
+            let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
+                Some(t) => t.as_str(),
+                None => {
+                    owned = std::fs::read(path)
+                        .ok()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    owned.as_str()
+                }
+            };
+            let f = autosync_oracle::ir::SourceFile::new(path, text);
+            let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
+            (Some(l), Some(c))
+        };
+        let kind = match e.kind {
+            FrontErrorKind::Input => "error",
+            FrontErrorKind::Unsupported => "unsupported",
+            FrontErrorKind::MissingValue => "needs a value",
+        };
+        FileError {
+            file: path.to_string(),
+            line,
+            column,
+            kind: kind.into(),
+            message: e.message.clone(),
+            help: e.help.clone(),
+            exit_code: match e.kind {
+                FrontErrorKind::Input => exit::INPUT,
+                _ => exit::INCONCLUSIVE,
+            },
+        }
+    }
+
+    /// `file:line:col: kind: message` and the help line, as printed on standard error.
+    pub fn render(&self) -> String {
+        let loc = match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
+            _ => self.file.clone(),
+        };
+        let mut s = format!("{loc}: {}: {}", self.kind, self.message);
+        if let Some(h) = &self.help {
+            s.push_str(&format!("\n  help: {h}"));
+        }
+        s
+    }
+}
+
+/// A warning about the run rather than the code: a suppression comment that suppresses nothing
+/// or cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// `unused-suppression` or `invalid-suppression`.
+    pub rule: &'static str,
+    /// Where.
+    pub location: Location,
+    /// What.
+    pub message: String,
+}
+
 /// The result for one file.
 #[derive(Clone, Debug, Serialize)]
 pub struct FileResult {
@@ -555,6 +650,9 @@ pub struct FileResult {
     /// Why the file could not be processed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<FileError>,
+    /// Suppression comments that suppress nothing or cannot be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
     /// The exit code this file implies.
     #[serde(skip)]
     pub exit_code: u8,
@@ -583,6 +681,10 @@ pub struct Summary {
     pub races_found: usize,
     /// `fix`: races removed by inserted barriers.
     pub races_fixed: usize,
+    /// Findings silenced by suppressions (not counted anywhere else).
+    pub suppressed: usize,
+    /// Suppression comments that suppress nothing or cannot be read.
+    pub warnings: usize,
     /// `fix`: barriers inserted (or that would be).
     pub barriers_inserted: usize,
     /// `fix`: kernels no barrier placement can fix.
@@ -608,8 +710,10 @@ impl Summary {
         for f in files {
             s.errors += usize::from(f.error.is_some());
             s.files_changed += usize::from(f.changed);
+            s.warnings += f.warnings.len();
             for k in &f.kernels {
                 s.kernels += 1;
+                s.suppressed += k.suppressed.len();
                 s.races_found += k.races;
                 match k.status.as_str() {
                     "clean" => s.clean += 1,
@@ -647,6 +751,8 @@ impl Summary {
             parts.push(format!("{} races", self.races_found));
         }
         parts.push(format!("{} inconclusive", self.inconclusive));
+        parts.push(format!("{} suppressed", self.suppressed));
+        parts.push(plural(self.warnings, "warning"));
         parts.push(plural(self.errors, "error"));
         format!("summary: {}", parts.join(", "))
     }

@@ -119,7 +119,7 @@ fn cost_constants_from_file_and_cli_wins() {
             .args(extra)
             .arg(&f)
             .assert()
-            .code(0)
+            .code(1)
             .get_output()
             .stdout
             .clone();

@@ -7,6 +7,7 @@ use autosync::fix::{fix_file, FixOptions};
 use autosync::front;
 use autosync::manifest::{self, Entry};
 use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cost, Outcome, SynthOptions};
+use autosync::synth::named::{self, NamedOutcome};
 use autosync_oracle::ir::{Barrier, Kernel, StmtKind};
 use autosync_oracle::sdv;
 use autosync_oracle::tree::{for_each_stmt, insert_barriers, remove_stmts};
@@ -44,6 +45,26 @@ fn synthesis_meets_the_manifest() {
         }
         checked += 1;
         let s = block::synthesize(&k, &opts());
+        // Races inside warp roles: `fix` falls back to named barriers (producer/consumer
+        // channels), as for the named corpus; the barrier count is the named placement's.
+        if let (Outcome::Unfixable(why), "fixed") = (&s.outcome, fix.outcome.as_str()) {
+            if why.iter().all(|u| matches!(u, block::Unfixable::DivergentRegion(_))) {
+                match named::synthesize(&k, &opts()).outcome {
+                    NamedOutcome::Fixed { barriers, .. } => {
+                        if fix.barriers.is_some_and(|n| barriers.len() as u32 != n) {
+                            failures.push(format!(
+                                "{}: {} named barriers, manifest {:?}",
+                                e.path,
+                                barriers.len(),
+                                fix.barriers
+                            ));
+                        }
+                    }
+                    other => failures.push(format!("{}: named synthesis gave {other:?}", e.path)),
+                }
+                continue;
+            }
+        }
         let ok = match (&s.outcome, fix.outcome.as_str()) {
             (Outcome::AlreadyClean, "clean") => true,
             (Outcome::Unfixable(_), "unfixable") => true,
@@ -127,6 +148,16 @@ fn stripped_kernels_are_refixed_no_worse_than_the_original() {
                 let inserts: Vec<_> = barriers.iter().map(|b| (b.pos, Barrier::Block)).collect();
                 let (fixed, _) = insert_barriers(&stripped, &inserts).unwrap();
                 assert!(sdv::check(&fixed, &sdv::SdvOptions::default()).is_clean(), "{}", e.path);
+                // A documented limit of the encoding: exactly the cost the manifest states.
+                if let Some(c) = e.fix.as_ref().and_then(|f| f.refix_cost) {
+                    if (cost - c).abs() > 1e-9 || c <= cost_orig {
+                        failures.push(format!(
+                            "{}: refix cost {cost}, manifest {c} (author {cost_orig})",
+                            e.path
+                        ));
+                    }
+                    continue;
+                }
                 if cost > cost_orig + 1e-9 || barriers.len() as u32 > n_orig {
                     failures.push(format!(
                         "{}: {} barriers cost {cost} vs original {n_orig} cost {cost_orig}",
@@ -135,7 +166,14 @@ fn stripped_kernels_are_refixed_no_worse_than_the_original() {
                     ));
                 }
             }
-            other => failures.push(format!("{}: {}", e.path, outcome_name(&other))),
+            other => {
+                // A documented limit of the encoding: exactly the outcome the manifest states.
+                let name = outcome_name(&other);
+                let expected = e.fix.as_ref().and_then(|f| f.refix_outcome.as_deref());
+                if !expected.is_some_and(|x| name.starts_with(x)) {
+                    failures.push(format!("{}: {name}", e.path));
+                }
+            }
         }
     }
     assert!(done >= 12, "only {done} kernels with barriers");
@@ -204,8 +242,13 @@ fn fix_is_idempotent_over_the_corpus() {
             "{}: second fix changes the file:\n{}",
             e.path, second.diff
         );
+        // After a partial fix only races no barrier removes are left.
+        let partial = first.kernels.iter().any(|k| k.status == "partial");
         assert!(
-            second.kernels.iter().all(|k| k.status == "clean"),
+            second
+                .kernels
+                .iter()
+                .all(|k| k.status == "clean" || (partial && k.status == "unfixable")),
             "{}: {:?}",
             e.path,
             second.kernels

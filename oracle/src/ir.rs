@@ -400,7 +400,17 @@ pub enum Op {
     /// `store(access, value)`.
     Write(Access, Expr),
     /// An atomic read-modify-write; `dst` receives the old (unknown) value.
-    Atomic(Option<VarId>, Access),
+    Atomic(Option<VarId>, Access, AtomicOp),
+}
+
+/// What an atomic read-modify-write does to the value it updates, as far as the checker uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AtomicOp {
+    /// Adds this positive constant (`atomicAdd(p, c)` with `c > 0`): on a counter nothing else
+    /// writes, every call returns a value no other call returns.
+    Increment(u64),
+    /// Anything else (exchange, min/max, compare-and-swap, a variable amount, ...).
+    Other,
 }
 
 /// How a barrier statement was written in the source (emission reuses the kernel's own style).

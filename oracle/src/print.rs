@@ -132,10 +132,10 @@ impl Printer<'_> {
                         }
                         Op::Read(None, a) => format!("read {}", access(k, a)),
                         Op::Write(a, e) => format!("write {} = {}", access(k, a), expr(k, e)),
-                        Op::Atomic(Some(v), a) => {
+                        Op::Atomic(Some(v), a, _) => {
                             format!("{} = atomic {}", k.var(*v).name, access(k, a))
                         }
-                        Op::Atomic(None, a) => format!("atomic {}", access(k, a)),
+                        Op::Atomic(None, a, _) => format!("atomic {}", access(k, a)),
                     })
                     .collect();
                 self.line(d, s.label, &parts.join("; "), s.span, s.emit_after);

@@ -27,6 +27,9 @@ pub struct Scope {
     pub owner: Option<Label>,
     /// Its kind.
     pub kind: ScopeKind,
+    /// A loop body that runs at most once (`do { ... } while (false)`: a lowered `switch` or
+    /// an inlined body): no loop for the cost model.
+    pub once: bool,
 }
 
 /// Facts about one label.
@@ -49,6 +52,14 @@ impl LabelInfo {
     /// Number of enclosing loop bodies.
     pub fn loops(&self) -> usize {
         self.scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody).count()
+    }
+    /// Number of enclosing loops that can repeat (the cost model's loop count: a lowered
+    /// `switch` runs its body once).
+    pub fn cost_loops(&self) -> usize {
+        self.scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody && !s.once)
+            .count()
     }
     /// Number of enclosing `if` branches.
     pub fn conds(&self) -> usize {
@@ -83,6 +94,7 @@ impl LabelTree {
             block: k.body.label,
             owner: None,
             kind: ScopeKind::Root,
+            once: false,
         };
         t.block(&k.body, vec![root], &mut post);
         t
@@ -107,12 +119,21 @@ impl LabelTree {
     }
 
     fn stmt(&mut self, s: &Stmt, scopes: &[Scope], post: &mut u32, control: bool) {
+        let once = matches!(
+            &s.kind,
+            StmtKind::Loop {
+                kind: crate::ir::LoopKind::DoWhile,
+                cond: crate::ir::Expr::Const(0, _),
+                ..
+            }
+        );
         let child = |blk: &Block, kind| {
             let mut v = scopes.to_vec();
             v.push(Scope {
                 block: blk.label,
                 owner: Some(s.label),
                 kind,
+                once: once && kind == ScopeKind::LoopBody,
             });
             v
         };
@@ -254,10 +275,25 @@ fn is_inserted(s: &Stmt) -> bool {
     s.span.is_dummy() && matches!(s.kind, StmtKind::Barrier(..) | StmtKind::If { .. })
 }
 
+/// Whether `s` is a thread-local assignment the front end put at the start of a block with
+/// the block's own span (no text of its own: nothing can be written before it).
+fn is_prologue(s: &Stmt, block: Span) -> bool {
+    !s.emit_after
+        && s.span == block
+        && matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().all(|o| matches!(o, Op::Assign(..))))
+}
+
 fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     if pos == Position::BlockStart(b.label) {
-        // After any barriers already inserted at the start, to keep insertion order stable.
-        let at = b.stmts.iter().take_while(|s| is_inserted(s)).count();
+        // After any barriers already inserted at the start, to keep insertion order stable, and
+        // after the block's own prologue (the kernel's parameter bindings, which the text has
+        // nowhere else to put: a barrier at the start of the body reads back after them).
+        let span = b.span;
+        let at = b
+            .stmts
+            .iter()
+            .take_while(|s| is_inserted(s) || is_prologue(s, span))
+            .count();
         b.stmts.insert(at, stmt);
         return true;
     }

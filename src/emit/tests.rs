@@ -803,10 +803,10 @@ fn diff_has_headers_and_context() {
     let k = lower(SIMPLE);
     let l = stmt(&k, SIMPLE, "s[t] = in[t]");
     let out = fixed(&k, SIMPLE, &[sync(Position::After(l))]);
-    let d = unified_diff("k.cu", SIMPLE, &out);
+    let d = unified_diff(std::path::Path::new("k.cu"), SIMPLE, &out);
     assert!(d.starts_with("--- a/k.cu\n+++ b/k.cu\n@@ "), "{d}");
     assert!(d.contains("\n+    __syncthreads();\n"));
-    assert_eq!(unified_diff("k.cu", SIMPLE, SIMPLE), "");
+    assert_eq!(unified_diff(std::path::Path::new("k.cu"), SIMPLE, SIMPLE), "");
 }
 
 #[cfg(unix)]
@@ -974,7 +974,7 @@ fn corpus_diff(rel: &str, how: Pick) -> String {
     let out = apply(src, &fix);
     assert_relowers_like(k, &out, &[pos]);
     // Snapshots normalize line endings; spell out `\r` so the CRLF case stays visible.
-    unified_diff(&format!("corpus/{rel}"), src, &out).replace('\r', "\\r")
+    unified_diff(std::path::Path::new(&format!("corpus/{rel}")), src, &out).replace('\r', "\\r")
 }
 
 #[test]

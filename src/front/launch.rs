@@ -10,6 +10,8 @@ pub struct Header {
     pub grid_dim: Option<[u32; 3]>,
     /// `--warp-sync=N`.
     pub warp_sync: Option<u32>,
+    /// `-DNAME[=VALUE]` flags: macros for Clang.
+    pub defines: Vec<(String, Option<String>)>,
     /// Flags we do not understand (reported as notes), with their byte offset.
     pub unknown: Vec<(usize, String)>,
     /// Byte offset of the header line.
@@ -90,6 +92,13 @@ pub fn parse_header(text: &str) -> Header {
         }
         h.offset = Some(start);
         for flag in body.split_whitespace() {
+            if let Some(d) = flag.strip_prefix("-D").filter(|d| !d.is_empty()) {
+                h.defines.push(match d.split_once('=') {
+                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                    None => (d.to_string(), None),
+                });
+                continue;
+            }
             let (name, value) = flag.split_once('=').unwrap_or((flag, ""));
             match name {
                 "--blockDim" | "--local_size" => h.block_dim = parse_dim(value),
@@ -118,5 +127,11 @@ mod tests {
         assert_eq!(h.warp_sync, Some(32));
         assert_eq!(parse_header("int x;\n//--blockDim=4").block_dim, None);
         assert_eq!(parse_dim("[0,1]"), None);
+        let h = parse_header("//--blockDim=64 -DWIDTH=256 -DFAST\n");
+        assert_eq!(
+            h.defines,
+            vec![("WIDTH".into(), Some("256".into())), ("FAST".into(), None)]
+        );
+        assert!(h.unknown.is_empty());
     }
 }

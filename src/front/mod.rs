@@ -1,16 +1,21 @@
-//! The CUDA front end: preprocess, parse with tree-sitter-cuda, lower to the kernel IR.
+//! The CUDA front end: Clang reads the file (device pass, JSON AST), the lowering turns its
+//! kernels into the IR.
 //!
 //! Entry point: [`load`] turns one `.cu` file into kernels in IR form, each with spans into the
-//! original file and its launch configuration resolved.
+//! original files and its launch configuration resolved.
 
+pub mod ast;
+pub mod clang;
 pub mod ctype;
 pub mod error;
 pub mod launch;
 pub mod lower;
-pub mod preprocess;
 
 use autosync_oracle::ir::{BarrierHelper, FileId, Kernel, LaunchConfig, Span};
 pub use error::{FResult, FrontError, FrontErrorKind};
+use lower::kernels::{KernelDef, Uninstantiated};
+use lower::source::SourceMap;
+use lower::types::Types;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -19,8 +24,13 @@ use std::path::{Path, PathBuf};
 pub struct FrontOptions {
     /// Only this kernel (by function name).
     pub kernel: Option<String>,
-    /// `-D NAME=VALUE` for the preprocessor and template parameters.
+    /// `-D NAME[=VALUE]` macros.
     pub defines: Vec<(String, Option<String>)>,
+    /// `--define NAME=VALUE`: values of kernel template parameters, by parameter name.
+    pub template_values: BTreeMap<String, String>,
+    /// `template_args:` of autosync.yaml: parameter values by kernel name (a `--define` of the
+    /// same parameter wins).
+    pub kernel_template_values: BTreeMap<String, BTreeMap<String, String>>,
     /// `-I` directories.
     pub include_dirs: Vec<PathBuf>,
     /// CLI launch configuration (wins over everything in the file).
@@ -33,6 +43,12 @@ pub struct FrontOptions {
     pub params: BTreeMap<String, i64>,
     /// Launch settings from the config file (below the CLI, above the in-source header).
     pub file_launch: launch::FileLaunch,
+    /// How to run Clang (executable, CUDA toolkit, architecture, standard).
+    pub clang: clang::ClangOptions,
+    /// Do not read flags from a `compile_commands.json` above the file.
+    pub no_compile_db: bool,
+    /// Functions declared free of memory effects and synchronization (`--assume-pure`).
+    pub assume_pure: Vec<String>,
 }
 
 /// One source file with its kernels in IR form.
@@ -40,11 +56,11 @@ pub struct FrontOptions {
 pub struct SourceUnit {
     /// The file as given.
     pub path: PathBuf,
-    /// Original text of the main file (index 0) and of included files.
+    /// Original text of the main file (index 0) and of the included user files.
     pub texts: Vec<String>,
-    /// The kernels found (in file order).
+    /// The kernels found (in file order; a kernel template once per instantiation).
     pub kernels: Vec<Kernel>,
-    /// Notes for the user (ignored annotations, skipped includes, assumptions).
+    /// Notes for the user (tolerated errors in host code, annotations, assumptions).
     pub notes: Vec<(Span, String)>,
     /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
     /// `used` set for those it calls.
@@ -65,83 +81,133 @@ impl SourceUnit {
 pub fn load(path: &Path, opts: &FrontOptions) -> FResult<SourceUnit> {
     let file0 = Span::new(FileId(0), 0, 0);
     let bytes = std::fs::read(path).map_err(|e| {
-        FrontError::input(file0, format!("cannot read {}: {e}", path.display()))
-            .with_help("check the path and permissions")
+        let what = if e.kind() == std::io::ErrorKind::NotFound {
+            "file not found".to_string()
+        } else {
+            format!("cannot read {}: {e}", path.display())
+        };
+        FrontError::input(Span::DUMMY, what).with_help("check the path and permissions")
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to() as u32;
         FrontError::input(Span::new(FileId(0), at, at + 1), "file is not valid UTF-8")
             .with_help("autosync reads CUDA sources as UTF-8; convert the file's encoding")
     })?;
-    if text.as_bytes().contains(&0) {
-        let at = text.bytes().position(|b| b == 0).unwrap_or(0) as u32;
+    let _ = file0;
+    lower_text(path, &text, opts)
+}
+
+/// The name of a kernel without template arguments (`reduce<256>` → `reduce`).
+pub fn base_name(kernel: &str) -> &str {
+    kernel.split('<').next().unwrap_or(kernel)
+}
+
+/// Lowers text that is the content of `path` (used by `load`, tests, re-verification of
+/// patched text, and the fuzzers).
+pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<SourceUnit> {
+    if let Some(at) = text.bytes().position(|b| b == 0) {
         return Err(FrontError::input(
-            Span::new(FileId(0), at, at + 1),
+            Span::new(FileId(0), at as u32, at as u32 + 1),
             "file contains NUL bytes (binary file?)",
         )
         .with_help("pass CUDA source files only"));
     }
-    lower_text(path, &text, opts)
+    let header = launch::parse_header(text);
+    let mut copts = opts.clang.clone();
+    copts.include_dirs.extend(opts.include_dirs.iter().cloned());
+    for (n, v) in opts.defines.iter().chain(&header.defines) {
+        if !copts.defines.iter().any(|(m, _)| m == n) {
+            copts.defines.push((n.clone(), v.clone()));
+        }
+    }
+    let mut notes: Vec<(Span, String)> = Vec::new();
+    if !opts.no_compile_db {
+        match clang::compile_db::apply(path, &mut copts) {
+            Ok(Some(db)) => notes.push((Span::DUMMY, format!("flags from {}", db.display()))),
+            Ok(None) => {}
+            Err(m) => notes.push((Span::DUMMY, format!("ignored: {m}"))),
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let parsed = parse(text, dir, &copts)?;
+    let mut ast = parsed.ast;
+    let mut errors = parsed.errors;
+    let mut appended = String::new();
+    // Kernel templates the file never instantiates: instantiate them with the user's values.
+    {
+        let types = Types::new(&ast);
+        let src = SourceMap::new(&ast, path, text);
+        let (_, templates) = lower::kernels::find(&ast, &src, &types);
+        let wanted: Vec<&Uninstantiated> = templates
+            .iter()
+            .filter(|t| opts.kernel.as_deref().is_none_or(|k| base_name(k) == t.name))
+            .collect();
+        if !wanted.is_empty() {
+            appended = instantiations(&ast, &src, &wanted, opts)?;
+        }
+    }
+    if !appended.is_empty() {
+        let full = format!("{text}\n{appended}");
+        let again = parse(&full, dir, &copts)?;
+        ast = again.ast;
+        errors = again.errors;
+    }
+    lower_parsed(path, text, &ast, &errors, &header, notes, opts)
 }
 
-/// Lowers already-read text (used by `load`, tests and the fuzzers).
-pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<SourceUnit> {
-    let pp_opts = preprocess::PpOptions {
-        defines: opts.defines.clone(),
-        include_dirs: opts.include_dirs.clone(),
+/// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
+/// the fuzzers, which feed it ASTs that no Clang produced: it must fail cleanly, never panic.
+pub fn lower_parsed(
+    path: &Path,
+    text: &str,
+    ast: &ast::Ast,
+    errors: &[clang::Diagnostic],
+    header: &launch::Header,
+    mut notes: Vec<(Span, String)>,
+    opts: &FrontOptions,
+) -> FResult<SourceUnit> {
+    let types = Types::new(ast);
+    let src = SourceMap::new(ast, path, text);
+    let lopts = lower::LowerOptions {
+        assume_pure: opts.assume_pure.clone(),
     };
-    let pp = preprocess::preprocess(path, text, &pp_opts).map_err(|e| FrontError::input(e.span, e.message))?;
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_cuda::LANGUAGE.into())
-        .map_err(|e| FrontError::input(Span::new(FileId(0), 0, 0), format!("parser setup failed: {e}")))?;
-    let tree = parser
-        .parse(&pp.text, None)
-        .ok_or_else(|| FrontError::input(Span::new(FileId(0), 0, 0), "the parser gave up on this file"))?;
-    let map = |lo: usize, hi: usize| pp.origin_span(lo, hi);
-    let unit = lower::Unit::new(tree.root_node(), &pp.text, &map);
-    let header = launch::parse_header(text);
-    let mut notes: Vec<(Span, String)> = pp.notes.clone();
+    check_errors(ast, &src, errors, path, &mut notes)?;
+    let (defs, _) = lower::kernels::find(ast, &src, &types);
     for (off, flag) in &header.unknown {
         notes.push((
             Span::new(FileId(0), *off as u32, *off as u32 + 2),
             format!("header flag `{flag}` ignored"),
         ));
     }
-    let defines: BTreeMap<String, i64> = opts
-        .defines
-        .iter()
-        .filter_map(|(n, v)| Some((n.clone(), v.as_deref().map(lower::const_int_pub).unwrap_or(Some(1))?)))
-        .collect();
-    let lopts = lower::LowerOptions { defines };
-    let all_helpers = lower::helpers::find(&unit, &pp.macros);
+    let all_helpers = lower::helpers::find(ast, &src);
     let mut kernels = Vec::new();
-    let mut helpers = Vec::new();
-    let mut found_names = Vec::new();
-    for (f, template) in kernel_defs(&unit, tree.root_node()) {
-        let name = unit.func_name(f).unwrap_or_default();
-        found_names.push(name.clone());
-        if opts.kernel.as_ref().is_some_and(|k| *k != name) {
-            continue;
-        }
-        let lw = lower::Lowerer::new(&unit, &lopts);
-        let (mut k, knotes) = lw.kernel(f, template, pp.files.clone())?;
+    let mut helper_lists = Vec::new();
+    let found_names: Vec<String> = defs.iter().map(KernelDef::display_name).collect();
+    let chosen: Vec<&KernelDef> = defs
+        .iter()
+        .filter(|d| {
+            opts.kernel
+                .as_deref()
+                .is_none_or(|k| k == d.display_name() || base_name(k) == d.name && !k.contains('<'))
+        })
+        .collect();
+    for d in &chosen {
+        let lw = lower::Lowerer::new(ast, &types, &src, &lopts, d.scope.clone());
+        let (mut k, knotes) = lw.kernel(d)?;
         notes.extend(knotes);
-        k.launch = resolve_launch(&unit, f, &header, opts, &k)?;
-        helpers.push(lower::helpers::for_kernel(&all_helpers, f.start_byte(), &k, &pp.texts));
-        kernels.push(k);
+        k.launch = resolve_launch(&src, ast, d, header, opts, &k)?;
+        kernels.push((k, d.node));
     }
-    if let Some(err) = first_syntax_error(tree.root_node()) {
-        let span = pp.origin_span(err.start_byte(), err.end_byte().max(err.start_byte() + 1));
-        let what = if err.is_missing() {
-            format!("missing `{}`", err.kind())
-        } else {
-            "syntax error".to_string()
-        };
-        return Err(FrontError::input(span, what).with_help("fix the syntax; autosync needs a file that parses"));
+    let (files, texts) = src.files();
+    let mut out = Vec::new();
+    for (mut k, node) in kernels {
+        k.files = files.clone();
+        let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
+        helper_lists.push(lower::helpers::for_kernel(&all_helpers, start, &k, &texts));
+        out.push(k);
     }
     if let Some(k) = &opts.kernel {
-        if kernels.is_empty() {
+        if out.is_empty() {
             let known = if found_names.is_empty() {
                 "none".to_string()
             } else {
@@ -155,71 +221,177 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     }
     Ok(SourceUnit {
         path: path.to_path_buf(),
-        texts: pp.texts.clone(),
-        kernels,
+        texts,
+        kernels: out,
         notes,
-        helpers,
+        helpers: helper_lists,
     })
 }
 
-fn first_syntax_error(n: tree_sitter::Node) -> Option<tree_sitter::Node> {
-    if !n.has_error() {
-        return None;
-    }
-    if n.is_error() || n.is_missing() {
-        return Some(n);
-    }
-    let mut c = n.walk();
-    let children: Vec<_> = n.children(&mut c).collect();
-    children.into_iter().find_map(first_syntax_error)
+/// Runs Clang; failing to run it at all is an input error (exit 2) with the install hint.
+fn parse(text: &str, dir: &Path, copts: &clang::ClangOptions) -> FResult<clang::Parsed> {
+    clang::parse(text, dir, copts).map_err(|e| FrontError::input(Span::DUMMY, e.message).with_help(e.help))
 }
 
-/// `__global__` function definitions with their template parameter lists.
-fn kernel_defs<'t>(
-    unit: &lower::Unit<'t>,
-    root: tree_sitter::Node<'t>,
-) -> Vec<(tree_sitter::Node<'t>, Option<tree_sitter::Node<'t>>)> {
-    let mut out = Vec::new();
-    fn walk<'t>(
-        unit: &lower::Unit<'t>,
-        n: tree_sitter::Node<'t>,
-        tp: Option<tree_sitter::Node<'t>>,
-        out: &mut Vec<(tree_sitter::Node<'t>, Option<tree_sitter::Node<'t>>)>,
-    ) {
-        let mut c = n.walk();
-        for ch in n.named_children(&mut c).collect::<Vec<_>>() {
-            match ch.kind() {
-                "function_definition" if unit.is_kernel(ch) => out.push((ch, tp)),
-                "template_declaration" => walk(unit, ch, ch.child_by_field_name("parameters"), out),
-                "namespace_definition" | "linkage_specification" => {
-                    if let Some(b) = ch.child_by_field_name("body") {
-                        walk(unit, b, None, out)
-                    }
-                }
-                _ => {}
+/// Host functions that instantiate kernel templates with the user's `--define` values.
+fn instantiations(
+    ast: &ast::Ast,
+    src: &SourceMap,
+    templates: &[&Uninstantiated],
+    opts: &FrontOptions,
+) -> FResult<String> {
+    let mut out = String::new();
+    for (i, t) in templates.iter().enumerate() {
+        let mut args = Vec::new();
+        let mut missing = Vec::new();
+        let own = opts.kernel_template_values.get(&t.name);
+        for (name, _) in &t.params {
+            match opts.template_values.get(name).or_else(|| own.and_then(|o| o.get(name))) {
+                Some(v) => args.push(v.clone()),
+                None => missing.push(name.clone()),
             }
         }
+        if !missing.is_empty() {
+            let span = src.node_span(t.node);
+            let params: Vec<String> = t
+                .params
+                .iter()
+                .map(|(n, is_type)| if *is_type { format!("typename {n}") } else { n.clone() })
+                .collect();
+            let example: Vec<String> = missing.iter().map(|m| format!("--define {m}=VALUE")).collect();
+            let _ = ast;
+            return Err(FrontError::missing(
+                span,
+                format!(
+                    "kernel template `{}<{}>` has no instantiation in this file, so autosync does not know its template arguments",
+                    t.name,
+                    params.join(", ")
+                ),
+                format!(
+                    "give them with {} (or `template_args:` for this kernel in autosync.yaml), or add an explicit instantiation",
+                    example.join(" ")
+                ),
+            ));
+        }
+        out.push_str(&format!(
+            "static void __autosync_instantiate_{i}() {{ (void)&::{}<{}>; }}\n",
+            t.qual,
+            args.join(", ")
+        ));
     }
-    walk(unit, root, None, &mut out);
+    Ok(out)
+}
+
+/// Clang's errors: errors only inside host functions of the main file are tolerated (autosync
+/// reads device code; host code may need headers or libraries it does not have); any other is
+/// an input error located at its source.
+fn check_errors(
+    ast: &ast::Ast,
+    src: &SourceMap,
+    errors: &[clang::Diagnostic],
+    path: &Path,
+    notes: &mut Vec<(Span, String)>,
+) -> FResult<()> {
+    let text = src.text(FileId(0)).unwrap_or_default();
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |line: u32, col: u32| -> u32 {
+        let ls = line_starts
+            .get(line.saturating_sub(1) as usize)
+            .copied()
+            .unwrap_or(text.len());
+        (ls + col.saturating_sub(1) as usize).min(text.len()) as u32
+    };
+    let host_ranges = host_function_ranges(ast, src);
+    let mut fatal = None;
+    for e in errors {
+        if e.file == clang::STDIN_NAME {
+            let at = offset(e.line, e.col);
+            let span = Span::new(FileId(0), at, at + 1);
+            if e.severity == "error" && host_ranges.iter().any(|(lo, hi)| *lo <= at && at < *hi) {
+                notes.push((
+                    span,
+                    format!(
+                        "host code does not compile ({}); autosync reads only device code",
+                        e.message
+                    ),
+                ));
+                continue;
+            }
+            fatal.get_or_insert((span, e.message.clone()));
+        } else {
+            // In an included file: point at the include line of the main file.
+            let span = e
+                .included_from
+                .map(|(l, c)| {
+                    let at = offset(l, c);
+                    Span::new(FileId(0), at, at + 1)
+                })
+                .unwrap_or(Span::new(FileId(0), 0, 0));
+            let where_ = if e.file.is_empty() {
+                String::new()
+            } else {
+                format!("{}:{}:{}: ", e.file.trim_start_matches("./"), e.line, e.col)
+            };
+            fatal.get_or_insert((span, format!("{where_}{}", e.message)));
+        }
+    }
+    if let Some((span, msg)) = fatal {
+        let help = if msg.contains("file not found") {
+            "add the header's directory with -I DIR (or include_dirs: in autosync.yaml)".to_string()
+        } else {
+            format!(
+                "autosync reads {} through Clang's CUDA device pass; the file must compile there",
+                path.display()
+            )
+        };
+        return Err(FrontError::input(span, format!("Clang: {msg}")).with_help(help));
+    }
+    Ok(())
+}
+
+/// Byte ranges of the main file's top-level functions that only run on the host.
+fn host_function_ranges(ast: &ast::Ast, src: &SourceMap) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for &r in &ast.roots {
+        if ast.kind(r) != "FunctionDecl" {
+            continue;
+        }
+        let device = ast.has_attr(r, "CUDADeviceAttr") || ast.has_attr(r, "CUDAGlobalAttr");
+        let has_body = ast.children(r).any(|c| ast.kind(c) == "CompoundStmt");
+        if device || !has_body {
+            continue;
+        }
+        let s = src.node_span(r);
+        if s.file == FileId(0) {
+            out.push((s.lo, s.hi));
+        }
+    }
     out
 }
 
 /// Launch configuration: CLI > config file > header > `__launch_bounds__`.
 fn resolve_launch(
-    unit: &lower::Unit,
-    f: tree_sitter::Node,
+    src: &SourceMap,
+    ast: &ast::Ast,
+    d: &KernelDef,
     header: &launch::Header,
     opts: &FrontOptions,
     k: &Kernel,
 ) -> FResult<LaunchConfig> {
-    let bounds = lower::find_kind(f, "launch_bounds").and_then(|lb| {
-        let first = lb.named_child(0)?;
-        lower::const_int_pub(unit.text(first)).map(|v| (v, unit.span(lb)))
+    let bounds = d.launch_bounds.map(|(v, attr)| {
+        let s = src.node_span(attr);
+        let span = if s.is_dummy() { k.span } else { s };
+        let _ = ast;
+        (v, span)
     });
-    let file = opts.file_launch.for_kernel(&k.name);
+    let file = opts.file_launch.for_kernel(base_name(&k.name));
+    let file_exact = opts.file_launch.by_kernel.get(&k.name).cloned();
+    let file_block = file_exact.as_ref().and_then(|f| f.block_dim).or(file.block_dim);
     let block_dim = opts
         .block_dim
-        .or(file.block_dim)
+        .or(file_block)
         .or(header.block_dim)
         .or(bounds.map(|(v, _)| [v as u32, 1, 1]));
     let threads = block_dim.map(|d| d.iter().map(|&x| x as u64).product::<u64>());
@@ -232,7 +404,7 @@ fn resolve_launch(
             .with_help("fix --block-dim / autosync.yaml / the //--blockDim header"));
         }
         if let Some((b, span)) = bounds {
-            if t > b as u64 {
+            if t > b {
                 return Err(FrontError::input(
                     span,
                     format!("blockDim has {t} threads but __launch_bounds__ allows at most {b}"),
@@ -242,6 +414,9 @@ fn resolve_launch(
         }
     }
     let mut params = file.params.clone();
+    if let Some(f) = &file_exact {
+        params.extend(f.params.iter().map(|(n, v)| (n.clone(), *v)));
+    }
     for (n, v) in &opts.params {
         params.insert(n.clone(), *v);
     }

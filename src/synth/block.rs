@@ -48,6 +48,23 @@ pub struct SynthOptions {
     pub kernel_timeout: Option<std::time::Duration>,
     /// Benign races (every thread stores the same value) are races to fix, not warnings.
     pub strict: bool,
+    /// Findings the user suppressed: synthesis treats them as absent (no barrier for them).
+    pub suppress: Option<std::sync::Arc<crate::suppress::Suppressions>>,
+}
+
+impl SynthOptions {
+    /// Splits an oracle report into what synthesis must fix and what the user suppressed.
+    pub fn split_suppressed(&self, k: &Kernel, r: Report) -> (Report, Report) {
+        match &self.suppress {
+            Some(s) => s.split(k, r),
+            None => (r, Report::default()),
+        }
+    }
+
+    /// An oracle report without the suppressed findings.
+    pub fn unsuppressed(&self, k: &Kernel, r: Report) -> Report {
+        self.split_suppressed(k, r).0
+    }
 }
 
 impl Default for SynthOptions {
@@ -62,6 +79,7 @@ impl Default for SynthOptions {
             named: Default::default(),
             kernel_timeout: None,
             strict: false,
+            suppress: None,
         }
     }
 }
@@ -163,8 +181,10 @@ pub enum Outcome {
 /// Synthesis result with the initial report (for rendering) and statistics.
 #[derive(Clone, Debug)]
 pub struct Synthesis {
-    /// The oracle's report on the input kernel.
+    /// The oracle's report on the input kernel (suppressed findings removed).
     pub initial: Report,
+    /// The suppressed findings of the input kernel.
+    pub suppressed: Report,
     /// What to do.
     pub outcome: Outcome,
     /// Counters.
@@ -182,6 +202,8 @@ pub(crate) struct Space {
     /// Bodies of loops that run at least one iteration, start to end, whenever the loop runs:
     /// a position at their top level runs whenever the loop statement does.
     transparent: HashSet<Label>,
+    /// The uniformity the positions were chosen by.
+    unif: sdv::Uniformity,
 }
 
 impl Space {
@@ -191,8 +213,12 @@ impl Space {
 
     /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
     pub(super) fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
+        Space::build_with(k, opts, max_level, sdv::uniformity(k))
+    }
+
+    /// [`Space::build`] with the positions' uniformity given.
+    fn build_with(k: &Kernel, opts: &SynthOptions, max_level: Level, unif: sdv::Uniformity) -> Space {
         let tree = LabelTree::new(k);
-        let unif = sdv::uniformity(k);
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
         let mut pos_blocks = Vec::new();
@@ -201,7 +227,7 @@ impl Space {
                 continue;
             }
             let info = tree.get(p.label());
-            let cost = opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+            let cost = opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32);
             positions.push((p, cost));
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
@@ -230,6 +256,7 @@ impl Space {
             pos_post,
             pos_blocks,
             transparent,
+            unif,
         }
     }
 
@@ -400,7 +427,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         strict: opts.strict,
         ..Default::default()
     };
-    let initial = sdv::check(k, &sdv_opts);
+    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &sdv_opts));
     stats.oracle_calls += 1;
     // Witnesses of the placements tried are never shown.
     let quiet = sdv::SdvOptions {
@@ -411,6 +438,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         stats.time = start.elapsed();
         Synthesis {
             initial,
+            suppressed: suppressed.clone(),
             outcome,
             stats,
         }
@@ -421,25 +449,75 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     if initial.races.is_empty() && initial.divergences.is_empty() {
         return finish(Outcome::AlreadyClean, stats, initial);
     }
-    let space = Space::new(k, opts);
+    // Positions where a barrier is uniform once the reads that can agree across threads do (a
+    // shared flag behind a barrier this placement may add); should that placement not verify,
+    // the positions that are uniform as the kernel stands.
+    let plain = Space::new(k, opts);
+    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k));
+    if settled.positions != plain.positions {
+        // What remains to order once those reads settle (the author's barriers then align).
+        let planned = opts.unsuppressed(
+            k,
+            sdv::check(
+                k,
+                &sdv::SdvOptions {
+                    assume_settled_reads: true,
+                    ..quiet.clone()
+                },
+            ),
+        );
+        let mut tried = stats.clone();
+        tried.oracle_calls += 1;
+        let outcome = place(k, opts, &settled, (&planned, &initial), &quiet, &mut tried);
+        if matches!(outcome, Outcome::Fixed { .. } | Outcome::Partial { .. }) {
+            return finish(outcome, tried, initial);
+        }
+        stats.oracle_calls = tried.oracle_calls;
+        stats.maxsat_calls = tried.maxsat_calls;
+    }
+    let outcome = place(k, opts, &plain, (&initial, &initial), &quiet, &mut stats);
+    finish(outcome, stats, initial)
+}
+
+/// The placement loop of [`synthesize`] over one candidate space: the races of `planned` are
+/// the constraints to start from, those of `reported` (the input's report, shown to the user)
+/// what each barrier is said to cover.
+fn place(
+    k: &Kernel,
+    opts: &SynthOptions,
+    space: &Space,
+    (initial, reported): (&Report, &Report),
+    quiet: &sdv::SdvOptions,
+    stats: &mut SynthStats,
+) -> Outcome {
     // Unfixable races and divergent barriers in the input; the other races are what the
     // placement must remove.
     let mut unfixable: Vec<Unfixable> = initial
         .divergences
         .iter()
+        .filter(|d| space.unif.level(d.barrier) != Level::Block)
         .map(|d| Unfixable::DivergentBarrier(d.barrier))
         .collect();
     let mut fixable: Vec<Race> = Vec::new();
     for r in &initial.races {
-        match unfixable_cause(&space, r) {
+        match unfixable_cause(space, r) {
             Some(u) => unfixable.push(u),
             None => fixable.push(r.clone()),
         }
     }
     // A divergent barrier of the author's makes every placement diverge; with nothing fixable
-    // there is nothing to write.
-    if !initial.divergences.is_empty() || (fixable.is_empty() && !unfixable.is_empty()) {
-        return finish(Outcome::Unfixable(unfixable), stats, initial);
+    // there is nothing to write (nor anything to make the author's barriers uniform).
+    let diverges = unfixable.iter().any(|u| matches!(u, Unfixable::DivergentBarrier(_)));
+    if fixable.is_empty() && !initial.divergences.is_empty() && !diverges {
+        unfixable.extend(
+            initial
+                .divergences
+                .iter()
+                .map(|d| Unfixable::DivergentBarrier(d.barrier)),
+        );
+    }
+    if diverges || (fixable.is_empty() && !unfixable.is_empty()) {
+        return Outcome::Unfixable(unfixable);
     }
     // Races no barrier removes stay in every placement's report: (pair, array, scope).
     let unfixable_keys: HashSet<(RaceKey, RaceScope)> = unfixable
@@ -454,7 +532,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             k.loc(r.first.span),
             k.loc(r.second.span)
         );
-        return finish(Outcome::Inconclusive(msg), stats, initial);
+        return Outcome::Inconclusive(msg);
     }
 
     // Integer weights: scale so the smallest cost is at least 1000 units.
@@ -472,11 +550,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         round += 1;
         stats.rounds = round;
         if round > opts.max_rounds {
-            return finish(
-                Outcome::Inconclusive("refinement did not converge".into()),
-                stats,
-                initial,
-            );
+            return Outcome::Inconclusive("refinement did not converge".into());
         }
         let mut p = MaxSatProblem::new();
         let vars: Vec<Var> = space.positions.iter().map(|_| p.new_var()).collect();
@@ -484,7 +558,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             p.add_soft(vars[i].neg_lit(), (cost * scale).round().max(1.0) as u64);
         }
         for r in &known {
-            for c in clauses(&space, r, &narrow) {
+            for c in clauses(space, r, &narrow) {
                 let lits: Vec<Lit> = c.iter().map(|&i| vars[i].pos_lit()).collect();
                 p.add_hard(&lits);
             }
@@ -500,21 +574,11 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         stats.maxsat_calls += 1;
         let model = match solver.solve(&p) {
             Ok(MaxSatResult::Optimal { model, .. }) => model,
-            Ok(MaxSatResult::Unsat) => return finish(Outcome::Unfixable(vec![Unfixable::NoPlacement]), stats, initial),
+            Ok(MaxSatResult::Unsat) => return Outcome::Unfixable(vec![Unfixable::NoPlacement]),
             Err(MaxSatError::WeightOverflow) => {
-                return finish(
-                    Outcome::Inconclusive("cost weights overflow; lower --cost-loop".into()),
-                    stats,
-                    initial,
-                )
+                return Outcome::Inconclusive("cost weights overflow; lower --cost-loop".into())
             }
-            Err(e) => {
-                return finish(
-                    Outcome::Inconclusive(format!("MaxSAT solver failed: {e:?}")),
-                    stats,
-                    initial,
-                )
-            }
+            Err(e) => return Outcome::Inconclusive(format!("MaxSAT solver failed: {e:?}")),
         };
         let chosen: Vec<usize> = (0..vars.len())
             .filter(|&i| lit_value(&model, vars[i].pos_lit()))
@@ -523,26 +587,20 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             chosen.iter().map(|&i| (space.positions[i].0, Barrier::Block)).collect();
         let candidate = match insert_barriers(k, &inserts) {
             Ok((c, _)) => c,
-            Err(pos) => {
-                return finish(
-                    Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}")),
-                    stats,
-                    initial,
-                )
-            }
+            Err(pos) => return Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}")),
         };
-        let mut report = sdv::check(&candidate, &quiet);
+        let mut report = opts.unsuppressed(k, sdv::check(&candidate, quiet));
         stats.oracle_calls += 1;
         report.races.retain(|r| !unfixable_keys.contains(&(key(r), r.scope)));
         if report.is_clean() {
             let barriers = chosen
                 .iter()
                 .map(|&i| {
-                    let covers = initial
+                    let covers = reported
                         .races
                         .iter()
                         .enumerate()
-                        .filter(|(_, r)| clauses(&space, r, &narrow).iter().any(|c| c.contains(&i)))
+                        .filter(|(_, r)| clauses(space, r, &narrow).iter().any(|c| c.contains(&i)))
                         .map(|(j, _)| j)
                         .collect();
                     Placed {
@@ -562,7 +620,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                     unfixable,
                 }
             };
-            return finish(outcome, stats, initial);
+            return outcome;
         }
         if !report.divergences.is_empty() || !report.inconclusive.is_empty() || report.races.iter().any(|r| r.assumed) {
             let msg = report
@@ -570,7 +628,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
                 .first()
                 .map(|i| i.message.clone())
                 .unwrap_or_else(|| "a candidate placement could not be verified".into());
-            return finish(Outcome::Inconclusive(msg), stats, initial);
+            return Outcome::Inconclusive(msg);
         }
         // Refine: new races become constraints; races still present with a back-edge relation
         // get the narrow option.
@@ -601,11 +659,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             }
         }
         if !progress {
-            return finish(
-                Outcome::Inconclusive("the oracle still reports races that the encoding cannot separate".into()),
-                stats,
-                initial,
-            );
+            return Outcome::Inconclusive("the oracle still reports races that the encoding cannot separate".into());
         }
     }
 }
@@ -621,12 +675,13 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         strict: opts.strict,
         ..Default::default()
     };
-    let initial = sdv::check(k, &sdv_opts);
+    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &sdv_opts));
     stats.oracle_calls += 1;
     let done = |outcome, mut stats: SynthStats, initial| {
         stats.time = start.elapsed();
         Synthesis {
             initial,
+            suppressed: suppressed.clone(),
             outcome,
             stats,
         }
@@ -653,14 +708,13 @@ pub fn synthesize_naive(k: &Kernel, opts: &SynthOptions) -> Synthesis {
             .collect();
         stats.oracle_calls += 1;
         match insert_barriers(k, &inserts) {
-            Ok((c, _)) => sdv::check(
-                &c,
-                &sdv::SdvOptions {
+            Ok((c, _)) => {
+                let quiet = sdv::SdvOptions {
                     small_witnesses: false,
                     ..sdv_opts.clone()
-                },
-            )
-            .is_clean(),
+                };
+                opts.unsuppressed(k, sdv::check(&c, &quiet)).is_clean()
+            }
             Err(_) => false,
         }
     };
@@ -701,7 +755,7 @@ pub fn existing_barrier_cost(k: &Kernel, opts: &SynthOptions) -> (u32, f64) {
             if b.is_block_wide() {
                 let info = tree.get(s.label);
                 n += 1;
-                cost += opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+                cost += opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32);
             }
         }
     });
@@ -775,7 +829,7 @@ pub fn minimize(k: &Kernel, opts: &SynthOptions) -> Option<Minimized> {
     let tree = LabelTree::new(k);
     let cost_at = |l: Label| {
         let info = tree.get(l);
-        opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+        opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32)
     };
     let kept_cost: f64 = existing.iter().map(|(l, _)| cost_at(*l)).sum();
     let keep = synthesize(k, opts);

@@ -377,11 +377,15 @@ impl<'a> BlockRun<'a> {
                 let (space, addr) = self.access(t, label, acc, AccessKind::Write, Some(x))?;
                 self.store(space, t, acc, addr, x);
             }
-            Op::Atomic(dst, acc) => {
-                // The IR does not say which atomic; model the commonest, atomicAdd(p, 1).
+            Op::Atomic(dst, acc, op) => {
+                // Increments as written; any other atomic as the commonest, atomicAdd(p, 1).
+                let step = match op {
+                    AtomicOp::Increment(c) => *c,
+                    AtomicOp::Other => 1,
+                };
                 let (space, addr) = self.access(t, label, acc, AccessKind::Atomic, None)?;
                 let old = self.load(space, t, acc, addr);
-                self.store(space, t, acc, addr, old.wrapping_add(1));
+                self.store(space, t, acc, addr, old.wrapping_add(step));
                 self.assign_raw(t, *dst, old)?;
             }
         }

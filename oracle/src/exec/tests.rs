@@ -443,7 +443,11 @@ fn exec_atomics_do_not_race_with_each_other() {
         let mut kb = Kb::new();
         let s = kb.array("s", Space::Shared);
         let (old, x) = (kb.var("old", ScalarTy::I32), kb.var("x", ScalarTy::I32));
-        let a = kb.basic(vec![Op::Atomic(Some(old), at(s, int(0), AccessKind::Atomic))]);
+        let a = kb.basic(vec![Op::Atomic(
+            Some(old),
+            at(s, int(0), AccessKind::Atomic),
+            AtomicOp::Increment(1),
+        )]);
         let mut stmts = vec![a.clone()];
         if sync_between {
             stmts.push(kb.sync());

@@ -283,7 +283,7 @@ impl<'a> RaceCtx<'a> {
             if let crate::ir::StmtKind::Basic(ops) = &s.kind {
                 for op in ops {
                     let a = match op {
-                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a) => a,
+                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a, _) => a,
                         crate::ir::Op::Assign(..) => continue,
                     };
                     spans.entry((s.label, a.array, a.kind)).or_insert(a.span);

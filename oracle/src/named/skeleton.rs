@@ -381,7 +381,7 @@ fn assigned_vars(s: &Stmt) -> Vec<VarId> {
         if let StmtKind::Basic(ops) = &c.kind {
             for op in ops {
                 match op {
-                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => out.push(*v),
+                    Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => out.push(*v),
                     _ => {}
                 }
             }
@@ -871,7 +871,7 @@ impl Emu<'_, '_> {
                 };
                 self.lanes[li].env[v.0 as usize] = x;
             }
-            Op::Read(dst, a) | Op::Atomic(dst, a) => {
+            Op::Read(dst, a) | Op::Atomic(dst, a, _) => {
                 self.access(li, label, a)?;
                 if let Some(v) = dst {
                     let name = self.ctx.k.array(a.array).name.clone();

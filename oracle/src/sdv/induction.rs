@@ -72,7 +72,7 @@ fn assignment_count(header: &[Stmt], body: &Block, step: &[Stmt], v: VarId) -> u
     let mut count = |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
-                if let Op::Assign(w, _) | Op::Read(Some(w), _) | Op::Atomic(Some(w), _) = op {
+                if let Op::Assign(w, _) | Op::Read(Some(w), _) | Op::Atomic(Some(w), _, _) = op {
                     n += (*w == v) as usize;
                 }
             }

@@ -647,7 +647,7 @@ fn apply_ops(k: &Kernel, ops: &[Op], consts: &mut Consts) {
                     consts.remove(v);
                 }
             },
-            Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+            Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => {
                 consts.remove(v);
             }
             _ => {}

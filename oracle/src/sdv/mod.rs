@@ -21,6 +21,7 @@
 //!   wraps around and that is modelled exactly;
 //! - a loop's additive induction variable does not wrap around before the iteration in question.
 
+mod counters;
 mod decided;
 mod fold;
 mod induction;
@@ -34,7 +35,7 @@ mod testkit;
 mod tests;
 mod uniform;
 
-pub use uniform::{uniformity, Level, Uniformity};
+pub use uniform::{uniformity, uniformity_if_reads_settle, Level, Uniformity};
 
 use crate::ir::*;
 use crate::report::*;
@@ -60,6 +61,10 @@ pub struct SdvOptions {
     /// Prefer witnesses with small non-negative parameter values and block indices (a few more
     /// solver calls per race; synthesis turns it off for the placements it tries).
     pub small_witnesses: bool,
+    /// Check as if every read that can give all threads the same value did (see
+    /// [`uniformity_if_reads_settle`]): the races a placement must remove besides making those
+    /// reads settle. Not a verdict (synthesis uses it to plan, and verifies without it).
+    pub assume_settled_reads: bool,
 }
 
 impl Default for SdvOptions {
@@ -70,6 +75,7 @@ impl Default for SdvOptions {
             deadline: None,
             strict: false,
             small_witnesses: true,
+            assume_settled_reads: false,
         }
     }
 }
@@ -145,7 +151,11 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
         });
         return report;
     }
-    let unif = uniformity(k);
+    let unif = if opts.assume_settled_reads {
+        uniformity_if_reads_settle(k)
+    } else {
+        uniformity(k)
+    };
     phase("uniformity", profile);
     let tree = LabelTree::new(k);
     report.divergences = divergences(k, &unif, &tree);
@@ -342,7 +352,7 @@ fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
         if let StmtKind::Basic(ops) = &s.kind {
             for (op, o) in ops.iter().enumerate() {
                 let access = match o {
-                    Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a) => a,
+                    Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a, _) => a,
                     Op::Assign(..) => continue,
                 };
                 let local = k

@@ -108,7 +108,7 @@ pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
             for op in ops {
                 match op {
                     Op::Assign(_, e) => f(e),
-                    Op::Read(_, a) | Op::Atomic(_, a) => f(&a.offset),
+                    Op::Read(_, a) | Op::Atomic(_, a, _) => f(&a.offset),
                     Op::Write(a, e) => {
                         f(&a.offset);
                         f(e)
@@ -388,6 +388,17 @@ impl<'k> Engine<'k> {
             Pairing::DifferentWarps => {
                 parts.push(distinct(&t1.tid, &t2.tid));
                 parts.push(warp_of(t1, &self.geom).eq(warp_of(t2, &self.geom)).not());
+            }
+        }
+        // Increments of one counter address never hand two threads the same value.
+        for c1 in &w1.counter_reads {
+            for c2 in w2.counter_reads.iter().filter(|c2| c2.array == c1.array) {
+                let per_block = self.k.array(c1.array).space == crate::ir::Space::Shared;
+                if (inter && per_block) || c1.value.get_size() != c2.value.get_size() {
+                    continue;
+                }
+                let same = Bool::and(&[c1.ctrl.clone(), c2.ctrl.clone(), c1.offset.eq(&c2.offset)]);
+                parts.push(same.implies(c1.value.eq(&c2.value).not()));
             }
         }
         if let Some((l, first_earlier)) = q.other_iteration {

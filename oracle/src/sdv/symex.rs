@@ -119,6 +119,21 @@ pub(crate) struct Walk {
     pub skipped: HashMap<Label, Bool>,
     /// Products of two non-constant integers, by product term (see [`Product`]).
     pub products: HashMap<BV, Product>,
+    /// Values returned by increments of counters (see [`super::counters`]).
+    pub counter_reads: Vec<CounterRead>,
+}
+
+/// A value one atomic increment of a counter returned to the walking thread.
+#[derive(Clone, Debug)]
+pub(crate) struct CounterRead {
+    /// The counter array.
+    pub array: ArrayId,
+    /// Byte offset of the incremented element.
+    pub offset: BV,
+    /// The thread executes the increment iff this holds.
+    pub ctrl: Bool,
+    /// The value it returned.
+    pub value: BV,
 }
 
 /// `p = x * y` in `x`'s width, signed or unsigned.
@@ -153,6 +168,7 @@ pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVa
         ctrl: Bool::from_bool(true),
         facts: Bool::from_bool(true),
         frames: Vec::new(),
+        counters: super::counters::counter_arrays(k),
         counter: 0,
         ub: Vec::new(),
         cond_depth: 0,
@@ -180,6 +196,7 @@ struct Walker<'a> {
     ctrl: Bool,
     facts: Bool,
     frames: Vec<Frame>,
+    counters: HashSet<ArrayId>,
     counter: u32,
     /// No-signed-overflow conditions of the expressions evaluated since the last flush.
     ub: Vec<Bool>,
@@ -551,6 +568,19 @@ impl<'a> Walker<'a> {
         self.env.insert(v, val);
     }
 
+    /// Records the value a counter increment just gave `dst`.
+    fn counter_read(&mut self, label: Label, op: usize, array: ArrayId, dst: VarId) {
+        let (Some(site), Some(Val::Bv(value))) = (self.out.sites.get(&(label, op)), self.env.get(&dst)) else {
+            return;
+        };
+        self.out.counter_reads.push(CounterRead {
+            array,
+            offset: site.offset.clone(),
+            ctrl: site.at.ctrl.clone(),
+            value: value.clone(),
+        });
+    }
+
     fn site(&mut self, label: Label, op: usize, acc: &Access, stored: Option<&Expr>) {
         let (offset, index) = match scaled_index(self.k, &acc.offset, acc.size) {
             Some((x, ty)) => {
@@ -620,10 +650,13 @@ impl<'a> Walker<'a> {
                             let val = self.unknown("rd", ty, true);
                             self.env.insert(*d, val);
                         }
-                        Op::Read(dst, acc) | Op::Atomic(dst, acc) => {
+                        Op::Read(dst, acc) | Op::Atomic(dst, acc, _) => {
                             self.site(s.label, i, acc, None);
                             if let Some(d) = dst {
                                 self.fresh_into(*d, "rd");
+                                if matches!(op, Op::Atomic(..)) && self.counters.contains(&acc.array) {
+                                    self.counter_read(s.label, i, acc.array, *d);
+                                }
                             }
                         }
                         Op::Write(acc, e) => self.site(s.label, i, acc, Some(e)),
@@ -1256,7 +1289,7 @@ pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec
     let mut add = |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
-                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) = op {
+                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) = op {
                     if !out.contains(v) {
                         out.push(*v);
                     }

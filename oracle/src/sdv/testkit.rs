@@ -188,7 +188,7 @@ impl Kb {
     /// `atomicAdd(&a[idx], 1)`.
     pub fn atomic(&mut self, a: ArrayId, idx: Expr) -> Stmt {
         let acc = self.acc(a, AccessKind::Atomic, idx);
-        self.stmt(StmtKind::Basic(vec![Op::Atomic(None, acc)]))
+        self.stmt(StmtKind::Basic(vec![Op::Atomic(None, acc, AtomicOp::Other)]))
     }
 
     /// A statement with several operations.

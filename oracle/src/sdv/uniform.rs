@@ -92,10 +92,30 @@ impl Uniformity {
 /// judged aligned was, and the execution so far is a path of the graph the reads were checked
 /// on — on which no write reaches the read, so its address held one value since the barrier.
 pub fn uniformity(k: &Kernel) -> Uniformity {
+    uniformity_with(k, true)
+}
+
+/// [`uniformity`] as it would be once every read that could give all threads the same value
+/// does (a barrier between each such read and the writes that reach it): what synthesis may
+/// aim for. Never a verdict: a placement built on it is verified with [`uniformity`].
+pub fn uniformity_if_reads_settle(k: &Kernel) -> Uniformity {
+    uniformity_with(k, false)
+}
+
+fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
     let mut reads = read_candidates(k);
     let (nu, taint) = loop {
         let (nu, taint) = taint_fixpoint(k, &reads);
-        let next = confirmed_reads(k, &nu, &taint, &reads);
+        let next = if confirm {
+            confirmed_reads(k, &nu, &taint, &reads)
+        } else {
+            // Only what the taint itself rules out: reads at addresses that differ by thread.
+            reads
+                .iter()
+                .filter(|r| read_offset(k, r).is_some_and(|o| !nu_expr(o, &nu)))
+                .copied()
+                .collect()
+        };
         if next == reads {
             break (nu, taint);
         }
@@ -152,7 +172,7 @@ fn steering_vars(k: &Kernel) -> HashSet<VarId> {
             for op in ops {
                 match op {
                     Op::Assign(v, e) => assigns.push((*v, e)),
-                    Op::Read(_, a) | Op::Atomic(_, a) | Op::Write(a, _) => a.offset.for_each_var(&mut |v| {
+                    Op::Read(_, a) | Op::Atomic(_, a, _) | Op::Write(a, _) => a.offset.for_each_var(&mut |v| {
                         out.insert(v);
                     }),
                 }
@@ -212,6 +232,21 @@ fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId
     }
 }
 
+/// The offset of read `r` (statement, operation).
+fn read_offset<'k>(k: &'k Kernel, r: &(Label, usize)) -> Option<&'k Expr> {
+    let mut out = None;
+    crate::tree::for_each_stmt(&k.body, &mut |s: &'k Stmt| {
+        if s.label == r.0 {
+            if let StmtKind::Basic(ops) = &s.kind {
+                if let Some(Op::Read(_, a)) = ops.get(r.1) {
+                    out = Some(&a.offset);
+                }
+            }
+        }
+    });
+    out
+}
+
 /// Every read that may give all threads the same value: into a variable, from a shared array, or
 /// from a global array no statement of the kernel writes.
 fn read_candidates(k: &Kernel) -> HashSet<(Label, usize)> {
@@ -219,7 +254,7 @@ fn read_candidates(k: &Kernel) -> HashSet<(Label, usize)> {
     crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
-                if let Op::Write(a, _) | Op::Atomic(_, a) = op {
+                if let Op::Write(a, _) | Op::Atomic(_, a, _) = op {
                     written.insert(a.array);
                 }
             }
@@ -297,7 +332,7 @@ fn confirmed_reads(
     let mut writers: Vec<(Label, usize, ArrayId)> = Vec::new();
     for (l, ops) in &ops_of {
         for (i, op) in ops.iter().enumerate() {
-            if let Op::Write(a, _) | Op::Atomic(_, a) = op {
+            if let Op::Write(a, _) | Op::Atomic(_, a, _) = op {
                 if shared_arrays.contains(&a.array) {
                     writers.push((*l, i, a.array));
                 }
@@ -328,7 +363,7 @@ fn update_vars(b: &Block, before: &HashMap<Label, Srcs>, reads: &HashSet<(Label,
                     Op::Read(Some(v), a) if divergent || !reads.contains(&(s.label, i)) || nu_expr(&a.offset, nu) => {
                         nu.insert(*v);
                     }
-                    Op::Atomic(Some(v), _) => {
+                    Op::Atomic(Some(v), _, _) => {
                         nu.insert(*v);
                     }
                     _ => {}

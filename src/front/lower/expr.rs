@@ -1,9 +1,26 @@
-//! Expressions: pure IR expressions plus the memory operations they perform.
+//! Expressions: glvalues to places/variables/objects, prvalues to pure IR expressions, with
+//! the memory operations they perform appended to the current statement.
 
 use super::*;
 
-fn dim_of(field: &str) -> Option<Dim> {
-    match field {
+/// A lowered expression: a glvalue or a prvalue.
+pub(crate) enum Value {
+    L(LV),
+    R(RV),
+}
+
+fn builtin_var(name: &str) -> Option<fn(Dim) -> Builtin> {
+    match name {
+        "threadIdx" => Some(Builtin::ThreadIdx),
+        "blockIdx" => Some(Builtin::BlockIdx),
+        "blockDim" => Some(Builtin::BlockDim),
+        "gridDim" => Some(Builtin::GridDim),
+        _ => None,
+    }
+}
+
+fn dim_of(name: &str) -> Option<Dim> {
+    match name.strip_prefix("__fetch_builtin_")? {
         "x" => Some(Dim::X),
         "y" => Some(Dim::Y),
         "z" => Some(Dim::Z),
@@ -11,102 +28,175 @@ fn dim_of(field: &str) -> Option<Dim> {
     }
 }
 
-/// C's usual arithmetic conversions for two integer operands.
-pub(crate) fn common_int(a: &CType, b: &CType) -> CType {
-    let (ab, asg) = match a {
-        CType::Int { bits, signed } => (*bits, *signed),
-        _ => (32, true),
-    };
-    let (bb, bsg) = match b {
-        CType::Int { bits, signed } => (*bits, *signed),
-        _ => (32, true),
-    };
-    let (ab, asg) = if ab < 32 { (32, true) } else { (ab, asg) };
-    let (bb, bsg) = if bb < 32 { (32, true) } else { (bb, bsg) };
-    if ab == bb {
-        CType::Int {
-            bits: ab,
-            signed: asg && bsg,
-        }
-    } else if ab > bb {
-        CType::Int { bits: ab, signed: asg }
-    } else {
-        CType::Int { bits: bb, signed: bsg }
-    }
-}
-
-/// Converts a pure expression between types.
-pub(crate) fn convert(e: Expr, from: &CType, to: &CType) -> Expr {
-    if from == to {
-        return e;
-    }
-    match (from.is_integral(), to.is_integral()) {
-        (true, true) => {
-            if let Expr::Const(v, _) = e {
-                return Expr::Const(fold_cast(v, to), to.scalar());
+impl<'a> Lowerer<'a> {
+    /// Lowers an expression used as a value.
+    pub(crate) fn rvalue(&mut self, n: NodeId) -> FResult<RV> {
+        // `c ? x : y` of two lvalues is an lvalue in C++; only its value is used here.
+        let value = match self.lvalue_conditional(n) {
+            Some(c) => self.conditional_as(c, true)?,
+            None => self.eval(n)?,
+        };
+        match value {
+            Value::R(rv) => Ok(rv),
+            Value::L(lv) => {
+                let span = self.span(n);
+                self.load(lv, span)
             }
-            Expr::Cast(to.scalar(), Box::new(e))
-        }
-        _ if from.scalar() == to.scalar() => e,
-        _ => Expr::Opaque(to.scalar(), vec![e]),
-    }
-}
-
-fn fold_cast(v: i64, to: &CType) -> i64 {
-    match to {
-        CType::Bool => (v != 0) as i64,
-        CType::Int { bits: 64, .. } => v,
-        CType::Int { bits, signed: true } => {
-            let sh = 64 - *bits as u32;
-            (v << sh) >> sh
-        }
-        CType::Int { bits, signed: false } => v & ((1i64 << *bits) - 1),
-        _ => v,
-    }
-}
-
-/// Whether evaluating a syntax node may access memory or have effects (so it cannot be part of
-/// a pure IR expression that is evaluated unconditionally).
-pub(crate) fn may_touch_memory(src: &str, n: Node) -> bool {
-    match n.kind() {
-        "subscript_expression" | "call_expression" | "assignment_expression" | "update_expression" => true,
-        "pointer_expression" => src[n.byte_range()].trim_start().starts_with('*'),
-        "field_expression" => {
-            let arg = n.child_by_field_name("argument");
-            let is_builtin = arg
-                .map(|a| matches!(&src[a.byte_range()], "threadIdx" | "blockIdx" | "blockDim" | "gridDim"))
-                .unwrap_or(false);
-            !is_builtin
-        }
-        _ => {
-            let mut c = n.walk();
-            let ch: Vec<Node> = n.named_children(&mut c).collect();
-            ch.into_iter().any(|x| may_touch_memory(src, x))
         }
     }
-}
 
-impl<'u, 't> Lowerer<'u, 't> {
-    /// The C type of a lowered value.
-    pub(crate) fn val_type(&self, v: &Val) -> CType {
-        match v {
-            Val::Scalar(_, t) | Val::VarRef(_, t) => t.clone(),
-            Val::Mem(p) => p.ty.clone(),
-            Val::Ptr(_, _, p) | Val::NullPtr(p) => CType::Ptr(Box::new(p.clone())),
-            Val::PtrVar(n) => match self.lookup(n) {
-                Some(Binding::Ptr { pointee, .. }) => CType::Ptr(Box::new(pointee.clone())),
-                _ => CType::Ptr(Box::new(CType::Void)),
+    /// The conditional operator `n` is (through parentheses), if it is one.
+    fn lvalue_conditional(&self, n: NodeId) -> Option<NodeId> {
+        let mut inner = n;
+        loop {
+            match self.ast.kind(inner) {
+                "ParenExpr" => inner = *self.expr_children(inner).first()?,
+                "ConditionalOperator" => return Some(inner),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Lowers an expression that denotes an object or location.
+    pub(crate) fn lvalue(&mut self, n: NodeId) -> FResult<LV> {
+        match self.eval(n)? {
+            Value::L(lv) => Ok(lv),
+            Value::R(RV::Obj(o)) => Ok(LV::Obj(o)),
+            Value::R(RV::Group(g)) => Ok(LV::Group(g)),
+            // A temporary bound to a const reference.
+            Value::R(RV::Scalar(e, t)) => {
+                let v = self.temp(t.scalar());
+                self.ops.push(Op::Assign(v, e));
+                Ok(LV::Var(v, t))
+            }
+            Value::R(RV::Ptr(p)) => {
+                let v = self.temp(ScalarTy::U64);
+                self.ops.push(Op::Assign(v, p.off));
+                Ok(LV::Ptr(self.new_slot("$tmp", p.region, SlotOff::Var(v), p.pointee)))
+            }
+            Value::R(RV::Void) => Err(FrontError::input(
+                self.span(n),
+                "a void expression is used as an object",
+            )),
+        }
+    }
+
+    /// Lowers an expression for its effects only.
+    pub(crate) fn discard(&mut self, n: NodeId) -> FResult<()> {
+        let mut d = n;
+        while self.ast.kind(d) == "ParenExpr" {
+            match self.ast.children(d).next() {
+                Some(c) => d = c,
+                None => break,
+            }
+        }
+        // A bare `s[i];` still reads (as a volatile access would); an assignment's result is
+        // not read.
+        let designator = match self.ast.kind(d) {
+            "DeclRefExpr" | "ArraySubscriptExpr" | "MemberExpr" => true,
+            "UnaryOperator" => self.ast.node(d).attrs.opcode.is_some_and(|o| self.ast.str(o) == "*"),
+            _ => false,
+        };
+        if let Value::L(LV::Mem(p)) = self.eval(n)? {
+            if designator && !matches!(p.ty, CType::Array(..) | CType::Record(_)) {
+                self.read(&p)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers a scalar expression: its pure value and type (pointers give their offset).
+    pub(crate) fn scalar(&mut self, n: NodeId) -> FResult<(Expr, CType)> {
+        let span = self.span(n);
+        match self.rvalue(n)? {
+            RV::Scalar(e, t) => Ok((e, t)),
+            RV::Ptr(_) | RV::Obj(_) | RV::Group(_) => {
+                // A pointer or object used as a number (compared, printed): opaque.
+                Ok((Expr::Opaque(ScalarTy::U64, vec![]), CType::U64))
+            }
+            RV::Void => Err(FrontError::input(span, "a void expression is used as a value")),
+        }
+    }
+
+    /// Lowers a condition to a boolean predicate.
+    pub(crate) fn cond(&mut self, n: NodeId) -> FResult<Expr> {
+        let (e, t) = self.scalar(n)?;
+        Ok(to_bool(e, &t))
+    }
+
+    /// Lowers a pointer-valued expression.
+    pub(crate) fn pointer(&mut self, n: NodeId) -> FResult<Pointer> {
+        let span = self.span(n);
+        match self.rvalue(n)? {
+            RV::Ptr(p) => Ok(p),
+            RV::Scalar(Expr::Const(0, _), _) => Ok(Pointer {
+                region: Region::Null,
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Void,
+            }),
+            _ => Err(FrontError::unsupported(span, "expected a pointer")),
+        }
+    }
+
+    /// Reads a glvalue.
+    pub(crate) fn load(&mut self, lv: LV, span: Span) -> FResult<RV> {
+        Ok(match lv {
+            LV::Var(v, t) => RV::Scalar(Expr::Var(v), t),
+            LV::Const(v, t) => RV::Scalar(Expr::Const(v, t.scalar()), t),
+            LV::Ptr(s) => {
+                let sl = &self.slots[s];
+                RV::Ptr(Pointer {
+                    region: sl.region.clone(),
+                    off: sl.off.expr(),
+                    pointee: sl.pointee.clone(),
+                })
+            }
+            LV::Obj(o) => RV::Obj(o),
+            LV::Group(g) => RV::Group(g),
+            LV::Mem(p) => match p.ty.clone() {
+                CType::Ptr(pointee) => {
+                    self.read(&p)?;
+                    RV::Ptr(Pointer {
+                        region: Region::Unknown(format!(
+                            "a pointer read from memory (`{}`)",
+                            self.arrays[p.array.0 as usize].name
+                        )),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: *pointee,
+                    })
+                }
+                CType::Record(r) => {
+                    // A whole object read from memory: one access; its fields are unknown.
+                    self.read(&p)?;
+                    let name = format!("{}[]", self.arrays[p.array.0 as usize].name);
+                    RV::Obj(self.new_obj(r, &name, span)?)
+                }
+                CType::Array(e, _) => RV::Ptr(Pointer {
+                    region: p.region(),
+                    off: p.off,
+                    pointee: *e,
+                }),
+                t => {
+                    let e = self.read(&p)?;
+                    RV::Scalar(e, t)
+                }
             },
-            Val::Obj(s, _) => CType::Struct(s.clone()),
-            Val::Group(_) => CType::Struct("thread_group".into()),
-            Val::Void => CType::Void,
-        }
+        })
     }
 
     /// Emits a read of a memory location into a fresh temp; returns the temp.
-    pub(crate) fn read(&mut self, p: &Place) -> Expr {
+    pub(crate) fn read(&mut self, p: &Place) -> FResult<Expr> {
+        if let Some(alt) = p.alt.clone() {
+            let t = self.temp(p.ty.scalar());
+            self.in_each_array(p, &alt, &mut |lw, place| {
+                let v = lw.read(place)?;
+                lw.ops.push(Op::Assign(t, v));
+                Ok(())
+            })?;
+            return Ok(Expr::Var(t));
+        }
+        let size = self.size_of(&p.ty, p.span)? as u32;
         let t = self.temp(p.ty.scalar());
-        let size = self.u.layouts.size_of(&p.ty) as u32;
         self.ops.push(Op::Read(
             Some(t),
             Access {
@@ -117,12 +207,15 @@ impl<'u, 't> Lowerer<'u, 't> {
                 span: p.span,
             },
         ));
-        Expr::Var(t)
+        Ok(Expr::Var(t))
     }
 
     /// Emits a write of `value` to a memory location.
-    pub(crate) fn write(&mut self, p: &Place, value: Expr) {
-        let size = self.u.layouts.size_of(&p.ty) as u32;
+    pub(crate) fn write(&mut self, p: &Place, value: Expr) -> FResult<()> {
+        if let Some(alt) = p.alt.clone() {
+            return self.in_each_array(p, &alt, &mut |lw, place| lw.write(place, value.clone()));
+        }
+        let size = self.size_of(&p.ty, p.span)? as u32;
         self.ops.push(Op::Write(
             Access {
                 array: p.array,
@@ -133,443 +226,1270 @@ impl<'u, 't> Lowerer<'u, 't> {
             },
             value,
         ));
+        Ok(())
     }
 
-    /// Turns a value into a pure expression of type `want`, reading memory if needed.
-    pub(crate) fn rvalue(&mut self, v: Val, want: &CType) -> FResult<Expr> {
-        let (e, t) = match v {
-            Val::Scalar(e, t) => (e, t),
-            Val::VarRef(var, t) => (Expr::Var(var), t),
-            Val::Mem(p) => {
-                let e = self.read(&p);
-                (e, p.ty)
+    /// Runs `f` on the place in each array of a choice, under `if (selector == i)`.
+    fn in_each_array(
+        &mut self,
+        p: &Place,
+        alt: &(Vec<ArrayId>, Expr),
+        f: &mut dyn FnMut(&mut Self, &Place) -> FResult<()>,
+    ) -> FResult<()> {
+        let (arrays, sel) = alt;
+        // The statement's operations so far run first.
+        self.flush(false);
+        let mut tail: Option<Block> = None;
+        for (i, a) in arrays.iter().enumerate().rev() {
+            let place = Place {
+                array: *a,
+                alt: None,
+                ..p.clone()
+            };
+            let then_blk = self.sub_block(|lw| f(lw, &place))?;
+            if i == arrays.len() - 1 && arrays.len() > 1 {
+                tail = Some(then_blk);
+                continue;
             }
-            Val::Ptr(..) | Val::PtrVar(_) | Val::NullPtr(_) | Val::Obj(..) | Val::Group(_) => {
-                // Pointer or object used as a plain value (compared, printed): opaque but uniform
-                // when its parts are.
-                return Ok(Expr::Opaque(want.scalar(), vec![]));
+            let else_blk = match tail.take() {
+                Some(b) => b,
+                None => self.empty_block(),
+            };
+            let cond = Expr::Bin(
+                BinOp::Eq,
+                ScalarTy::U32,
+                Box::new(sel.clone()),
+                Box::new(Expr::Const(i as i64, ScalarTy::U32)),
+            );
+            let label = self.label();
+            let span = self.stmt_span;
+            let stmt = Stmt {
+                label,
+                span,
+                emit_after: false,
+                kind: StmtKind::If {
+                    cond,
+                    then_blk,
+                    else_blk,
+                },
+            };
+            if i == 0 {
+                self.push(stmt);
+            } else {
+                let lbl = self.label();
+                tail = Some(Block {
+                    label: lbl,
+                    span,
+                    braced: false,
+                    emit_start: false,
+                    stmts: vec![stmt],
+                });
             }
-            Val::Void => {
-                return Err(FrontError::input(
-                    self.stmt_span,
-                    "a void expression is used as a value",
+        }
+        Ok(())
+    }
+
+    /// `lv = rv`.
+    pub(crate) fn store(&mut self, lv: LV, rv: RV, span: Span) -> FResult<()> {
+        match (lv, rv) {
+            (LV::Var(v, t), RV::Scalar(e, et)) => {
+                let e = convert(e, &et, &t);
+                self.ops.push(Op::Assign(v, e));
+            }
+            (LV::Var(v, t), RV::Ptr(p)) => {
+                self.ops.push(Op::Assign(v, Expr::Opaque(t.scalar(), vec![])));
+                // An integer variable that now holds an address (PTX-style code keeps shared
+                // addresses in `unsigned`): from here on it is a pointer to that place.
+                if t.is_integral() && matches!(p.region, Region::Array(_)) {
+                    let ids: Vec<u64> = self
+                        .env
+                        .iter()
+                        .filter(|(_, b)| matches!(b, Binding::Var(x, _) if *x == v))
+                        .map(|(id, _)| *id)
+                        .collect();
+                    if !ids.is_empty() {
+                        let name = self.vars[v.0 as usize].name.clone();
+                        let ov = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                        let s = self.new_slot(
+                            &name,
+                            Region::Null,
+                            SlotOff::Var(ov),
+                            CType::Int { bits: 8, signed: false },
+                        );
+                        self.assign_ptr(s, p, span)?;
+                        for id in ids {
+                            self.env.insert(id, Binding::Ptr(s));
+                        }
+                    }
+                }
+            }
+            (LV::Mem(p), rv) => {
+                let value = match rv {
+                    RV::Scalar(e, et) if !matches!(p.ty, CType::Record(_)) => convert(e, &et, &p.ty),
+                    _ => Expr::Opaque(p.ty.scalar(), vec![]),
+                };
+                self.write(&p, value)?;
+            }
+            (LV::Ptr(s), RV::Ptr(p)) => self.assign_ptr(s, p, span)?,
+            (LV::Ptr(s), RV::Scalar(Expr::Const(0, _), _)) => {
+                self.slots[s].region = Region::Null;
+            }
+            (LV::Obj(dst), RV::Obj(src)) => self.copy_obj(dst, src, span)?,
+            (LV::Group(_), RV::Group(_)) => {}
+            (LV::Const(..), _) => {
+                return Err(FrontError::input(span, "assignment to a constant"));
+            }
+            (lv, rv) => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("cannot assign {} to {}", rv_what(&rv), lv_what(&lv)),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Points a pointer variable at `p`.
+    pub(crate) fn assign_ptr(&mut self, s: usize, p: Pointer, span: Span) -> FResult<()> {
+        let old = self.slots[s].region.clone();
+        let region = match (&old, &p.region) {
+            (_, Region::Null) => old.clone(),
+            (Region::Null | Region::Unknown(_), Region::Array(_) | Region::Obj(_) | Region::Unknown(_)) => {
+                p.region.clone()
+            }
+            (a, b) if a == b && !matches!(a, Region::Choice(..)) => a.clone(),
+            (Region::Obj(_), _) | (_, Region::Obj(_)) | (_, Region::Unknown(_)) => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "pointer `{}` is re-pointed from {} to {}",
+                        self.slots[s].name,
+                        self.region_name(&old),
+                        self.region_name(&p.region)
+                    ),
+                )
+                .with_help("autosync follows pointers into arrays; keep pointers to objects in one variable each"))
+            }
+            _ => self.choose(s, &old, &p.region, span)?,
+        };
+        let v = match self.slots[s].off.clone() {
+            SlotOff::Var(v) => v,
+            SlotOff::Fixed(start) => {
+                // The first assignment may be conditional: the old offset holds elsewhere.
+                let v = self.new_var(&self.slots[s].name.clone(), ScalarTy::U64, VarKind::Temp);
+                self.late_inits.push(Op::Assign(v, start));
+                self.slots[s].off = SlotOff::Var(v);
+                v
+            }
+        };
+        self.ops.push(Op::Assign(v, p.off));
+        self.slots[s].region = region;
+        Ok(())
+    }
+
+    /// A pointer variable that is given several arrays over the kernel (swapped buffers)
+    /// points into a choice of them: its selector variable holds the index of the array meant.
+    fn choose(&mut self, s: usize, old: &Region, new: &Region, span: Span) -> FResult<Region> {
+        let name = self.slots[s].name.clone();
+        let (mut arrays, sel) = match old {
+            Region::Choice(arrs, Expr::Var(v)) => (arrs.clone(), *v),
+            Region::Array(a) => {
+                // It pointed into `a` up to here, on every path.
+                let v = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                self.late_inits.push(Op::Assign(v, Expr::Const(0, ScalarTy::U32)));
+                (vec![*a], v)
+            }
+            Region::Null | Region::Unknown(_) => {
+                let v = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                (vec![], v)
+            }
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("pointer `{name}` autosync cannot follow"),
                 ))
             }
         };
-        Ok(if matches!(want, CType::Void) {
-            e
-        } else {
-            convert(e, &t, want)
-        })
-    }
-
-    /// Lowers an expression and returns its pure value and type.
-    pub(crate) fn scalar(&mut self, n: Node<'t>) -> FResult<(Expr, CType)> {
-        let v = self.expr(n)?;
-        let t = self.val_type(&v);
-        let t = match t {
-            CType::Array(..) | CType::Ptr(_) => CType::U64,
-            t => t,
+        let index = |arrays: &mut Vec<ArrayId>, a: ArrayId| -> i64 {
+            match arrays.iter().position(|x| *x == a) {
+                Some(i) => i as i64,
+                None => {
+                    arrays.push(a);
+                    arrays.len() as i64 - 1
+                }
+            }
         };
-        let e = self.rvalue(v, &CType::Void)?;
-        Ok((e, t))
+        let value = match new {
+            Region::Array(b) => Expr::Const(index(&mut arrays, *b), ScalarTy::U32),
+            Region::Choice(others, other_sel) => {
+                // Translate the other pointer's index into this one's.
+                let mut e = Expr::Const(index(&mut arrays, others[0]), ScalarTy::U32);
+                for (i, a) in others.iter().enumerate().skip(1) {
+                    let cond = Expr::Bin(
+                        BinOp::Eq,
+                        ScalarTy::U32,
+                        Box::new(other_sel.clone()),
+                        Box::new(Expr::Const(i as i64, ScalarTy::U32)),
+                    );
+                    let idx = Expr::Const(index(&mut arrays, *a), ScalarTy::U32);
+                    e = Expr::Select(Box::new(cond), Box::new(idx), Box::new(e));
+                }
+                e
+            }
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("pointer `{name}` autosync cannot follow"),
+                ))
+            }
+        };
+        self.ops.push(Op::Assign(sel, value));
+        Ok(Region::Choice(arrays, Expr::Var(sel)))
     }
 
-    /// Lowers an expression to a boolean predicate.
-    pub(crate) fn cond(&mut self, n: Node<'t>) -> FResult<Expr> {
-        let (e, t) = self.scalar(n)?;
-        Ok(to_bool(e, &t))
+    pub(crate) fn region_name(&self, r: &Region) -> String {
+        match r {
+            Region::Array(a) => format!("`{}`", self.arrays[a.0 as usize].name),
+            Region::Choice(arrs, _) => {
+                let names: Vec<String> = arrs
+                    .iter()
+                    .map(|a| format!("`{}`", self.arrays[a.0 as usize].name))
+                    .collect();
+                format!("one of {}", names.join(", "))
+            }
+            Region::Obj(o) => format!("object `{}`", self.objs[*o].name),
+            Region::Null => "null".into(),
+            Region::Unknown(why) => why.clone(),
+        }
     }
 
-    /// Lowers a syntax node to a value.
-    pub(crate) fn expr(&mut self, n: Node<'t>) -> FResult<Val> {
+    /// Copies every field of `src` into `dst` (objects of the same record, or a derived object
+    /// into its base: only the fields `dst` has).
+    pub(crate) fn copy_obj(&mut self, dst: usize, src: usize, span: Span) -> FResult<()> {
+        if dst == src {
+            return Ok(());
+        }
+        let fields: Vec<(u64, Binding)> = self.objs[dst].fields.iter().map(|(k, v)| (*k, v.clone())).collect();
+        for (fid, d) in fields {
+            let Some(s) = self.objs[src].fields.get(&fid).cloned() else {
+                continue;
+            };
+            let rv = self.load(self.binding_lv(&s), span)?;
+            let lv = self.binding_lv(&d);
+            match lv {
+                // A reference member of a copy refers to the same thing.
+                LV::Const(_, CType::Void) => {
+                    self.objs[dst].fields.insert(fid, s);
+                }
+                // Local arrays never race and their contents are opaque: nothing to copy.
+                LV::Mem(p) if self.arrays[p.array.0 as usize].space == Space::Local => {}
+                lv => self.store(lv, rv, span)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The glvalue a pointer points at.
+    pub(crate) fn deref(&mut self, p: Pointer, ty: CType, span: Span) -> FResult<LV> {
+        match p.region {
+            Region::Array(a) => Ok(LV::Mem(Place {
+                array: a,
+                off: p.off,
+                ty,
+                span,
+                alt: None,
+            })),
+            Region::Obj(o) => Ok(LV::Obj(o)),
+            Region::Choice(arrays, sel) => Ok(LV::Mem(Place {
+                array: arrays[0],
+                off: p.off,
+                ty,
+                span,
+                alt: Some(std::rc::Rc::new((arrays, sel))),
+            })),
+            Region::Null => Err(FrontError::unsupported(
+                span,
+                "dereference of a pointer that points into no known array",
+            )
+            .with_help("initialize the pointer from a __shared__ array, a pointer parameter or a local array")),
+            Region::Unknown(why) => Err(FrontError::unsupported(
+                span,
+                format!("dereference of {why}: autosync cannot tell which array it points into"),
+            )
+            .with_help("keep pointers in local variables or parameters")),
+        }
+    }
+
+    /// Whether evaluating a subtree may touch memory or have effects (then it cannot be part
+    /// of an expression evaluated unconditionally).
+    pub(crate) fn has_effects(&self, n: NodeId) -> bool {
+        let ast = self.ast;
+        let mut found = false;
+        ast.walk(n, &mut |c| {
+            if found {
+                return;
+            }
+            found = match ast.kind(c) {
+                "CallExpr"
+                | "CXXMemberCallExpr"
+                | "CXXOperatorCallExpr"
+                | "ArraySubscriptExpr"
+                | "CompoundAssignOperator"
+                | "CXXConstructExpr"
+                | "CXXTemporaryObjectExpr"
+                | "LambdaExpr"
+                | "StmtExpr" => true,
+                "UnaryOperator" => {
+                    let op = ast.node(c).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
+                    matches!(op, "*" | "++" | "--")
+                }
+                "BinaryOperator" => ast.node(c).attrs.opcode.is_some_and(|o| ast.str(o) == "="),
+                "MemberExpr" => ast.node(c).attrs.is_arrow,
+                "DeclRefExpr" => match ast.node(c).attrs.referenced {
+                    Some(r) => match self.env.get(&r.id) {
+                        Some(Binding::Mem(_)) => true,
+                        Some(_) => false,
+                        None => matches!(ast.str(r.kind), "VarDecl") && builtin_var(ast.str(r.name)).is_none(),
+                    },
+                    None => false,
+                },
+                _ => false,
+            };
+        });
+        found
+    }
+
+    /// Lowers an expression node.
+    pub(crate) fn eval(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let kind = ast.kind(n);
         let span = self.span(n);
-        match n.kind() {
-            "number_literal" => Ok(self.number(n)),
-            "true" => Ok(Val::Scalar(Expr::bool(true), CType::Bool)),
-            "false" => Ok(Val::Scalar(Expr::bool(false), CType::Bool)),
-            "null" | "nullptr" => Ok(Val::NullPtr(CType::Void)),
-            "char_literal" => {
-                let t = self.text(n);
-                let v = t.chars().nth(1).map(|c| c as i64).unwrap_or(0);
-                Ok(Val::Scalar(
-                    Expr::Const(v, ScalarTy::Int { bits: 8, signed: true }),
-                    CType::Int { bits: 8, signed: true },
-                ))
+        match kind {
+            "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" => {
+                let t = self.type_of(n);
+                let v = ast.value(n).and_then(types::parse_int).unwrap_or(0);
+                Ok(Value::R(RV::Scalar(Expr::Const(fold_cast(v, &t), t.scalar()), t)))
             }
-            "string_literal" | "concatenated_string" | "raw_string_literal" => {
-                Ok(Val::NullPtr(CType::Int { bits: 8, signed: true }))
+            "FloatingLiteral" | "ImaginaryLiteral" | "FixedPointLiteral" => {
+                let t = self.type_of(n);
+                Ok(Value::R(RV::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![]), t)))
             }
-            "parenthesized_expression" => {
-                let inner = n
-                    .named_child(0)
-                    .ok_or_else(|| FrontError::input(span, "empty parentheses"))?;
-                self.expr(inner)
+            "StringLiteral" | "PredefinedExpr" => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Unknown("a string literal".into()),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Int { bits: 8, signed: true },
+            }))),
+            "CXXNullPtrLiteralExpr" | "GNUNullExpr" => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Null,
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Void,
+            }))),
+            "ConstantExpr" => {
+                let t = self.type_of(n);
+                if let (Some(v), true) = (ast.value(n).and_then(types::parse_int), t.is_integral()) {
+                    return Ok(Value::R(RV::Scalar(Expr::Const(fold_cast(v, &t), t.scalar()), t)));
+                }
+                self.eval_only_child(n)
             }
-            "identifier" => self.ident(n),
-            "this" => self
-                .lookup("this")
-                .cloned()
-                .map(|b| self.binding_val("this", b))
-                .ok_or_else(|| FrontError::input(span, "`this` outside a method")),
-            "qualified_identifier" => {
-                let name = n.child_by_field_name("name").map(|x| self.text(x)).unwrap_or("");
-                match self.lookup(name).cloned() {
-                    Some(b) => Ok(self.binding_val(name, b)),
-                    None => Err(FrontError::unsupported(
+            "ParenExpr" | "ExprWithCleanups" | "MaterializeTemporaryExpr" => self.eval_only_child(n),
+            "CXXBindTemporaryExpr" => {
+                if let Some(d) = ast.node(n).attrs.dtor {
+                    self.check_trivial_dtor(d.id, span)?;
+                }
+                self.eval_only_child(n)
+            }
+            "SubstNonTypeTemplateParmExpr" => {
+                let c = ast
+                    .children(n)
+                    .filter(|&c| !ast.kind(c).ends_with("Decl"))
+                    .last()
+                    .ok_or_else(|| FrontError::input(span, "template parameter without a value"))?;
+                self.eval(c)
+            }
+            "OpaqueValueExpr" => self.eval_only_child(n),
+            "DeclRefExpr" => self.decl_ref(n),
+            "MemberExpr" => self.member(n),
+            "PseudoObjectExpr" => self.pseudo_object(n),
+            "ArraySubscriptExpr" => self.subscript(n),
+            "UnaryOperator" => self.unary(n),
+            "BinaryOperator" => self.binary(n),
+            "CompoundAssignOperator" => self.compound_assign(n),
+            "ConditionalOperator" => self.conditional(n),
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
+            | "CXXReinterpretCastExpr"
+            | "CXXConstCastExpr"
+            | "BuiltinBitCastExpr" => self.cast(n),
+            "UnaryExprOrTypeTraitExpr" => {
+                let what = ast.name(n).to_string();
+                let t = match ast.node(n).attrs.arg_type {
+                    Some(t) => self.types.resolve(ast.type_str(t), &self.scope()),
+                    None => match ast.children(n).next() {
+                        Some(c) => self.type_of(c),
+                        None => return Err(FrontError::unsupported(span, format!("`{what}` without an operand"))),
+                    },
+                };
+                let v = match what.as_str() {
+                    "sizeof" => self.size_of(&t, span)?,
+                    "alignof" | "__alignof" | "_Alignof" => {
+                        self.types.align_of(&t).map_err(|m| FrontError::unsupported(span, m))?
+                    }
+                    _ => return Err(FrontError::unsupported(span, format!("`{what}` is not supported"))),
+                };
+                let rt = self.type_of(n);
+                Ok(Value::R(RV::Scalar(Expr::Const(v as i64, rt.scalar()), rt)))
+            }
+            "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" | "CUDAKernelCallExpr" | "UserDefinedLiteral" => {
+                self.call(n)
+            }
+            "CXXConstructExpr" | "CXXTemporaryObjectExpr" => {
+                let o = self.construct_temp(n)?;
+                Ok(Value::R(o))
+            }
+            "InitListExpr" => {
+                let t = self.type_of(n);
+                match t {
+                    CType::Record(r) => {
+                        let o = self.new_obj(r, "$init", span)?;
+                        self.init_obj_list(o, n, span)?;
+                        Ok(Value::R(RV::Obj(o)))
+                    }
+                    t if t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_)) => {
+                        match ast.children(n).next() {
+                            Some(c) => self.eval(c),
+                            None => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
+                        }
+                    }
+                    _ => Err(FrontError::unsupported(
                         span,
-                        format!("unknown name `{}`", self.text(n)),
+                        "a brace initializer of this type is not supported",
                     )),
                 }
             }
-            "field_expression" => self.field(n),
-            "subscript_expression" => self.subscript(n),
-            "pointer_expression" => self.pointer_expr(n),
-            "unary_expression" => self.unary(n),
-            "binary_expression" => self.binary(n),
-            "update_expression" => self.update(n),
-            "assignment_expression" => self.assignment(n),
-            "conditional_expression" => self.conditional(n),
-            "cast_expression" => {
-                let tyn = n
-                    .child_by_field_name("type")
-                    .ok_or_else(|| FrontError::input(span, "cast without type"))?;
-                let to = self.descriptor(tyn);
-                let v = self.expr(
-                    n.child_by_field_name("value")
-                        .ok_or_else(|| FrontError::input(span, "cast without value"))?,
-                )?;
-                self.cast_val(v, &to)
-            }
-            "sizeof_expression" => {
-                let v = self.const_eval(n).unwrap_or(4);
-                Ok(Val::Scalar(Expr::Const(v, ScalarTy::U64), CType::U64))
-            }
-            "comma_expression" => {
-                let l = n
-                    .child_by_field_name("left")
-                    .ok_or_else(|| FrontError::input(span, "bad comma"))?;
-                let r = n
-                    .child_by_field_name("right")
-                    .ok_or_else(|| FrontError::input(span, "bad comma"))?;
-                let lv = self.expr(l)?;
-                if let Val::Mem(p) = lv {
-                    self.read(&p);
+            "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => {
+                let t = self.type_of(n);
+                match t {
+                    CType::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Null,
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: *p,
+                    }))),
+                    CType::Record(r) => Ok(Value::R(RV::Obj(self.new_obj(r, "$init", span)?))),
+                    t => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
                 }
-                self.expr(r)
             }
-            "call_expression" => self.call(n),
-            "initializer_list" => Err(FrontError::unsupported(span, "brace initializer used as a value")),
-            "lambda_expression" => Err(FrontError::unsupported(span, "lambdas are not supported")
-                .with_help("move the code into a __device__ function")),
-            "gnu_asm_expression" => self.asm(n),
-            "ERROR" => Err(FrontError::input(
+            "CXXThisExpr" => {
+                let this = self.frames.iter().rev().find_map(|f| f.this.clone());
+                match this {
+                    Some(LV::Obj(o)) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Obj(o),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: CType::Record(self.objs[o].record),
+                    }))),
+                    Some(LV::Mem(p)) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: p.region(),
+                        off: p.off,
+                        pointee: p.ty,
+                    }))),
+                    Some(LV::Group(g)) => Ok(Value::R(RV::Group(g))),
+                    _ => Err(FrontError::unsupported(span, "`this` outside an inlined method")),
+                }
+            }
+            "LambdaExpr" => self.lambda(n),
+            "CXXDefaultArgExpr" | "CXXDefaultInitExpr" => Err(FrontError::unsupported(
                 span,
-                format!("syntax error near `{}`", first_line(self.text(n))),
+                "a default argument or member initializer outside a call autosync inlines",
+            )),
+            "GCCAsmStmt" => Err(FrontError::unsupported(span, "asm used as an expression")),
+            "CXXNewExpr" | "CXXDeleteExpr" => Err(FrontError::unsupported(span, "new/delete in device code")
+                .with_help("allocate shared memory statically or take a pointer parameter")),
+            "StmtExpr" => Err(
+                FrontError::unsupported(span, "GNU statement expressions are not supported")
+                    .with_help("write the statements out, or use an inline __device__ function"),
+            ),
+            "RecoveryExpr" => Err(FrontError::input(span, "Clang could not make sense of this expression")),
+            k => Err(FrontError::unsupported(
+                span,
+                format!(
+                    "expression `{}` ({k}) is not supported",
+                    first_line(&self.src.spelled_text(n).unwrap_or_default())
+                ),
+            )),
+        }
+    }
+
+    fn eval_only_child(&mut self, n: NodeId) -> FResult<Value> {
+        let span = self.span(n);
+        let c = self
+            .ast
+            .children(n)
+            .find(|&c| !self.ast.kind(c).ends_with("Decl") && self.ast.kind(c) != "TemplateArgument")
+            .ok_or_else(|| FrontError::input(span, format!("empty {}", self.ast.kind(n))))?;
+        self.eval(c)
+    }
+
+    /// The expression children of a node (skipping declarations and type nodes).
+    pub(crate) fn expr_children(&self, n: NodeId) -> Vec<NodeId> {
+        self.ast
+            .children(n)
+            .filter(|&c| {
+                let k = self.ast.kind(c);
+                !(k.ends_with("Decl") || k.ends_with("Type") || k == "TemplateArgument")
+            })
+            .collect()
+    }
+
+    /// Refuses objects whose destructor does something (autosync would have to run it).
+    pub(crate) fn check_trivial_dtor(&self, dtor: u64, span: Span) -> FResult<()> {
+        let def = self.types.definition(dtor);
+        let Some(d) = self.ast.decl_node(def) else {
+            // System destructors: none of the modelled library types has one with effects.
+            return Ok(());
+        };
+        let body = self.ast.children_of_kind(d, "CompoundStmt").next();
+        if body.is_some_and(|b| self.ast.children(b).next().is_some()) {
+            return Err(FrontError::unsupported(
+                span,
+                format!("destructor `{}` has effects autosync does not run", self.ast.name(d)),
+            ));
+        }
+        Ok(())
+    }
+
+    fn decl_ref(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let r = ast
+            .node(n)
+            .attrs
+            .referenced
+            .ok_or_else(|| FrontError::input(span, "reference to nothing"))?;
+        if let Some(b) = self.env.get(&r.id) {
+            return Ok(Value::L(self.binding_lv(&b.clone())));
+        }
+        let name = ast.str(r.name).to_string();
+        match ast.str(r.kind) {
+            "VarDecl" => self.global_var(r.id, &name, span),
+            "EnumConstantDecl" => {
+                let t = self.type_of(n);
+                let v = self.enumerator(r.id).ok_or_else(|| {
+                    FrontError::unsupported(span, format!("the value of enumerator `{name}` is unknown"))
+                })?;
+                Ok(Value::R(RV::Scalar(Expr::Const(v, t.scalar()), t)))
+            }
+            "ParmVarDecl" => Err(FrontError::input(
+                span,
+                format!("parameter `{name}` used outside its function"),
+            )),
+            "FunctionDecl" | "CXXMethodDecl" => Err(FrontError::unsupported(
+                span,
+                format!("function `{name}` used as a value (function pointers are not supported)"),
+            )
+            .with_help("call the function directly")),
+            "NonTypeTemplateParmDecl" => Err(FrontError::missing(
+                span,
+                format!("template parameter `{name}` has no value"),
+                format!("instantiate the template, or pass --define {name}=VALUE"),
             )),
             k => Err(FrontError::unsupported(
                 span,
-                format!("unsupported expression ({k}): `{}`", first_line(self.text(n))),
+                format!("reference to `{name}` ({k}) is not supported"),
             )),
         }
     }
 
-    fn number(&self, n: Node) -> Val {
-        let t = self.text(n);
-        let lower = t.to_ascii_lowercase();
-        let is_hex = lower.starts_with("0x");
-        if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f')) {
-            return Val::Scalar(
-                Expr::Opaque(ScalarTy::Opaque, vec![]),
-                CType::Float(if lower.ends_with('f') { 32 } else { 64 }),
-            );
-        }
-        let v = const_int(t).unwrap_or(0);
-        let unsigned = lower.contains('u');
-        let long = lower.contains('l') || v > i32::MAX as i64 || v < i32::MIN as i64;
-        let ty = CType::Int {
-            bits: if long { 64 } else { 32 },
-            signed: !unsigned,
+    /// The value of an enumerator declaration.
+    fn enumerator(&self, id: u64) -> Option<i64> {
+        let d = self.ast.decls.get(&id)?;
+        let parent = d.parent?;
+        let name = self.ast.str(d.name);
+        self.types
+            .enum_values(parent)
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|x| x.1)
+    }
+
+    /// A variable declared outside the kernel: `__shared__`/`__device__`/`__constant__`
+    /// arrays and scalars, constants, `warpSize`.
+    fn global_var(&mut self, id: u64, name: &str, span: Span) -> FResult<Value> {
+        let ast = self.ast;
+        let Some(node) = ast.decl_node(self.types.definition(id)).or_else(|| ast.decl_node(id)) else {
+            if name == "warpSize" {
+                return Ok(Value::R(RV::Scalar(Expr::Builtin(Builtin::WarpSize), CType::INT)));
+            }
+            if builtin_var(name).is_some() {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("`{name}` used as a whole; use its .x/.y/.z fields"),
+                ));
+            }
+            return Err(FrontError::unsupported(
+                span,
+                format!("variable `{name}` from a system header is not modelled"),
+            ));
         };
-        Val::Scalar(Expr::Const(v, ty.scalar()), ty)
-    }
-
-    fn ident(&mut self, n: Node<'t>) -> FResult<Val> {
-        let name = self.text(n);
-        if let Some(b) = self.lookup(name).cloned() {
-            return Ok(self.binding_val(name, b));
-        }
-        match name {
-            "warpSize" => Ok(Val::Scalar(Expr::Builtin(Builtin::WarpSize), CType::INT)),
-            "NULL" => Ok(Val::NullPtr(CType::Void)),
-            "INT_MAX" => Ok(Val::Scalar(Expr::int(i32::MAX as i64), CType::INT)),
-            "FLT_MAX" | "INFINITY" | "NAN" => Ok(Val::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![]), CType::Float(32))),
-            _ => Err(FrontError::unsupported(self.span(n), format!("unknown name `{name}`"))
-                .with_help("declare it in the file, or pass -D for a macro that a header would define")),
-        }
-    }
-
-    pub(crate) fn binding_val(&mut self, name: &str, b: Binding) -> Val {
-        match b {
-            Binding::Var(v, t) => Val::VarRef(v, t),
-            Binding::Const(v, t) => Val::Scalar(Expr::Const(v, t.scalar()), t),
-            Binding::Array(id, t) => {
-                let span = self.arrays[id.0 as usize].span;
-                Val::Mem(Place {
-                    array: id,
-                    off: Expr::Const(0, ScalarTy::U64),
-                    ty: t,
-                    span,
-                })
+        let t = self.types.resolve(
+            ast.node(node).ty.map(|t| ast.type_str(t)).unwrap_or("int"),
+            &self.types.scope_of(id),
+        );
+        // A const integral variable with a constant initializer is a constant, whatever memory
+        // Clang gives it (`static const int k = 4;`, `constexpr int N = 32;`).
+        let is_const = ast.node(node).ty.is_some_and(|ty| {
+            let q = ast.str(ty.qual);
+            q.starts_with("const ") || q.contains(" const")
+        });
+        if is_const && t.is_integral() {
+            if let Some(init) = ast.children(node).find(|&c| !ast.kind(c).ends_with("Attr")) {
+                if let Some(v) = self.const_eval(init, 0) {
+                    let b = Binding::Const(fold_cast(v, &t), t);
+                    self.env.insert(id, b.clone());
+                    return Ok(Value::L(self.binding_lv(&b)));
+                }
             }
-            Binding::Ptr { .. } => Val::PtrVar(name.to_string()),
-            Binding::NullPtr(t) => Val::NullPtr(t),
-            Binding::Obj(s, f) => Val::Obj(s, f),
-            Binding::Group(g) => Val::Group(g),
-            Binding::Ref(p) => Val::Mem(p),
         }
-    }
-
-    /// The pointer a value denotes: (array, byte offset, pointee type).
-    pub(crate) fn as_pointer(&mut self, v: Val, span: Span) -> FResult<(ArrayId, Expr, CType)> {
-        match v {
-            Val::Ptr(a, off, t) => Ok((a, off, t)),
-            Val::PtrVar(name) => match self.lookup(&name).cloned() {
-                Some(Binding::Ptr { array, off, pointee }) => Ok((array, off.expr(), pointee)),
-                _ => Err(FrontError::unsupported(
-                    span,
-                    format!("pointer `{name}` does not point into a known array"),
-                )),
-            },
-            Val::Mem(p) => match p.ty {
-                // An array decays to a pointer to its first element.
-                CType::Array(e, _) => Ok((p.array, p.off, *e)),
-                CType::Ptr(_) => Err(
-                    FrontError::unsupported(span, "pointers stored in memory are not supported")
-                        .with_help("keep pointers in local variables or parameters"),
-                ),
-                _ => Err(FrontError::input(
-                    span,
-                    "subscript of a value that is not an array or pointer",
-                )),
-            },
-            Val::Obj(sname, fields) if self.has_method(&sname, "operator") => {
-                let r = self.inline_conversion(&sname, Val::Obj(sname.clone(), fields), span)?;
-                self.as_pointer(r, span)
+        let shared = ast.has_attr(node, "CUDASharedAttr");
+        let device = ast.has_attr(node, "CUDADeviceAttr")
+            || ast.has_attr(node, "CUDAConstantAttr")
+            || ast.has_attr(node, "CUDAManagedAttr");
+        if shared || device {
+            let space = if shared { Space::Shared } else { Space::Global };
+            let decl_span = self.src.node_span(node);
+            let place = self.memory_var(name, space, &t, decl_span, node)?;
+            let b = Binding::Mem(place);
+            self.env.insert(id, b.clone());
+            return Ok(Value::L(self.binding_lv(&b)));
+        }
+        // A constant (const/constexpr integral with an initializer).
+        if let Some(init) = ast.children(node).find(|&c| !ast.kind(c).ends_with("Attr")) {
+            if let Some(v) = self.const_eval(init, 0) {
+                let b = Binding::Const(fold_cast(v, &t), t);
+                self.env.insert(id, b.clone());
+                return Ok(Value::L(self.binding_lv(&b)));
             }
-            Val::NullPtr(_) => Err(
-                FrontError::unsupported(span, "pointer does not point into a known array")
-                    .with_help("initialize the pointer from a __shared__ array or a pointer parameter"),
-            ),
-            _ => Err(FrontError::input(span, "expected a pointer or array")),
+        }
+        Err(FrontError::unsupported(
+            span,
+            format!("`{name}` is neither a __device__/__shared__ variable nor a constant"),
+        )
+        .with_help("device code can only read __device__, __constant__ and __shared__ variables and constants"))
+    }
+
+    /// The array for a variable in shared or global memory (`extern __shared__` arrays all
+    /// share one array: they alias the dynamic shared memory).
+    pub(crate) fn memory_var(
+        &mut self,
+        name: &str,
+        space: Space,
+        t: &CType,
+        span: Span,
+        decl: NodeId,
+    ) -> FResult<Place> {
+        let is_extern = self
+            .ast
+            .node(decl)
+            .attrs
+            .storage_class
+            .is_some_and(|s| self.ast.str(s) == "extern");
+        if is_extern && space == Space::Shared {
+            let elem = match t {
+                CType::Array(e, _) => (**e).clone(),
+                t => t.clone(),
+            };
+            let array = match self.extern_shared {
+                Some(a) => a,
+                None => {
+                    let a = self.new_array(name, Space::Shared, &elem, vec![None], span)?;
+                    self.extern_shared = Some(a);
+                    a
+                }
+            };
+            return Ok(Place {
+                array,
+                off: Expr::Const(0, ScalarTy::U64),
+                ty: CType::Array(Box::new(elem), None),
+                span,
+                alt: None,
+            });
+        }
+        self.array_for(name, space, t, span)
+    }
+
+    /// Evaluates an integral constant expression (array sizes, constants, case labels).
+    pub(crate) fn const_eval(&self, n: NodeId, depth: u32) -> Option<i64> {
+        if depth > 64 {
+            return None;
+        }
+        let ast = self.ast;
+        if let Some(v) = self.types.const_value(n) {
+            return Some(v);
+        }
+        let kids: Vec<NodeId> = self.expr_children(n);
+        let child = |i: usize| kids.get(i).copied();
+        match ast.kind(n) {
+            "ParenExpr" | "SubstNonTypeTemplateParmExpr" | "ExprWithCleanups" => {
+                self.const_eval(*kids.last()?, depth + 1)
+            }
+            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" => {
+                let v = self.const_eval(child(0)?, depth + 1)?;
+                let t = self.type_of(n);
+                t.is_integral().then(|| fold_cast(v, &t))
+            }
+            "DeclRefExpr" => {
+                let r = ast.node(n).attrs.referenced?;
+                match self.env.get(&r.id) {
+                    Some(Binding::Const(v, _)) => return Some(*v),
+                    Some(_) => return None,
+                    None => {}
+                }
+                match ast.str(r.kind) {
+                    "EnumConstantDecl" => self.enumerator(r.id),
+                    "VarDecl" => {
+                        let d = ast.decl_node(r.id)?;
+                        let init = ast.children(d).find(|&c| !ast.kind(c).ends_with("Attr"))?;
+                        self.const_eval(init, depth + 1)
+                    }
+                    _ => None,
+                }
+            }
+            "UnaryOperator" => {
+                let v = self.const_eval(child(0)?, depth + 1)?;
+                match ast.str(ast.node(n).attrs.opcode?) {
+                    "-" => Some(v.wrapping_neg()),
+                    "~" => Some(!v),
+                    "!" => Some((v == 0) as i64),
+                    "+" => Some(v),
+                    _ => None,
+                }
+            }
+            "BinaryOperator" => {
+                let a = self.const_eval(child(0)?, depth + 1)?;
+                let b = self.const_eval(child(1)?, depth + 1)?;
+                let t = self.type_of(n);
+                let unsigned = matches!(self.type_of(child(0)?), CType::Int { signed: false, .. });
+                let v = match ast.str(ast.node(n).attrs.opcode?) {
+                    "+" => a.wrapping_add(b),
+                    "-" => a.wrapping_sub(b),
+                    "*" => a.wrapping_mul(b),
+                    "/" if b != 0 => {
+                        if unsigned {
+                            ((a as u64) / (b as u64)) as i64
+                        } else {
+                            a.wrapping_div(b)
+                        }
+                    }
+                    "%" if b != 0 => {
+                        if unsigned {
+                            ((a as u64) % (b as u64)) as i64
+                        } else {
+                            a.wrapping_rem(b)
+                        }
+                    }
+                    "<<" => a.wrapping_shl(b as u32),
+                    ">>" => {
+                        if unsigned {
+                            ((a as u64) >> (b as u32 & 63)) as i64
+                        } else {
+                            a.wrapping_shr(b as u32)
+                        }
+                    }
+                    "&" => a & b,
+                    "|" => a | b,
+                    "^" => a ^ b,
+                    "<" => (a < b) as i64,
+                    "<=" => (a <= b) as i64,
+                    ">" => (a > b) as i64,
+                    ">=" => (a >= b) as i64,
+                    "==" => (a == b) as i64,
+                    "!=" => (a != b) as i64,
+                    "&&" => (a != 0 && b != 0) as i64,
+                    "||" => (a != 0 || b != 0) as i64,
+                    _ => return None,
+                };
+                Some(fold_cast(v, &t))
+            }
+            "ConditionalOperator" => {
+                let c = self.const_eval(child(0)?, depth + 1)?;
+                self.const_eval(if c != 0 { child(1)? } else { child(2)? }, depth + 1)
+            }
+            "UnaryExprOrTypeTraitExpr" if ast.name(n) == "sizeof" => {
+                let t = match ast.node(n).attrs.arg_type {
+                    Some(t) => self.types.resolve(ast.type_str(t), &self.scope()),
+                    None => self.type_of(child(0)?),
+                };
+                self.types.size_of(&t).ok().map(|v| v as i64)
+            }
+            _ => None,
         }
     }
 
-    fn subscript(&mut self, n: Node<'t>) -> FResult<Val> {
+    fn pseudo_object(&mut self, n: NodeId) -> FResult<Value> {
+        // `threadIdx.x`: Clang's builtin variables are properties read by `__fetch_builtin_x`.
+        let ast = self.ast;
         let span = self.span(n);
-        let base = n
-            .child_by_field_name("argument")
-            .ok_or_else(|| FrontError::input(span, "bad subscript"))?;
-        let bv = self.expr(base)?;
-        let (array, off, elem) = self.as_pointer(bv, span)?;
-        let idxs = n
-            .child_by_field_name("indices")
-            .or_else(|| n.child_by_field_name("index"));
-        let idx_node = match idxs {
-            Some(l) if l.kind() == "subscript_argument_list" => l
-                .named_child(0)
-                .ok_or_else(|| FrontError::input(span, "empty subscript"))?,
-            Some(l) => l,
-            None => return Err(FrontError::input(span, "subscript without index")),
+        let mut var = None;
+        let mut dim = None;
+        ast.walk(n, &mut |c| match ast.kind(c) {
+            "DeclRefExpr" => {
+                if let Some(r) = ast.node(c).attrs.referenced {
+                    var = var.or(builtin_var(ast.str(r.name)));
+                }
+            }
+            "MemberExpr" => dim = dim.or(dim_of(ast.name(c))),
+            _ => {}
+        });
+        match (var, dim) {
+            (Some(b), Some(d)) => Ok(Value::R(RV::Scalar(Expr::Builtin(b(d)), CType::UINT))),
+            _ => Err(FrontError::unsupported(
+                span,
+                "property access (__declspec(property)) is not supported",
+            )),
+        }
+    }
+
+    fn member(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let node = ast.node(n);
+        let member = node
+            .attrs
+            .member
+            .ok_or_else(|| FrontError::input(span, "member access without a member"))?;
+        let base = *self
+            .expr_children(n)
+            .first()
+            .ok_or_else(|| FrontError::input(span, "member access without an object"))?;
+        let mkind = ast.decls.get(&member).map(|d| ast.str(d.kind)).unwrap_or("");
+        if mkind == "VarDecl" {
+            // A static data member.
+            self.discard(base)?;
+            let name = ast.name(n).to_string();
+            if let Some(b) = self.env.get(&member) {
+                return Ok(Value::L(self.binding_lv(&b.clone())));
+            }
+            return self.global_var(member, &name, span);
+        }
+        let obj = if node.attrs.is_arrow {
+            let p = self.pointer(base)?;
+            let t = p.pointee.clone();
+            self.deref(p, t, span)?
+        } else {
+            self.lvalue(base)?
         };
-        let (ie, it) = self.scalar(idx_node)?;
+        self.field(obj, member, span).map(Value::L)
+    }
+
+    /// A field of an object or of a record in memory.
+    pub(crate) fn field(&mut self, obj: LV, field: u64, span: Span) -> FResult<LV> {
+        let fname = self
+            .ast
+            .decls
+            .get(&field)
+            .map(|d| self.ast.str(d.name).to_string())
+            .unwrap_or_default();
+        match obj {
+            LV::Obj(o) => match self.objs[o].fields.get(&field) {
+                Some(b) => Ok(self.binding_lv(&b.clone())),
+                None => Err(FrontError::unsupported(
+                    span,
+                    format!("object `{}` has no field `{fname}` autosync knows", self.objs[o].name),
+                )),
+            },
+            LV::Mem(p) => {
+                let CType::Record(r) = p.ty else {
+                    return Err(FrontError::unsupported(
+                        span,
+                        format!("field `{fname}` of a non-record"),
+                    ));
+                };
+                let layout = self.types.layout(r).map_err(|m| FrontError::unsupported(span, m))?;
+                let f = layout.fields.iter().find(|f| f.id == field).ok_or_else(|| {
+                    FrontError::unsupported(
+                        span,
+                        format!("`{}` has no field `{fname}` autosync knows", self.types.record_name(r)),
+                    )
+                })?;
+                if matches!(f.ty, CType::Ref(_)) {
+                    return Err(FrontError::unsupported(
+                        span,
+                        "a reference member of an object in memory",
+                    ));
+                }
+                Ok(LV::Mem(Place {
+                    array: p.array,
+                    off: add_offset(p.off, Expr::Const(f.offset as i64, ScalarTy::U64), 1),
+                    ty: f.ty.clone(),
+                    span,
+                    alt: p.alt.clone(),
+                }))
+            }
+            LV::Group(g) => Ok(LV::Group(g)),
+            other => Err(FrontError::unsupported(
+                span,
+                format!("field `{fname}` of {}", lv_what(&other)),
+            )),
+        }
+    }
+
+    fn subscript(&mut self, n: NodeId) -> FResult<Value> {
+        let span = self.span(n);
+        let kids = self.expr_children(n);
+        let [a, b] = kids[..] else {
+            return Err(FrontError::input(span, "bad subscript"));
+        };
+        // `i[p]` is legal C: the pointer operand is the base.
+        let (base, idx) = if matches!(self.type_of(b), CType::Ptr(_) | CType::Array(..)) {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        let p = self.pointer(base)?;
+        let (ie, it) = self.scalar(idx)?;
         if !it.is_integral() {
             return Err(FrontError::input(span, "array index is not an integer"));
         }
-        let size = self.u.layouts.size_of(&elem) as i64;
-        let off = add_offset(off, convert(ie, &it, &CType::U64), size);
-        Ok(Val::Mem(Place {
-            array,
-            off,
-            ty: elem,
+        let elem = self.type_of(n);
+        let size = self.size_of(&elem, span)? as i64;
+        let off = add_offset(p.off, convert(ie, &it, &CType::U64), size);
+        self.deref(
+            Pointer {
+                region: p.region,
+                off,
+                pointee: elem.clone(),
+            },
+            elem,
             span,
-        }))
+        )
+        .map(Value::L)
     }
 
-    fn pointer_expr(&mut self, n: Node<'t>) -> FResult<Val> {
+    fn unary(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
         let span = self.span(n);
-        let arg = n
-            .child_by_field_name("argument")
-            .ok_or_else(|| FrontError::input(span, "bad pointer expression"))?;
-        let op = self.text(n).trim_start().chars().next().unwrap_or('*');
-        let v = self.expr(arg)?;
-        if op == '&' {
-            return match v {
-                Val::Mem(p) => Ok(Val::Ptr(p.array, p.off, p.ty)),
-                Val::VarRef(..) => Err(FrontError::unsupported(span, "address of a local variable")
-                    .with_help("use a local array or shared memory instead")),
-                other => Ok(other),
-            };
-        }
-        let (array, off, ty) = self.as_pointer(v, span)?;
-        Ok(Val::Mem(Place { array, off, ty, span }))
-    }
-
-    fn field(&mut self, n: Node<'t>) -> FResult<Val> {
-        let span = self.span(n);
-        let arg = n
-            .child_by_field_name("argument")
-            .ok_or_else(|| FrontError::input(span, "bad field access"))?;
-        let fname = n.child_by_field_name("field").map(|f| self.text(f)).unwrap_or("");
-        let atext = self.text(arg);
-        let builtin = match atext {
-            "threadIdx" => Some(Builtin::ThreadIdx as fn(Dim) -> Builtin),
-            "blockIdx" => Some(Builtin::BlockIdx as fn(Dim) -> Builtin),
-            "blockDim" => Some(Builtin::BlockDim as fn(Dim) -> Builtin),
-            "gridDim" => Some(Builtin::GridDim as fn(Dim) -> Builtin),
-            _ => None,
-        };
-        if let Some(b) = builtin {
-            if self.lookup(atext).is_none() {
-                let d = dim_of(fname)
-                    .ok_or_else(|| FrontError::input(span, format!("`{atext}` has no field `{fname}`")))?;
-                return Ok(Val::Scalar(Expr::Builtin(b(d)), CType::UINT));
+        let op = ast.node(n).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
+        let c = *self
+            .expr_children(n)
+            .first()
+            .ok_or_else(|| FrontError::input(span, "operator without operand"))?;
+        match op {
+            "*" => {
+                let p = self.pointer(c)?;
+                let t = self.type_of(n);
+                self.deref(p, t, span).map(Value::L)
             }
-        }
-        let arrow = self.text(n)[arg.end_byte() - n.start_byte()..]
-            .trim_start()
-            .starts_with("->");
-        let base = self.expr(arg)?;
-        let base = if arrow {
-            match base {
-                Val::Obj(..) => base,
-                other => {
-                    let (a, off, t) = self.as_pointer(other, span)?;
-                    Val::Mem(Place {
-                        array: a,
-                        off,
-                        ty: t,
-                        span,
-                    })
+            "&" => {
+                let lv = self.lvalue(c)?;
+                match lv {
+                    LV::Mem(p) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: p.region(),
+                        off: p.off,
+                        pointee: p.ty,
+                    }))),
+                    LV::Obj(o) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Obj(o),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: CType::Record(self.objs[o].record),
+                    }))),
+                    LV::Group(g) => Ok(Value::R(RV::Group(g))),
+                    _ => Err(
+                        FrontError::unsupported(span, "the address of a local variable is not supported")
+                            .with_help("pass the variable by reference, or use a local array"),
+                    ),
                 }
             }
-        } else {
-            base
-        };
-        match base {
-            Val::Obj(sname, fields) => match fields.get(fname).cloned() {
-                Some(b) => Ok(self.binding_val(fname, b)),
-                None => Err(FrontError::input(span, format!("`{sname}` has no field `{fname}`"))),
-            },
-            Val::Mem(p) => {
-                let CType::Struct(sname) = &p.ty else {
-                    return Err(FrontError::input(
-                        span,
-                        format!("field `{fname}` of a value that is not a struct"),
-                    ));
-                };
-                let f =
-                    self.u.layouts.field(sname, fname).cloned().ok_or_else(|| {
-                        FrontError::unsupported(span, format!("unknown field `{fname}` of `{sname}`"))
-                    })?;
-                let off = add_offset(p.off, Expr::Const(f.offset as i64, ScalarTy::U64), 1);
-                Ok(Val::Mem(Place {
-                    array: p.array,
-                    off,
-                    ty: f.ty,
-                    span,
-                }))
+            "++" | "--" => {
+                let lv = self.lvalue(c)?;
+                let postfix = ast.node(n).attrs.is_postfix;
+                let one = RV::Scalar(Expr::int(1), CType::INT);
+                let r = self.modify(lv.clone(), if op == "++" { "+" } else { "-" }, one, None, postfix, span)?;
+                Ok(if postfix { Value::R(r.0) } else { Value::L(lv) })
             }
-            Val::Scalar(e, t) => {
-                // A field of a struct value (e.g. of an opaque call result): opaque.
-                let _ = t;
-                Ok(Val::Scalar(Expr::Opaque(ScalarTy::Opaque, vec![e]), CType::Float(32)))
+            "__extension__" => self.eval(c),
+            "-" | "~" | "!" | "+" => {
+                let (e, t) = self.scalar(c)?;
+                let rt = self.type_of(n);
+                Ok(Value::R(RV::Scalar(
+                    match op {
+                        "!" => Expr::Un(UnOp::Not, ScalarTy::Bool, Box::new(to_bool(e, &t))),
+                        "+" => convert(e, &t, &rt),
+                        _ if rt.is_integral() => Expr::Un(
+                            if op == "-" { UnOp::Neg } else { UnOp::BitNot },
+                            rt.scalar(),
+                            Box::new(convert(e, &t, &rt)),
+                        ),
+                        _ => Expr::Opaque(rt.scalar(), vec![e]),
+                    },
+                    rt,
+                )))
             }
-            Val::VarRef(v, _) => Ok(Val::Scalar(
-                Expr::Opaque(ScalarTy::Opaque, vec![Expr::Var(v)]),
-                CType::Float(32),
-            )),
-            Val::Group(g) => Ok(Val::Group(g)),
             _ => Err(FrontError::unsupported(
                 span,
-                format!("cannot access field `{fname}` here"),
+                format!("operator `{op}` is not supported"),
             )),
         }
     }
 
-    fn unary(&mut self, n: Node<'t>) -> FResult<Val> {
-        let span = self.span(n);
-        let arg = n
-            .child_by_field_name("argument")
-            .ok_or_else(|| FrontError::input(span, "bad unary"))?;
-        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-        let (e, t) = self.scalar(arg)?;
-        Ok(match op {
-            "!" => Val::Scalar(
-                Expr::Un(UnOp::Not, ScalarTy::Bool, Box::new(to_bool(e, &t))),
-                CType::Bool,
-            ),
-            "-" | "~" if t.is_integral() => {
-                let pt = common_int(&t, &CType::INT);
-                let u = if op == "-" { UnOp::Neg } else { UnOp::BitNot };
-                Val::Scalar(Expr::Un(u, pt.scalar(), Box::new(convert(e, &t, &pt))), pt)
+    /// `lv op= value` and `++`/`--`: returns (old value, new value) as rvalues.
+    pub(crate) fn modify(
+        &mut self,
+        lv: LV,
+        op: &str,
+        value: RV,
+        compute: Option<CType>,
+        want_old: bool,
+        span: Span,
+    ) -> FResult<(RV, RV)> {
+        match lv {
+            LV::Ptr(s) => {
+                let RV::Scalar(ve, vt) = value else {
+                    return Err(FrontError::unsupported(span, "pointer arithmetic with a non-integer"));
+                };
+                let sl = self.slots[s].clone();
+                let size = self.size_of(&sl.pointee, span)? as i64;
+                let mut idx = convert(ve, &vt, &CType::U64);
+                if op == "-" {
+                    idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
+                }
+                let old = sl.off.expr();
+                let new = add_offset(old.clone(), idx, size);
+                let old_off = if want_old {
+                    self.snapshot(old, ScalarTy::U64)
+                } else {
+                    old
+                };
+                let old_p = Pointer {
+                    region: sl.region.clone(),
+                    off: old_off,
+                    pointee: sl.pointee.clone(),
+                };
+                let new_p = Pointer {
+                    region: sl.region.clone(),
+                    off: new.clone(),
+                    pointee: sl.pointee.clone(),
+                };
+                self.assign_ptr(s, new_p.clone(), span)?;
+                Ok((RV::Ptr(old_p), RV::Ptr(new_p)))
             }
-            "+" => Val::Scalar(e, t),
-            _ => Val::Scalar(Expr::Opaque(t.scalar(), vec![e]), t),
-        })
-    }
-
-    fn binary(&mut self, n: Node<'t>) -> FResult<Val> {
-        let span = self.span(n);
-        let l = n
-            .child_by_field_name("left")
-            .ok_or_else(|| FrontError::input(span, "bad binary"))?;
-        let r = n
-            .child_by_field_name("right")
-            .ok_or_else(|| FrontError::input(span, "bad binary"))?;
-        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-        if (op == "&&" || op == "||") && may_touch_memory(self.u.src, r) {
-            return self.short_circuit(op == "&&", l, r);
-        }
-        let lv = self.expr(l)?;
-        // Pointer arithmetic: p + i, p - i.
-        if matches!(op, "+" | "-") && matches!(self.val_type(&lv), CType::Ptr(_) | CType::Array(..)) {
-            let rv = self.expr(r)?;
-            if matches!(self.val_type(&rv), CType::Ptr(_) | CType::Array(..)) {
-                return Ok(Val::Scalar(
-                    Expr::Opaque(ScalarTy::I64, vec![]),
-                    CType::Int { bits: 64, signed: true },
-                ));
+            LV::Var(v, t) => {
+                let old = Expr::Var(v);
+                let snap = if want_old {
+                    self.snapshot(old.clone(), t.scalar())
+                } else {
+                    old.clone()
+                };
+                let new = self.arith(op, RV::Scalar(old, t.clone()), value, compute.as_ref(), &t, span)?;
+                self.ops.push(Op::Assign(v, new.clone()));
+                Ok((RV::Scalar(snap, t.clone()), RV::Scalar(Expr::Var(v), t)))
             }
-            let (a, off, elem) = self.as_pointer(lv, span)?;
-            let rt = self.val_type(&rv);
-            let re = self.rvalue(rv, &CType::Void)?;
-            let mut idx = convert(re, &rt, &CType::U64);
-            if op == "-" {
-                idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
+            LV::Mem(p) => {
+                let old = self.read(&p)?;
+                let new = self.arith(
+                    op,
+                    RV::Scalar(old.clone(), p.ty.clone()),
+                    value,
+                    compute.as_ref(),
+                    &p.ty,
+                    span,
+                )?;
+                self.write(&p, new.clone())?;
+                Ok((RV::Scalar(old, p.ty.clone()), RV::Scalar(new, p.ty)))
             }
-            let size = self.u.layouts.size_of(&elem) as i64;
-            return Ok(Val::Ptr(a, add_offset(off, idx, size), elem));
-        }
-        let lt = self.val_type(&lv);
-        let le = self.rvalue(lv, &CType::Void)?;
-        let (re, rt) = self.scalar(r)?;
-        if op == "+" && matches!(rt, CType::Ptr(_)) {
-            return Err(FrontError::unsupported(
+            other => Err(FrontError::unsupported(
                 span,
-                "integer + pointer: write pointer + integer",
-            ));
+                format!("cannot modify {}", lv_what(&other)),
+            )),
         }
-        let lt = if matches!(lt, CType::Ptr(_) | CType::Array(..)) {
-            CType::U64
-        } else {
-            lt
-        };
-        Ok(bin_op(op, le, &lt, re, &rt))
     }
 
-    /// `a && b` / `a || b` where `b` touches memory: `b` runs only when needed.
-    fn short_circuit(&mut self, and: bool, l: Node<'t>, r: Node<'t>) -> FResult<Val> {
+    /// `a op b` computed in `compute` (the promoted type) and converted to `result`.
+    fn arith(&mut self, op: &str, a: RV, b: RV, compute: Option<&CType>, result: &CType, span: Span) -> FResult<Expr> {
+        let (RV::Scalar(ae, at), RV::Scalar(be, bt)) = (a, b) else {
+            return Err(FrontError::unsupported(span, "arithmetic on a pointer or object"));
+        };
+        if !at.is_integral() || !bt.is_integral() || !result.is_integral() {
+            // Floating-point arithmetic: opaque, a function of its operands.
+            return Ok(Expr::Opaque(result.scalar(), vec![ae, be]));
+        }
+        let ct = compute.cloned().unwrap_or_else(|| promote(&at, &bt));
+        let e = bin_expr(op, convert(ae, &at, &ct), convert(be, &bt, &ct), &ct);
+        Ok(convert(e, &ct, result))
+    }
+
+    pub(crate) fn snapshot(&mut self, e: Expr, t: ScalarTy) -> Expr {
+        if matches!(e, Expr::Const(..)) {
+            return e;
+        }
+        let tmp = self.temp(t);
+        self.ops.push(Op::Assign(tmp, e));
+        Expr::Var(tmp)
+    }
+
+    fn binary(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let op = ast.node(n).attrs.opcode.map(|o| ast.str(o)).unwrap_or("").to_string();
+        let kids = self.expr_children(n);
+        let [l, r] = kids[..] else {
+            return Err(FrontError::input(span, "bad binary operator"));
+        };
+        match op.as_str() {
+            "=" => {
+                // The right side is sequenced before the left (C++17).
+                let rv = self.rvalue(r)?;
+                let lv = self.lvalue(l)?;
+                self.store(lv.clone(), rv, span)?;
+                return Ok(Value::L(lv));
+            }
+            "," => {
+                self.discard(l)?;
+                return self.eval(r);
+            }
+            "&&" | "||" if self.has_effects(r) => return self.short_circuit(op == "&&", l, r).map(Value::R),
+            _ => {}
+        }
+        let lt = self.type_of(l);
+        let rt = self.type_of(r);
+        let result = self.type_of(n);
+        // Pointer arithmetic and comparisons.
+        if lt.is_pointer() || rt.is_pointer() {
+            return self.pointer_binary(&op, l, r, &result, span).map(Value::R);
+        }
+        let (le, lt) = self.scalar(l)?;
+        let (re, rt) = self.scalar(r)?;
+        let e = match op.as_str() {
+            "&&" | "||" => {
+                let b = if op == "&&" { BinOp::And } else { BinOp::Or };
+                Expr::Bin(
+                    b,
+                    ScalarTy::Bool,
+                    Box::new(to_bool(le, &lt)),
+                    Box::new(to_bool(re, &rt)),
+                )
+            }
+            "<" | "<=" | ">" | ">=" | "==" | "!=" => {
+                if lt.is_integral() && rt.is_integral() {
+                    // Clang converted both operands to their common type already.
+                    let ct = promote(&lt, &rt);
+                    bin_expr(&op, convert(le, &lt, &ct), convert(re, &rt, &ct), &ct)
+                } else {
+                    Expr::Opaque(ScalarTy::Bool, vec![le, re])
+                }
+            }
+            "<<" | ">>" => {
+                if result.is_integral() && rt.is_integral() {
+                    bin_expr(&op, convert(le, &lt, &result), convert(re, &rt, &result), &result)
+                } else {
+                    Expr::Opaque(result.scalar(), vec![le, re])
+                }
+            }
+            _ => {
+                if result.is_integral() && lt.is_integral() && rt.is_integral() {
+                    bin_expr(&op, convert(le, &lt, &result), convert(re, &rt, &result), &result)
+                } else {
+                    Expr::Opaque(result.scalar(), vec![le, re])
+                }
+            }
+        };
+        Ok(Value::R(RV::Scalar(e, result)))
+    }
+
+    fn pointer_binary(&mut self, op: &str, l: NodeId, r: NodeId, result: &CType, span: Span) -> FResult<RV> {
+        let lt = self.type_of(l);
+        let rt = self.type_of(r);
+        match op {
+            "+" | "-" if lt.is_pointer() && rt.is_integral() || op == "+" && rt.is_pointer() && lt.is_integral() => {
+                let (pn, inn) = if lt.is_pointer() { (l, r) } else { (r, l) };
+                let p = self.pointer(pn)?;
+                let (ie, it) = self.scalar(inn)?;
+                let size = self.size_of(&p.pointee, span)? as i64;
+                let mut idx = convert(ie, &it, &CType::U64);
+                if op == "-" {
+                    idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
+                }
+                Ok(RV::Ptr(Pointer {
+                    region: p.region,
+                    off: add_offset(p.off, idx, size),
+                    pointee: p.pointee,
+                }))
+            }
+            "-" => {
+                // Pointer difference: exact within one array.
+                let a = self.pointer(l)?;
+                let b = self.pointer(r)?;
+                let size = self.size_of(&a.pointee, span)? as i64;
+                if a.region == b.region && matches!(a.region, Region::Array(_)) {
+                    let d = Expr::Bin(BinOp::Sub, ScalarTy::I64, Box::new(a.off), Box::new(b.off));
+                    let d = Expr::Bin(
+                        BinOp::Div,
+                        ScalarTy::I64,
+                        Box::new(d),
+                        Box::new(Expr::Const(size, ScalarTy::I64)),
+                    );
+                    return Ok(RV::Scalar(
+                        convert(d, &CType::Int { bits: 64, signed: true }, result),
+                        result.clone(),
+                    ));
+                }
+                Ok(RV::Scalar(Expr::Opaque(result.scalar(), vec![]), result.clone()))
+            }
+            "==" | "!=" | "<" | "<=" | ">" | ">=" => {
+                let a = self.rvalue(l)?;
+                let b = self.rvalue(r)?;
+                let (RV::Ptr(a), RV::Ptr(b)) = (a, b) else {
+                    return Ok(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool));
+                };
+                if a.region == b.region && matches!(a.region, Region::Array(_)) {
+                    let s = CType::Int { bits: 64, signed: true };
+                    return Ok(RV::Scalar(bin_expr(op, a.off, b.off, &s), CType::Bool));
+                }
+                Ok(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool))
+            }
+            "&&" | "||" => {
+                let (le, lt) = self.scalar(l)?;
+                let (re, rt) = self.scalar(r)?;
+                let b = if op == "&&" { BinOp::And } else { BinOp::Or };
+                Ok(RV::Scalar(
+                    Expr::Bin(
+                        b,
+                        ScalarTy::Bool,
+                        Box::new(to_bool(le, &lt)),
+                        Box::new(to_bool(re, &rt)),
+                    ),
+                    CType::Bool,
+                ))
+            }
+            _ => Err(FrontError::unsupported(span, format!("operator `{op}` on pointers"))),
+        }
+    }
+
+    fn compound_assign(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let op = ast.node(n).attrs.opcode.map(|o| ast.str(o)).unwrap_or("").to_string();
+        let kids = self.expr_children(n);
+        let [l, r] = kids[..] else {
+            return Err(FrontError::input(span, "bad compound assignment"));
+        };
+        let rv = self.rvalue(r)?;
+        let lv = self.lvalue(l)?;
+        let lt = self.type_of(l);
+        let rt = self.type_of(r);
+        let compute = if lt.is_integral() && rt.is_integral() {
+            Some(match op.as_str() {
+                "<<=" | ">>=" => promote(&lt, &CType::INT),
+                _ => promote(&lt, &rt),
+            })
+        } else {
+            None
+        };
+        self.modify(lv.clone(), op.trim_end_matches('='), rv, compute, false, span)?;
+        Ok(Value::L(lv))
+    }
+
+    /// `a && b` / `a || b` where `b` has effects: `b` runs only when needed.
+    fn short_circuit(&mut self, and: bool, l: NodeId, r: NodeId) -> FResult<RV> {
         let c = self.temp(ScalarTy::Bool);
         let le = self.cond(l)?;
         self.ops.push(Op::Assign(c, le));
@@ -584,439 +1504,484 @@ impl<'u, 't> Lowerer<'u, 't> {
             lw.ops.push(Op::Assign(c, re));
             Ok(())
         })?;
-        let else_blk = self.empty_block();
-        let label = self.label();
-        self.push(Stmt {
-            label,
-            span: self.stmt_span,
-            emit_after: false,
-            kind: StmtKind::If {
-                cond: guard,
-                then_blk,
-                else_blk,
-            },
-        });
-        Ok(Val::Scalar(Expr::Var(c), CType::Bool))
+        self.synthetic_if(guard, then_blk);
+        Ok(RV::Scalar(Expr::Var(c), CType::Bool))
     }
 
-    fn conditional(&mut self, n: Node<'t>) -> FResult<Val> {
+    fn conditional(&mut self, n: NodeId) -> FResult<Value> {
+        self.conditional_as(n, false)
+    }
+
+    /// `c ? a : b`; with `loaded`, a glvalue conditional whose value is read right away is
+    /// lowered as the choice between the two values.
+    fn conditional_as(&mut self, n: NodeId, loaded: bool) -> FResult<Value> {
         let span = self.span(n);
-        let c = n
-            .child_by_field_name("condition")
-            .ok_or_else(|| FrontError::input(span, "bad ?:"))?;
-        let a = n
-            .child_by_field_name("consequence")
-            .ok_or_else(|| FrontError::input(span, "bad ?:"))?;
-        let b = n
-            .child_by_field_name("alternative")
-            .ok_or_else(|| FrontError::input(span, "bad ?:"))?;
+        let kids = self.expr_children(n);
+        let [c, a, b] = kids[..] else {
+            return Err(FrontError::input(span, "bad ?:"));
+        };
         let ce = self.cond(c)?;
-        let src = self.u.src;
-        if !may_touch_memory(src, a) && !may_touch_memory(src, b) {
-            let av = self.expr(a)?;
-            let bv = self.expr(b)?;
-            // Pointers into the same array: select the offset.
-            let at = self.val_type(&av);
-            if matches!(at, CType::Ptr(_)) {
-                let (aa, ao, ae) = self.as_pointer(av, span)?;
-                let (ba, bo, _) = self.as_pointer(bv, span)?;
-                if aa != ba {
-                    return Err(FrontError::unsupported(
-                        span,
-                        "a pointer that may point into two different arrays",
-                    ));
+        let t = self.type_of(n);
+        let glvalue = self
+            .ast
+            .node(n)
+            .attrs
+            .value_category
+            .is_some_and(|v| self.ast.str(v) != "prvalue")
+            && !loaded;
+        if !self.has_effects(a) && !self.has_effects(b) && !glvalue {
+            let av = self.rvalue(a)?;
+            let bv = self.rvalue(b)?;
+            return match (av, bv) {
+                (RV::Scalar(ae, at), RV::Scalar(be, bt)) => Ok(Value::R(RV::Scalar(
+                    Expr::Select(
+                        Box::new(ce),
+                        Box::new(convert(ae, &at, &t)),
+                        Box::new(convert(be, &bt, &t)),
+                    ),
+                    t,
+                ))),
+                (RV::Ptr(pa), RV::Ptr(pb)) => {
+                    let region = match (&pa.region, &pb.region) {
+                        (x, Region::Null) | (Region::Null, x) => x.clone(),
+                        (x, y) if x == y => x.clone(),
+                        _ => {
+                            return Err(FrontError::unsupported(
+                                span,
+                                "a pointer that may point into two different arrays",
+                            )
+                            .with_help("use one pointer per array"))
+                        }
+                    };
+                    Ok(Value::R(RV::Ptr(Pointer {
+                        region,
+                        off: Expr::Select(Box::new(ce), Box::new(pa.off), Box::new(pb.off)),
+                        pointee: pa.pointee,
+                    })))
                 }
-                return Ok(Val::Ptr(aa, Expr::Select(Box::new(ce), Box::new(ao), Box::new(bo)), ae));
-            }
-            let ae = self.rvalue(av, &CType::Void)?;
-            let (be, bt) = self.scalar(b)?;
-            let t = if at.is_integral() && bt.is_integral() {
-                common_int(&at, &bt)
-            } else if at.is_integral() {
-                bt.clone()
-            } else {
-                at.clone()
+                (RV::Group(g), _) => Ok(Value::R(RV::Group(g))),
+                _ => Err(FrontError::unsupported(span, "?: on objects")),
             };
-            let ae = convert(ae, &at, &t);
-            let be = convert(be, &bt, &t);
-            return Ok(Val::Scalar(Expr::Select(Box::new(ce), Box::new(ae), Box::new(be)), t));
+        }
+        if glvalue {
+            // `(c ? x : y) = v`: both places in one array → select the offset.
+            let la = self.lvalue(a)?;
+            let lb = self.lvalue(b)?;
+            return match (la, lb) {
+                (LV::Mem(pa), LV::Mem(pb)) if pa.array == pb.array => Ok(Value::L(LV::Mem(Place {
+                    array: pa.array,
+                    off: Expr::Select(Box::new(ce), Box::new(pa.off), Box::new(pb.off)),
+                    ty: pa.ty,
+                    span,
+                    alt: None,
+                }))),
+                _ => Err(FrontError::unsupported(
+                    span,
+                    "?: choosing between two different variables as an lvalue",
+                )),
+            };
         }
         // Memory accesses in a branch run only for the threads that take it.
         let cv = self.temp(ScalarTy::Bool);
         self.ops.push(Op::Assign(cv, ce));
         self.flush(false);
-        let result = self.temp(ScalarTy::Opaque);
-        let rt = std::cell::RefCell::new(CType::Float(32));
-        let then_blk = self.sub_block(|lw| {
-            let (e, t) = lw.scalar(a)?;
-            *rt.borrow_mut() = t.clone();
-            lw.vars[result.0 as usize].ty = t.scalar();
-            lw.ops.push(Op::Assign(result, e));
-            Ok(())
-        })?;
-        let rtype = rt.into_inner();
-        let else_blk = self.sub_block(|lw| {
-            let (e, t) = lw.scalar(b)?;
-            lw.ops.push(Op::Assign(result, convert(e, &t, &rtype)));
-            Ok(())
-        })?;
-        let label = self.label();
-        self.push(Stmt {
-            label,
-            span: self.stmt_span,
-            emit_after: false,
-            kind: StmtKind::If {
-                cond: Expr::Var(cv),
-                then_blk,
-                else_blk,
-            },
-        });
-        let t = self.vars[result.0 as usize].ty;
-        Ok(Val::Scalar(
-            Expr::Var(result),
-            if t.is_int() || t == ScalarTy::Bool {
-                rtype_of(t)
-            } else {
-                CType::Float(32)
-            },
-        ))
-    }
-
-    /// Lowers statements produced by `f` into a fresh (synthetic, brace-less) block.
-    pub(crate) fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> FResult<()>) -> FResult<Block> {
-        self.blocks.push(Vec::new());
-        let saved = std::mem::take(&mut self.ops);
-        let r = f(self);
-        self.flush(false);
-        self.ops = saved;
-        let stmts = self.blocks.pop().unwrap_or_default();
-        r?;
-        let label = self.label();
-        Ok(Block {
-            label,
-            span: self.stmt_span,
-            braced: false,
-            emit_start: false,
-            stmts,
-        })
-    }
-
-    pub(crate) fn empty_block(&mut self) -> Block {
-        let label = self.label();
-        Block {
-            label,
-            span: self.stmt_span,
-            braced: false,
-            emit_start: false,
-            stmts: vec![],
-        }
-    }
-
-    fn update(&mut self, n: Node<'t>) -> FResult<Val> {
-        let span = self.span(n);
-        let arg = n
-            .child_by_field_name("argument")
-            .ok_or_else(|| FrontError::input(span, "bad ++/--"))?;
-        let text = self.text(n);
-        let inc = text.contains("++");
-        let prefix = text.trim_start().starts_with(['+', '-']);
-        let target = self.expr(arg)?;
-        let op = if inc { "+" } else { "-" };
-        self.modify(target, op, Val::Scalar(Expr::int(1), CType::INT), prefix, span)
-    }
-
-    fn assignment(&mut self, n: Node<'t>) -> FResult<Val> {
-        let span = self.span(n);
-        let l = n
-            .child_by_field_name("left")
-            .ok_or_else(|| FrontError::input(span, "bad assignment"))?;
-        let r = n
-            .child_by_field_name("right")
-            .ok_or_else(|| FrontError::input(span, "bad assignment"))?;
-        let op = n.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("=");
-        let rv = self.expr(r)?;
-        let target = self.expr(l)?;
-        if op == "=" {
-            return self.store(target, rv, span);
-        }
-        self.modify(target, op.trim_end_matches('='), rv, true, span)
-    }
-
-    /// `target = value`.
-    pub(crate) fn store(&mut self, target: Val, value: Val, span: Span) -> FResult<Val> {
-        match target {
-            Val::VarRef(v, t) => {
-                let e = self.rvalue(value, &t)?;
-                self.ops.push(Op::Assign(v, e.clone()));
-                Ok(Val::Scalar(e, t))
+        match &t {
+            CType::Ptr(pointee) => {
+                let slot_var = self.temp(ScalarTy::U64);
+                let slot = self.new_slot("$sel", Region::Null, SlotOff::Var(slot_var), (**pointee).clone());
+                let then_blk = self.sub_block(|lw| {
+                    let p = lw.pointer(a)?;
+                    lw.assign_ptr(slot, p, span)
+                })?;
+                let else_blk = self.sub_block(|lw| {
+                    let p = lw.pointer(b)?;
+                    lw.assign_ptr(slot, p, span)
+                })?;
+                self.push_synthetic(StmtKind::If {
+                    cond: Expr::Var(cv),
+                    then_blk,
+                    else_blk,
+                });
+                self.load(LV::Ptr(slot), span).map(Value::R)
             }
-            Val::Mem(p) => {
-                let e = match value {
-                    Val::Obj(..) => Expr::Opaque(ScalarTy::Opaque, vec![]),
-                    v => {
-                        let t = p.ty.clone();
-                        let want = if matches!(t, CType::Struct(_)) { CType::Void } else { t };
-                        self.rvalue(v, &want)?
-                    }
-                };
-                self.write(&p, e.clone());
-                Ok(Val::Scalar(e, p.ty))
-            }
-            Val::PtrVar(name) => {
-                let (array, off, pointee) = match value {
-                    Val::NullPtr(_) => {
-                        return Err(FrontError::unsupported(span, format!("pointer `{name}` set to null")));
-                    }
-                    v => self.as_pointer(v, span)?,
-                };
-                match self.lookup(&name).cloned() {
-                    Some(Binding::Ptr {
-                        array: old,
-                        off: PtrOff::Var(var),
-                        ..
-                    }) if old == array => {
-                        let _ = pointee;
-                        self.ops.push(Op::Assign(var, off));
-                        Ok(Val::PtrVar(name.clone()))
-                    }
-                    Some(Binding::Ptr { array: old, .. }) if old != array => Err(FrontError::unsupported(
-                        span,
-                        format!("pointer `{name}` is re-pointed to a different array"),
-                    )
-                    .with_help("use one pointer per array")),
-                    _ => Err(FrontError::unsupported(
-                        span,
-                        format!("cannot assign pointer `{name}` here"),
-                    )),
-                }
-            }
-            Val::Obj(..) => Ok(Val::Void),
-            _ => Err(FrontError::input(span, "left side of assignment is not assignable")),
-        }
-    }
-
-    /// `target op= value` (and `++`/`--`): a read and a write of the same location.
-    fn modify(&mut self, target: Val, op: &str, value: Val, prefix: bool, span: Span) -> FResult<Val> {
-        match target {
-            Val::PtrVar(name) => {
-                let Some(Binding::Ptr { array, off, pointee }) = self.lookup(&name).cloned() else {
-                    return Err(FrontError::unsupported(
-                        span,
-                        format!("pointer `{name}` does not point into a known array"),
-                    ));
-                };
-                let vt = self.val_type(&value);
-                let ve = self.rvalue(value, &CType::Void)?;
-                let mut idx = convert(ve, &vt, &CType::U64);
-                if op == "-" {
-                    idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
-                }
-                let size = self.u.layouts.size_of(&pointee) as i64;
-                let new = add_offset(off.expr(), idx, size);
-                match off {
-                    PtrOff::Var(v) => self.ops.push(Op::Assign(v, new)),
-                    PtrOff::Fixed(_) => {
-                        let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
-                        self.ops.push(Op::Assign(v, new));
-                        self.rebind(
-                            &name,
-                            Binding::Ptr {
-                                array,
-                                off: PtrOff::Var(v),
-                                pointee,
-                            },
-                        );
-                    }
-                }
-                Ok(Val::PtrVar(name))
-            }
-            Val::VarRef(v, t) => {
-                let vt = self.val_type(&value);
-                let ve = self.rvalue(value, &CType::Void)?;
-                let old = Expr::Var(v);
-                let Val::Scalar(new, _) = bin_op(op, old.clone(), &t, ve, &vt) else {
-                    unreachable!()
-                };
-                let new = convert(new, &common_type(&t, &vt), &t);
-                let keep = if prefix { new.clone() } else { self.snapshot(old, &t) };
-                self.ops.push(Op::Assign(v, new));
-                Ok(Val::Scalar(keep, t))
-            }
-            Val::Mem(p) => {
-                let vt = self.val_type(&value);
-                let ve = self.rvalue(value, &CType::Void)?;
-                let old = self.read(&p);
-                let Val::Scalar(new, _) = bin_op(op, old.clone(), &p.ty, ve, &vt) else {
-                    unreachable!()
-                };
-                let new = convert(new, &common_type(&p.ty, &vt), &p.ty);
-                self.write(&p, new.clone());
-                Ok(Val::Scalar(if prefix { new } else { old }, p.ty))
-            }
-            _ => Err(FrontError::input(span, "operand of ++/--/op= is not assignable")),
-        }
-    }
-
-    fn snapshot(&mut self, e: Expr, t: &CType) -> Expr {
-        let tmp = self.temp(t.scalar());
-        self.ops.push(Op::Assign(tmp, e));
-        Expr::Var(tmp)
-    }
-
-    /// Applies a cast to a value.
-    pub(crate) fn cast_val(&mut self, v: Val, to: &CType) -> FResult<Val> {
-        match to {
-            CType::Ptr(pointee) => match v {
-                Val::NullPtr(_) => Ok(Val::NullPtr((**pointee).clone())),
-                other => {
-                    let span = self.stmt_span;
-                    match self.as_pointer(other, span) {
-                        Ok((a, off, _)) => Ok(Val::Ptr(a, off, (**pointee).clone())),
-                        Err(_) => Ok(Val::NullPtr((**pointee).clone())),
-                    }
-                }
-            },
             CType::Void => {
-                if let Val::Mem(p) = &v {
-                    self.read(p);
+                let then_blk = self.sub_block(|lw| lw.discard(a))?;
+                let else_blk = self.sub_block(|lw| lw.discard(b))?;
+                self.push_synthetic(StmtKind::If {
+                    cond: Expr::Var(cv),
+                    then_blk,
+                    else_blk,
+                });
+                Ok(Value::R(RV::Void))
+            }
+            CType::Record(_) => Err(FrontError::unsupported(span, "?: on objects with side effects")),
+            t => {
+                let result = self.temp(t.scalar());
+                let t2 = t.clone();
+                let then_blk = self.sub_block(|lw| {
+                    let (e, et) = lw.scalar(a)?;
+                    lw.ops.push(Op::Assign(result, convert(e, &et, &t2)));
+                    Ok(())
+                })?;
+                let t3 = t.clone();
+                let else_blk = self.sub_block(|lw| {
+                    let (e, et) = lw.scalar(b)?;
+                    lw.ops.push(Op::Assign(result, convert(e, &et, &t3)));
+                    Ok(())
+                })?;
+                self.push_synthetic(StmtKind::If {
+                    cond: Expr::Var(cv),
+                    then_blk,
+                    else_blk,
+                });
+                Ok(Value::R(RV::Scalar(Expr::Var(result), t.clone())))
+            }
+        }
+    }
+
+    fn cast(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let ck = ast
+            .node(n)
+            .attrs
+            .cast_kind
+            .map(|c| ast.str(c))
+            .unwrap_or("NoOp")
+            .to_string();
+        let c = *self
+            .expr_children(n)
+            .first()
+            .ok_or_else(|| FrontError::input(span, "cast without operand"))?;
+        let to = self.type_of(n);
+        match ck.as_str() {
+            "LValueToRValue" => {
+                if self.lvalue_conditional(c).is_some() {
+                    return self.rvalue(c).map(Value::R);
                 }
-                Ok(Val::Void)
+                let lv = self.lvalue(c)?;
+                self.load(lv, span).map(Value::R)
             }
-            _ => {
-                let from = self.val_type(&v);
-                let e = self.rvalue(v, &CType::Void)?;
-                Ok(Val::Scalar(convert(e, &from, to), to.clone()))
+            "NoOp" | "AtomicToNonAtomic" | "NonAtomicToAtomic" | "AddressSpaceConversion" => match self.eval(c)? {
+                Value::R(RV::Scalar(e, t)) if to.is_integral() && t != to => {
+                    Ok(Value::R(RV::Scalar(convert(e, &t, &to), to)))
+                }
+                v => Ok(v),
+            },
+            "ToVoid" => {
+                self.discard(c)?;
+                Ok(Value::R(RV::Void))
             }
+            "ArrayToPointerDecay" => match self.lvalue(c)? {
+                LV::Mem(p) => {
+                    let elem = match &p.ty {
+                        CType::Array(e, _) => (**e).clone(),
+                        t => t.clone(),
+                    };
+                    Ok(Value::R(RV::Ptr(Pointer {
+                        region: p.region(),
+                        off: p.off,
+                        pointee: elem,
+                    })))
+                }
+                other => Err(FrontError::unsupported(
+                    span,
+                    format!("array decay of {}", lv_what(&other)),
+                )),
+            },
+            "FunctionToPointerDecay" => Err(FrontError::unsupported(span, "function pointers are not supported")
+                .with_help("call the function directly")),
+            "NullToPointer" => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Null,
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: to.pointee().cloned().unwrap_or(CType::Void),
+            }))),
+            "BitCast" | "CPointerToObjCPointerCast" | "ReinterpretMemberPointer" => match self.rvalue(c)? {
+                RV::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
+                    pointee: to.pointee().cloned().unwrap_or(p.pointee),
+                    ..p
+                }))),
+                other => Ok(Value::R(other)),
+            },
+            "DerivedToBase" | "UncheckedDerivedToBase" | "BaseToDerived" => {
+                let from = self.type_of(c);
+                match self.eval(c)? {
+                    Value::R(RV::Ptr(p)) => {
+                        let delta = self.base_offset(from.pointee(), to.pointee(), &ck, span)?;
+                        Ok(Value::R(RV::Ptr(Pointer {
+                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
+                            pointee: to.pointee().cloned().unwrap_or(p.pointee),
+                            region: p.region,
+                        })))
+                    }
+                    Value::L(LV::Mem(p)) => {
+                        let delta = self.base_offset(Some(&from), Some(&to), &ck, span)?;
+                        Ok(Value::L(LV::Mem(Place {
+                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
+                            ty: to.clone(),
+                            ..p
+                        })))
+                    }
+                    // Local objects hold their bases' fields: the same object.
+                    v => Ok(v),
+                }
+            }
+            "IntegralCast" if self.derived_address(c) => self.eval(c),
+            "IntegralCast"
+            | "IntegralToBoolean"
+            | "BooleanToSignedIntegral"
+            | "IntegralToFloating"
+            | "FloatingToIntegral"
+            | "FloatingCast"
+            | "FloatingToBoolean"
+            | "FloatingRealToComplex"
+            | "IntegralRealToComplex" => {
+                let (e, t) = self.scalar(c)?;
+                let e = if ck == "BooleanToSignedIntegral" {
+                    Expr::Select(
+                        Box::new(to_bool(e, &t)),
+                        Box::new(Expr::Const(-1, to.scalar())),
+                        Box::new(Expr::Const(0, to.scalar())),
+                    )
+                } else {
+                    convert(e, &t, &to)
+                };
+                Ok(Value::R(RV::Scalar(e, to)))
+            }
+            "PointerToBoolean" => match self.rvalue(c)? {
+                RV::Ptr(p) => Ok(Value::R(RV::Scalar(
+                    match p.region {
+                        Region::Null => Expr::bool(false),
+                        Region::Array(_) | Region::Obj(_) | Region::Choice(..) => Expr::bool(true),
+                        Region::Unknown(_) => Expr::Opaque(ScalarTy::Bool, vec![]),
+                    },
+                    CType::Bool,
+                ))),
+                _ => Ok(Value::R(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool))),
+            },
+            "PointerToIntegral" => match self.rvalue(c)? {
+                // An address as a number: kept as the pointer, for inline asm and `__cvta_*`.
+                RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
+                _ => Ok(Value::R(RV::Scalar(Expr::Opaque(to.scalar(), vec![]), to))),
+            },
+            "IntegralToPointer" => {
+                self.scalar(c)?;
+                Ok(Value::R(RV::Ptr(Pointer {
+                    region: Region::Unknown("a pointer made from an integer".into()),
+                    off: Expr::Const(0, ScalarTy::U64),
+                    pointee: to.pointee().cloned().unwrap_or(CType::Void),
+                })))
+            }
+            "UserDefinedConversion" | "ConstructorConversion" => self.eval(c),
+            "Dependent" => Err(FrontError::missing(
+                span,
+                "a dependent expression in uninstantiated template code",
+                "instantiate the template",
+            )),
+            other => Err(FrontError::unsupported(
+                span,
+                format!("cast `{other}` is not supported"),
+            )),
         }
     }
 
-    /// The type named by a `type_descriptor` node.
-    pub(crate) fn descriptor(&self, n: Node) -> CType {
-        let base = n
-            .child_by_field_name("type")
-            .map(|t| self.resolve_type(t))
-            .unwrap_or(CType::INT);
-        match n.child_by_field_name("declarator") {
-            Some(d) => self.abstract_declarator(d, base),
-            None => base,
+    /// Whether an integer expression holds an address (a `__cvta_*` result, a pointer cast to
+    /// an integer, or a variable holding one): integer casts keep it a pointer.
+    fn derived_address(&self, n: NodeId) -> bool {
+        let ast = self.ast;
+        match ast.kind(n) {
+            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" | "ParenExpr" => {
+                let ck = ast.node(n).attrs.cast_kind.map(|c| ast.str(c)).unwrap_or("");
+                ck == "PointerToIntegral" || self.expr_children(n).first().is_some_and(|&c| self.derived_address(c))
+            }
+            "CallExpr" => self.expr_children(n).first().is_some_and(|&callee| {
+                let mut found = false;
+                ast.walk(callee, &mut |x| {
+                    if let Some(r) = ast.node(x).attrs.referenced {
+                        found |= ast.str(r.name).starts_with("__cvta_generic_to_");
+                    }
+                });
+                found
+            }),
+            "DeclRefExpr" => {
+                ast.node(n).attrs.referenced.is_some_and(|r| {
+                    self.type_of(n).is_integral() && matches!(self.env.get(&r.id), Some(Binding::Ptr(_)))
+                })
+            }
+            _ => false,
         }
     }
-}
 
-fn rtype_of(t: ScalarTy) -> CType {
-    match t {
-        ScalarTy::Int { bits, signed } => CType::Int { bits, signed },
-        ScalarTy::Bool => CType::Bool,
-        ScalarTy::Opaque => CType::Float(32),
-    }
-}
-
-fn common_type(a: &CType, b: &CType) -> CType {
-    if a.is_integral() && b.is_integral() {
-        common_int(a, b)
-    } else if a.is_integral() {
-        b.clone()
-    } else {
-        a.clone()
-    }
-}
-
-/// `e != 0` for integers; booleans as they are; opaque values stay opaque predicates.
-pub(crate) fn to_bool(e: Expr, t: &CType) -> Expr {
-    match t {
-        CType::Bool => e,
-        CType::Int { .. } => {
-            let s = t.scalar();
-            Expr::Bin(BinOp::Ne, s, Box::new(e), Box::new(Expr::Const(0, s)))
-        }
-        _ => Expr::Opaque(ScalarTy::Bool, vec![e]),
-    }
-}
-
-/// `base + idx * size` on 64-bit byte offsets, folding constants.
-pub(crate) fn add_offset(base: Expr, idx: Expr, size: i64) -> Expr {
-    let scaled = match (&idx, size) {
-        (_, 1) => idx,
-        (Expr::Const(v, _), s) => Expr::Const(v.wrapping_mul(s), ScalarTy::U64),
-        (_, s) => Expr::Bin(
-            BinOp::Mul,
-            ScalarTy::U64,
-            Box::new(idx),
-            Box::new(Expr::Const(s, ScalarTy::U64)),
-        ),
-    };
-    match (&base, &scaled) {
-        (Expr::Const(0, _), _) => scaled,
-        (_, Expr::Const(0, _)) => base,
-        (Expr::Const(a, _), Expr::Const(b, _)) => Expr::Const(a.wrapping_add(*b), ScalarTy::U64),
-        _ => Expr::Bin(BinOp::Add, ScalarTy::U64, Box::new(base), Box::new(scaled)),
-    }
-}
-
-/// A binary operator on two pure operands with C's conversions.
-pub(crate) fn bin_op(op: &str, le: Expr, lt: &CType, re: Expr, rt: &CType) -> Val {
-    let pred = |b: BinOp, t: &CType, l: Expr, r: Expr| {
-        Val::Scalar(Expr::Bin(b, t.scalar(), Box::new(l), Box::new(r)), CType::Bool)
-    };
-    if matches!(op, "&&" | "||") {
-        let b = if op == "&&" { BinOp::And } else { BinOp::Or };
-        return pred(b, &CType::Bool, to_bool(le, lt), to_bool(re, rt));
-    }
-    if !lt.is_integral() || !rt.is_integral() {
-        // Float arithmetic or comparison: opaque, a function of its operands.
-        let is_cmp = matches!(op, "<" | "<=" | ">" | ">=" | "==" | "!=");
-        let t = if is_cmp {
-            CType::Bool
-        } else if lt.is_integral() {
-            rt.clone()
-        } else {
-            lt.clone()
+    /// Byte offset of a base class inside a derived one (for pointer casts along the
+    /// hierarchy; negative for base-to-derived).
+    fn base_offset(&self, from: Option<&CType>, to: Option<&CType>, kind: &str, span: Span) -> FResult<i64> {
+        let (Some(CType::Record(f)), Some(CType::Record(t))) = (from, to) else {
+            return Ok(0);
         };
-        return Val::Scalar(Expr::Opaque(t.scalar(), vec![le, re]), t);
+        let (derived, base, sign) = if kind == "BaseToDerived" {
+            (*t, *f, -1)
+        } else {
+            (*f, *t, 1)
+        };
+        let base = self.types.definition(base);
+        let mut stack = vec![(self.types.definition(derived), 0u64)];
+        while let Some((r, off)) = stack.pop() {
+            if r == base {
+                return Ok(sign * off as i64);
+            }
+            let l = self.types.layout(r).map_err(|m| FrontError::unsupported(span, m))?;
+            for (b, o) in &l.bases {
+                stack.push((self.types.definition(*b), off + o));
+            }
+        }
+        Ok(0)
     }
-    let t = if matches!(op, "<<" | ">>") {
-        common_int(lt, &CType::INT)
-    } else {
-        common_int(lt, rt)
-    };
-    let l = convert(le, lt, &t);
-    let r = convert(re, rt, &t);
-    let arith = |b: BinOp| {
-        Val::Scalar(
-            Expr::Bin(b, t.scalar(), Box::new(l.clone()), Box::new(r.clone())),
-            t.clone(),
-        )
-    };
-    match op {
-        "+" => arith(BinOp::Add),
-        "-" => arith(BinOp::Sub),
-        "*" => arith(BinOp::Mul),
-        "/" => arith(BinOp::Div),
-        "%" => arith(BinOp::Rem),
-        "<<" => arith(BinOp::Shl),
-        ">>" => arith(BinOp::Shr),
-        "&" => arith(BinOp::BitAnd),
-        "|" => arith(BinOp::BitOr),
-        "^" => arith(BinOp::BitXor),
-        "<" => pred(BinOp::Lt, &t, l, r),
-        "<=" => pred(BinOp::Le, &t, l, r),
-        ">" => pred(BinOp::Gt, &t, l, r),
-        ">=" => pred(BinOp::Ge, &t, l, r),
-        "==" => pred(BinOp::Eq, &t, l, r),
-        "!=" => pred(BinOp::Ne, &t, l, r),
-        _ => Val::Scalar(Expr::Opaque(t.scalar(), vec![l, r]), t),
+
+    fn lambda(&mut self, n: NodeId) -> FResult<Value> {
+        let ast = self.ast;
+        let span = self.span(n);
+        let rec = ast
+            .children_of_kind(n, "CXXRecordDecl")
+            .next()
+            .ok_or_else(|| FrontError::unsupported(span, "lambda without a closure class"))?;
+        let rec_id = ast.node(rec).id;
+        if let Some(t) = ast.node(n).ty {
+            self.types.add_lambda(ast.type_str(t), rec_id);
+        }
+        let o = self.new_obj(rec_id, "$lambda", span)?;
+        let layout = self
+            .types
+            .layout(rec_id)
+            .map_err(|m| FrontError::unsupported(span, m))?;
+        // Capture initializers follow the class, one per field, before the body.
+        let inits: Vec<NodeId> = ast
+            .children(n)
+            .filter(|&c| !matches!(ast.kind(c), "CXXRecordDecl" | "CompoundStmt" | "ParmVarDecl"))
+            .collect();
+        for (f, init) in layout.fields.iter().zip(inits) {
+            self.init_field(o, f.id, &f.ty, init, span)?;
+        }
+        Ok(Value::R(RV::Obj(o)))
+    }
+
+    /// Initializes field `fid` of object `o` from expression `init`.
+    pub(crate) fn init_field(&mut self, o: usize, fid: u64, ty: &CType, init: NodeId, span: Span) -> FResult<()> {
+        if let CType::Ref(_) = ty {
+            let lv = self.lvalue(init)?;
+            let b = self.lv_binding(lv);
+            self.objs[o].fields.insert(fid, b);
+            return Ok(());
+        }
+        let dst = self.objs[o]
+            .fields
+            .get(&fid)
+            .cloned()
+            .ok_or_else(|| FrontError::unsupported(span, "initializer for an unknown field"))?;
+        let dst = self.binding_lv(&dst);
+        match (&dst, self.ast.kind(init)) {
+            (LV::Obj(d), "InitListExpr") => self.init_obj_list(*d, init, span),
+            (LV::Mem(p), "InitListExpr") if self.arrays[p.array.0 as usize].space == Space::Local => {
+                // Local arrays never race; evaluate the elements for their effects.
+                for c in self.expr_children(init) {
+                    self.discard(c)?;
+                }
+                Ok(())
+            }
+            (LV::Obj(d), "CXXConstructExpr") => self.construct_into(*d, init),
+            _ => {
+                let rv = self.rvalue(init)?;
+                self.store(dst, rv, span)
+            }
+        }
+    }
+
+    /// Aggregate initialization `T x = {a, b, ...}`: fields in order.
+    pub(crate) fn init_obj_list(&mut self, o: usize, list: NodeId, span: Span) -> FResult<()> {
+        let rec = self.objs[o].record;
+        let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        let elems = self.expr_children(list);
+        // Direct fields only (aggregate bases come first as whole objects; rare in kernels).
+        let direct: Vec<&types::Field> = layout
+            .fields
+            .iter()
+            .filter(|f| self.ast.decls.get(&f.id).and_then(|d| d.parent) == Some(rec) || layout.bases.is_empty())
+            .collect();
+        for (f, e) in direct.into_iter().zip(elems) {
+            if self.ast.kind(e) == "ImplicitValueInitExpr" {
+                continue;
+            }
+            self.init_field(o, f.id, &f.ty.clone(), e, span)?;
+        }
+        Ok(())
     }
 }
 
-/// The first line of a snippet, for messages.
-pub(crate) fn first_line(s: &str) -> String {
-    let l = s.lines().next().unwrap_or("").trim();
-    if l.len() > 60 {
-        format!(
-            "{}…",
-            &l[..l.char_indices().take(60).last().map(|(i, _)| i).unwrap_or(0)]
-        )
+/// The usual arithmetic conversions of two integer operands.
+pub(crate) fn promote(a: &CType, b: &CType) -> CType {
+    let bits_sign = |t: &CType| match t.unref() {
+        CType::Int { bits, signed } => (*bits, *signed),
+        _ => (32, true),
+    };
+    let (ab, asg) = bits_sign(a);
+    let (bb, bsg) = bits_sign(b);
+    let (ab, asg) = if ab < 32 { (32, true) } else { (ab, asg) };
+    let (bb, bsg) = if bb < 32 { (32, true) } else { (bb, bsg) };
+    if ab == bb {
+        CType::Int {
+            bits: ab,
+            signed: asg && bsg,
+        }
+    } else if ab > bb {
+        CType::Int { bits: ab, signed: asg }
     } else {
-        l.to_string()
+        CType::Int { bits: bb, signed: bsg }
+    }
+}
+
+/// A binary operator on two operands of type `t`.
+pub(crate) fn bin_expr(op: &str, l: Expr, r: Expr, t: &CType) -> Expr {
+    let s = t.scalar();
+    let b = match op {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        "&" => BinOp::BitAnd,
+        "|" => BinOp::BitOr,
+        "^" => BinOp::BitXor,
+        "<" => BinOp::Lt,
+        "<=" => BinOp::Le,
+        ">" => BinOp::Gt,
+        ">=" => BinOp::Ge,
+        "==" => BinOp::Eq,
+        "!=" => BinOp::Ne,
+        "&&" => BinOp::And,
+        "||" => BinOp::Or,
+        _ => return Expr::Opaque(s, vec![l, r]),
+    };
+    Expr::Bin(b, s, Box::new(l), Box::new(r))
+}
+
+pub(crate) fn lv_what(lv: &LV) -> &'static str {
+    match lv {
+        LV::Mem(_) => "a memory location",
+        LV::Var(..) => "a variable",
+        LV::Ptr(_) => "a pointer variable",
+        LV::Obj(_) => "an object",
+        LV::Const(..) => "a constant",
+        LV::Group(_) => "a thread group",
+    }
+}
+
+pub(crate) fn rv_what(rv: &RV) -> &'static str {
+    match rv {
+        RV::Scalar(..) => "a number",
+        RV::Ptr(_) => "a pointer",
+        RV::Obj(_) => "an object",
+        RV::Group(_) => "a thread group",
+        RV::Void => "nothing",
     }
 }

@@ -1,79 +1,31 @@
-//! Lowering from the tree-sitter-cuda syntax tree to the kernel IR.
+//! Lowering from Clang's AST to the kernel IR.
 //!
-//! One [`Lowerer`] walks one kernel. Expressions are lowered to pure IR expressions plus the
-//! memory operations they perform, which are collected into the current source statement's
-//! `Basic` statement; control flow inside expressions (short-circuit operators and ternaries that
-//! guard memory accesses) becomes synthetic `if` statements that are not barrier positions.
+//! One [`Lowerer`] lowers one kernel (one instantiation of a kernel template). Clang has
+//! already instantiated templates, resolved overloads and made every conversion explicit;
+//! the lowering interprets the C++ abstractly: scalars become IR variables, pointers become
+//! (array, byte offset) pairs, objects become maps from fields to bindings, and calls of
+//! functions with a body are inlined. Calls into system headers are modelled by name
+//! (`library.rs`), or the kernel is inconclusive. Expressions are lowered to pure IR
+//! expressions plus the memory operations they perform, collected into the current source
+//! statement's `Basic` statement.
 
-mod calls;
-mod decl;
+mod asm;
+mod call;
 mod expr;
 pub mod helpers;
+pub mod kernels;
+mod library;
+pub mod source;
 mod stmt;
+pub mod types;
 
-use super::ctype::{CType, Layouts};
+use super::ast::{Ast, NodeId};
+use super::ctype::CType;
 use super::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
-use std::collections::{BTreeMap, HashMap};
-use tree_sitter::Node;
-
-/// Maps a byte range of the preprocessed text to a span in the original files.
-pub type SpanMap<'a> = &'a dyn Fn(usize, usize) -> Span;
-
-/// Values of template parameters and other compile-time names given by the user.
-#[derive(Clone, Debug, Default)]
-pub struct LowerOptions {
-    /// `--define NAME=V` values for template non-type parameters.
-    pub defines: BTreeMap<String, i64>,
-}
-
-/// What a name means in the kernel being lowered.
-#[derive(Clone, Debug)]
-pub(crate) enum Binding {
-    /// A scalar variable.
-    Var(VarId, CType),
-    /// An array object (its full type, e.g. `float[64][65]`).
-    Array(ArrayId, CType),
-    /// A pointer into an array; its byte offset lives in a variable (or is a fixed expression).
-    Ptr {
-        array: ArrayId,
-        off: PtrOff,
-        pointee: CType,
-    },
-    /// A pointer that does not (yet) point into a known array.
-    NullPtr(CType),
-    /// A local struct object: fields become variables.
-    Obj(String, HashMap<String, Binding>),
-    /// A compile-time constant.
-    Const(i64, CType),
-    /// A cooperative-groups group handle (`thread_block`, tile of a block).
-    Group(GroupKind),
-    /// A reference to a memory location (`T& x = s[i]`).
-    Ref(Place),
-}
-
-/// Cooperative-groups handles: sync() on them is a barrier of that scope.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GroupKind {
-    Block,
-    Warp,
-}
-
-/// The byte offset of a pointer.
-#[derive(Clone, Debug)]
-pub(crate) enum PtrOff {
-    Var(VarId),
-    Fixed(Expr),
-}
-
-impl PtrOff {
-    fn expr(&self) -> Expr {
-        match self {
-            PtrOff::Var(v) => Expr::Var(*v),
-            PtrOff::Fixed(e) => e.clone(),
-        }
-    }
-}
+use source::SourceMap;
+use std::collections::HashMap;
+use types::Types;
 
 /// A memory location.
 #[derive(Clone, Debug)]
@@ -82,390 +34,282 @@ pub(crate) struct Place {
     pub off: Expr,
     pub ty: CType,
     pub span: Span,
+    /// When the location is in one of several arrays (through a pointer swapped between
+    /// buffers): the arrays and the selector whose value is the index of the one meant.
+    /// `array` is the first of them.
+    pub alt: Option<std::rc::Rc<(Vec<ArrayId>, Expr)>>,
 }
 
-/// The result of lowering an expression.
+impl Place {
+    /// The region a pointer to this place points into.
+    pub(crate) fn region(&self) -> Region {
+        match &self.alt {
+            Some(alt) => Region::Choice(alt.0.clone(), alt.1.clone()),
+            None => Region::Array(self.array),
+        }
+    }
+}
+
+/// What a pointer points into.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Region {
+    /// An array (shared, global or local memory).
+    Array(ArrayId),
+    /// A local object (`this`, `&obj`).
+    Obj(usize),
+    /// One of several arrays: the index of the one meant is the selector's value (ping-pong
+    /// buffers: `tmp = cur; cur = next; next = tmp;`).
+    Choice(Vec<ArrayId>, Expr),
+    /// Null (or never set).
+    Null,
+    /// Not known; the reason, for messages.
+    Unknown(String),
+}
+
+/// A pointer value: region and byte offset.
 #[derive(Clone, Debug)]
-pub(crate) enum Val {
-    /// A pure scalar value.
-    Scalar(Expr, CType),
-    /// A memory location (not yet read).
+pub(crate) struct Pointer {
+    pub region: Region,
+    pub off: Expr,
+    pub pointee: CType,
+}
+
+/// The byte offset of a pointer variable.
+#[derive(Clone, Debug)]
+pub(crate) enum SlotOff {
+    /// Never assigned after its definition.
+    Fixed(Expr),
+    /// Held in a variable.
+    Var(VarId),
+}
+
+impl SlotOff {
+    fn expr(&self) -> Expr {
+        match self {
+            SlotOff::Fixed(e) => e.clone(),
+            SlotOff::Var(v) => Expr::Var(*v),
+        }
+    }
+}
+
+/// A pointer variable (local, parameter or object field).
+#[derive(Clone, Debug)]
+pub(crate) struct PtrSlot {
+    pub name: String,
+    pub region: Region,
+    pub off: SlotOff,
+    pub pointee: CType,
+}
+
+/// A local object: its fields (bases' fields included) by `FieldDecl` id.
+#[derive(Clone, Debug)]
+pub(crate) struct Obj {
+    pub record: u64,
+    pub name: String,
+    pub fields: HashMap<u64, Binding>,
+}
+
+/// Cooperative-groups handles: `sync()` on them is a barrier of that scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GroupKind {
+    /// `thread_block`.
+    Block,
+    /// `thread_block_tile<N>` (N threads) or a coalesced group (N = 0: unknown size).
+    Tile(u32),
+    /// `grid_group`.
+    Grid,
+}
+
+/// What a declaration means in the kernel being lowered.
+#[derive(Clone, Debug)]
+pub(crate) enum Binding {
+    /// A scalar variable.
+    Var(VarId, CType),
+    /// A pointer variable.
+    Ptr(usize),
+    /// A variable that lives in memory (arrays, `__shared__` scalars), or a reference to memory.
     Mem(Place),
-    /// An assignable scalar variable.
-    VarRef(VarId, CType),
-    /// A pointer value into an array.
-    Ptr(ArrayId, Expr, CType),
-    /// A named pointer variable (assignable).
-    PtrVar(String),
-    /// A local struct object.
-    Obj(String, HashMap<String, Binding>),
+    /// A local object.
+    Obj(usize),
+    /// A compile-time constant.
+    Const(i64, CType),
     /// A cooperative-groups handle.
     Group(GroupKind),
-    /// A null/unknown pointer of the given pointee type.
-    NullPtr(CType),
-    /// No value.
+}
+
+/// The result of lowering a glvalue.
+#[derive(Clone, Debug)]
+pub(crate) enum LV {
+    Mem(Place),
+    Var(VarId, CType),
+    Ptr(usize),
+    Obj(usize),
+    Const(i64, CType),
+    Group(GroupKind),
+}
+
+/// The result of lowering a prvalue.
+#[derive(Clone, Debug)]
+pub(crate) enum RV {
+    Scalar(Expr, CType),
+    Ptr(Pointer),
+    Obj(usize),
+    Group(GroupKind),
     Void,
 }
 
-/// A `__device__` function or method available for inlining.
-#[derive(Clone, Copy)]
-pub(crate) struct FuncDef<'t> {
-    pub node: Node<'t>,
-    /// Template parameter list, if any.
-    pub template: Option<Node<'t>>,
-    /// The struct this is a method of.
-    #[allow(dead_code)]
-    pub owner: Option<&'t str>,
-}
-
-/// State of an inlined call: where `return` goes.
+/// Where an inlined function's `return` puts its value.
 #[derive(Clone, Debug)]
-pub(crate) struct InlineFrame {
-    pub result: Option<(VarId, CType)>,
-    pub ptr_result: Option<String>,
-    pub name: String,
-    #[allow(dead_code)]
-    pub call_span: Span,
-    /// Loop nesting depth at the call (a `return` inside a loop of the callee is unsupported).
-    pub loop_depth: u32,
+pub(crate) enum RetSlot {
+    None,
+    Var(VarId, CType),
+    Ptr(usize),
+    Obj(usize),
+    /// A function returning a reference: the first `return` fixes what it refers to.
+    Ref(Option<Binding>, Option<VarId>),
+    Group(Option<GroupKind>),
 }
 
-/// Translation-unit-wide facts shared by the kernels of one file.
-pub struct Unit<'t> {
-    pub(crate) src: &'t str,
-    pub(crate) map: SpanMap<'t>,
-    pub(crate) layouts: Layouts,
-    pub(crate) funcs: HashMap<String, Vec<FuncDef<'t>>>,
-    pub(crate) struct_methods: HashMap<String, Vec<FuncDef<'t>>>,
-    pub(crate) file_scope: Vec<Node<'t>>,
-    pub(crate) instantiations: HashMap<String, Node<'t>>,
-    pub(crate) typedefs: HashMap<String, CType>,
-    pub(crate) namespaces_cg: Vec<String>,
+/// An inlined call in progress.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    /// The function's declaration id.
+    pub func: u64,
+    /// Its name, for messages.
+    pub name: String,
+    pub ret: RetSlot,
+    /// Set by a `return` that must leave loops of the callee.
+    pub ret_flag: Option<VarId>,
+    /// The object the method runs on.
+    pub this: Option<LV>,
+    /// Index of the frame's wrapper in `Lowerer::jumps`.
+    pub jump_base: usize,
+    /// Lexical scope of the function (qualified name of its parent), for type lookup.
+    pub scope: String,
+}
+
+/// What `break`/`continue`/`return` can target in the IR being built.
+#[derive(Clone, Debug)]
+pub(crate) enum JumpCtx {
+    /// A source loop.
+    Loop,
+    /// A `switch` lowered to a one-shot loop; `continue` inside it sets the flag and breaks.
+    Switch { cont_flag: Option<VarId> },
+    /// The one-shot loop around an inlined body.
+    Inline,
+}
+
+/// What the user told the lowering beyond the source.
+#[derive(Clone, Debug, Default)]
+pub struct LowerOptions {
+    /// Functions the user declares free of memory effects and synchronization
+    /// (`--assume-pure NAME`, `assume_pure:` in autosync.yaml), by qualified or plain name.
+    pub assume_pure: Vec<String>,
 }
 
 /// Lowers one kernel.
-pub struct Lowerer<'u, 't> {
-    pub(crate) u: &'u Unit<'t>,
-    pub(crate) opts: &'u LowerOptions,
+pub struct Lowerer<'a> {
+    pub(crate) ast: &'a Ast,
+    pub(crate) opts: &'a LowerOptions,
+    pub(crate) types: &'a Types<'a>,
+    pub(crate) src: &'a SourceMap<'a>,
     pub(crate) vars: Vec<Var>,
     pub(crate) arrays: Vec<Array>,
     pub(crate) next_label: u32,
-    pub(crate) scopes: Vec<HashMap<String, Binding>>,
     /// Statement lists under construction (innermost last).
     pub(crate) blocks: Vec<Vec<Stmt>>,
     /// Operations of the statement under construction.
     pub(crate) ops: Vec<Op>,
     /// Span of the source statement under construction.
     pub(crate) stmt_span: Span,
-    pub(crate) inline: Vec<InlineFrame>,
-    pub(crate) type_params: HashMap<String, CType>,
+    pub(crate) env: HashMap<u64, Binding>,
+    pub(crate) objs: Vec<Obj>,
+    pub(crate) slots: Vec<PtrSlot>,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) jumps: Vec<JumpCtx>,
     pub(crate) notes: Vec<(Span, String)>,
-    pub(crate) file_arrays: HashMap<String, Binding>,
-    /// Current loop nesting depth.
-    pub(crate) loop_depth: u32,
     /// The array all `extern __shared__` declarations share.
     pub(crate) extern_shared: Option<ArrayId>,
+    /// Lexical scope of the kernel (qualified name of its namespace).
+    pub(crate) kernel_scope: String,
+    /// The kernel's `FunctionDecl` id (the context of its local types).
+    pub(crate) kernel_fn: u64,
+    /// Call sites of the inlined functions being lowered (for spans of system code).
+    pub(crate) call_spans: Vec<Span>,
+    /// Whether a barrier may be written after the source statement being lowered.
+    pub(crate) cur_writable: bool,
+    /// Starting offsets of pointers first assigned inside the body (hoisted to its entry).
+    pub(crate) late_inits: Vec<Op>,
+    /// Variables whose address is taken (`&x`): they live in thread-private memory.
+    pub(crate) addressed: std::collections::HashSet<u64>,
+    /// Per pointer variable (in creation order), the arrays an earlier pass of the lowering
+    /// saw it point into.
+    pub(crate) seeds: Vec<Vec<ArrayId>>,
 }
 
-impl<'t> Unit<'t> {
-    /// Collects file-scope definitions (device functions, structs, instantiations).
-    pub fn new(root: Node<'t>, src: &'t str, map: SpanMap<'t>) -> Unit<'t> {
-        let mut u = Unit {
-            src,
-            map,
-            layouts: Layouts::with_builtins(),
-            funcs: HashMap::new(),
-            struct_methods: HashMap::new(),
-            file_scope: Vec::new(),
-            instantiations: HashMap::new(),
-            typedefs: HashMap::new(),
-            namespaces_cg: vec!["cooperative_groups".into()],
-        };
-        u.collect(root, None);
-        u
-    }
-
-    pub fn text(&self, n: Node) -> &'t str {
-        &self.src[n.byte_range()]
-    }
-
-    pub fn span(&self, n: Node) -> Span {
-        (self.map)(n.start_byte(), n.end_byte())
-    }
-
-    fn collect(&mut self, node: Node<'t>, template: Option<Node<'t>>) {
-        let mut c = node.walk();
-        for ch in node.named_children(&mut c).collect::<Vec<_>>() {
-            match ch.kind() {
-                "function_definition" => {
-                    if let Some(name) = self.func_name(ch) {
-                        self.funcs.entry(name).or_default().push(FuncDef {
-                            node: ch,
-                            template,
-                            owner: None,
-                        });
-                    }
-                }
-                "template_declaration" => self.collect(ch, ch.child_by_field_name("parameters")),
-                "namespace_definition" | "linkage_specification" | "declaration_list" => {
-                    if let Some(b) = ch.child_by_field_name("body") {
-                        self.collect(b, None)
-                    } else {
-                        self.collect(ch, None)
-                    }
-                }
-                "struct_specifier" | "class_specifier" => self.collect_struct(ch, template),
-                "declaration" => {
-                    // `struct S {...};` at file scope, or file-scope arrays.
-                    if let Some(t) = ch.child_by_field_name("type") {
-                        if matches!(t.kind(), "struct_specifier" | "class_specifier") {
-                            self.collect_struct(t, template);
-                        }
-                    }
-                    if ch.child_by_field_name("declarator").is_some() {
-                        self.file_scope.push(ch);
-                    }
-                }
-                "type_definition" => self.file_scope.push(ch),
-                "template_instantiation" => {
-                    if let Some(d) = ch.child_by_field_name("declarator") {
-                        if let Some(tf) = find_kind(d, "template_function") {
-                            if let Some(n) = tf.child_by_field_name("name") {
-                                self.instantiations.insert(self.text(n).to_string(), tf);
-                            }
-                        }
-                    }
-                }
-                // `namespace cg = cooperative_groups;` and `using` aliases of it.
-                "alias_declaration" | "using_declaration" | "namespace_alias_definition"
-                    if self.text(ch).contains("cooperative_groups") =>
-                {
-                    if let Some(n) = ch.child_by_field_name("name") {
-                        self.namespaces_cg.push(self.text(n).to_string());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn collect_struct(&mut self, st: Node<'t>, template: Option<Node<'t>>) {
-        let Some(name) = st.child_by_field_name("name") else {
-            return;
-        };
-        let name = self.text(name);
-        let Some(body) = st.child_by_field_name("body") else {
-            return;
-        };
-        let mut fields = Vec::new();
-        let mut c = body.walk();
-        for m in body.named_children(&mut c) {
-            match m.kind() {
-                "function_definition" => {
-                    self.struct_methods.entry(name.to_string()).or_default().push(FuncDef {
-                        node: m,
-                        template,
-                        owner: Some(name),
-                    });
-                }
-                "template_declaration" => {
-                    let mut c2 = m.walk();
-                    for f in m.named_children(&mut c2) {
-                        if f.kind() == "function_definition" {
-                            self.struct_methods.entry(name.to_string()).or_default().push(FuncDef {
-                                node: f,
-                                template: m.child_by_field_name("parameters"),
-                                owner: Some(name),
-                            });
-                        }
-                    }
-                }
-                "field_declaration" => {
-                    let Some(ty) = m.child_by_field_name("type") else {
-                        continue;
-                    };
-                    let base = self.base_type_static(ty);
-                    let mut c2 = m.walk();
-                    for d in m.children_by_field_name("declarator", &mut c2) {
-                        if let Some((n, t)) = self.declarator_static(d, base.clone()) {
-                            if !matches!(t, CType::Void) {
-                                fields.push((n, t));
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.layouts.define(name, fields);
-    }
-
-    /// Name of a function definition (`k`, `operator float*` → `operator`).
-    pub fn func_name(&self, f: Node) -> Option<String> {
-        let mut d = f.child_by_field_name("declarator")?;
-        loop {
-            match d.kind() {
-                "function_declarator" => d = d.child_by_field_name("declarator")?,
-                "pointer_declarator" | "reference_declarator" => {
-                    d = d.child_by_field_name("declarator").or_else(|| d.named_child(0))?
-                }
-                "identifier" | "field_identifier" => return Some(self.text(d).to_string()),
-                "qualified_identifier" => return d.child_by_field_name("name").map(|n| self.text(n).to_string()),
-                "template_function" => return d.child_by_field_name("name").map(|n| self.text(n).to_string()),
-                "operator_cast" | "operator_name" => return Some("operator".into()),
-                "destructor_name" => return None,
-                _ => return None,
-            }
-        }
-    }
-
-    /// Whether a function definition is a `__global__` kernel.
-    pub fn is_kernel(&self, f: Node) -> bool {
-        let body_start = f
-            .child_by_field_name("body")
-            .map(|b| b.start_byte())
-            .unwrap_or(f.end_byte());
-        let head = &self.src[f.start_byte()..body_start];
-        head.split(|c: char| !c.is_alphanumeric() && c != '_')
-            .any(|w| w == "__global__")
-    }
-
-    /// Base type of a type node without template-parameter context.
-    pub(crate) fn base_type_static(&self, ty: Node) -> CType {
-        let text = self.text(ty).trim();
-        match ty.kind() {
-            "primitive_type" => super::ctype::named_type(text).unwrap_or(CType::INT),
-            "sized_type_specifier" => {
-                let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                let unsigned = t.contains("unsigned");
-                let bits = if t.contains("long") {
-                    64
-                } else if t.contains("short") {
-                    16
-                } else if t.contains("char") {
-                    8
-                } else {
-                    32
-                };
-                CType::Int {
-                    bits,
-                    signed: !unsigned,
-                }
-            }
-            "type_identifier" => {
-                if let Some(t) = super::ctype::named_type(text) {
-                    t
-                } else if let Some(t) = self.typedefs.get(text) {
-                    t.clone()
-                } else {
-                    CType::Struct(text.to_string())
-                }
-            }
-            "struct_specifier" | "class_specifier" => ty
-                .child_by_field_name("name")
-                .map(|n| CType::Struct(self.text(n).to_string()))
-                .unwrap_or(CType::Struct("<anon>".into())),
-            _ => CType::Struct(text.to_string()),
-        }
-    }
-
-    /// Unwraps a declarator into (name, full type).
-    pub(crate) fn declarator_static(&self, d: Node, base: CType) -> Option<(String, CType)> {
-        match d.kind() {
-            "identifier" | "field_identifier" => Some((self.text(d).to_string(), base)),
-            "pointer_declarator" => {
-                let inner = d.child_by_field_name("declarator")?;
-                self.declarator_static(inner, CType::Ptr(Box::new(base)))
-            }
-            "reference_declarator" => {
-                let inner = d.named_child((d.named_child_count() as u32).saturating_sub(1))?;
-                self.declarator_static(inner, base)
-            }
-            "array_declarator" => {
-                let inner = d.child_by_field_name("declarator")?;
-                let size = d.child_by_field_name("size").and_then(|s| const_int(self.text(s)));
-                // `int a[2][3]`: the outer declarator node holds the last extent.
-                let (name, t) = self.declarator_static(inner, CType::Void)?;
-                Some((
-                    name,
-                    rebuild_array(t, CType::Array(Box::new(base), size.map(|v| v as u64))),
-                ))
-            }
-            "init_declarator" => self.declarator_static(d.child_by_field_name("declarator")?, base),
-            "parenthesized_declarator" => self.declarator_static(d.named_child(0)?, base),
-            _ => None,
-        }
-    }
-}
-
-/// Replaces the innermost `Void` placeholder of a partially built array type.
-pub(crate) fn rebuild_array(t: CType, inner: CType) -> CType {
-    match t {
-        CType::Void => inner,
-        CType::Array(e, n) => CType::Array(Box::new(rebuild_array(*e, inner)), n),
-        CType::Ptr(e) => CType::Ptr(Box::new(rebuild_array(*e, inner))),
-        other => other,
-    }
-}
-
-/// Parses a C integer literal (`64`, `0x40`, `16u`, `1024L`).
-pub(crate) fn const_int(s: &str) -> Option<i64> {
-    let s = s.trim().trim_end_matches(['u', 'U', 'l', 'L']);
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()
-    } else if s.len() > 1 && s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()) {
-        i64::from_str_radix(&s[1..], 8).ok()
-    } else {
-        s.parse().ok()
-    }
-}
-
-/// First descendant (pre-order) of the given kind.
-pub fn find_kind<'t>(n: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    if n.kind() == kind {
-        return Some(n);
-    }
-    let mut c = n.walk();
-    for ch in n.named_children(&mut c) {
-        if let Some(f) = find_kind(ch, kind) {
-            return Some(f);
-        }
-    }
-    None
-}
-
-impl<'u, 't> Lowerer<'u, 't> {
-    pub fn new(u: &'u Unit<'t>, opts: &'u LowerOptions) -> Self {
+impl<'a> Lowerer<'a> {
+    /// A lowerer for one kernel of `ast`.
+    pub fn new(
+        ast: &'a Ast,
+        types: &'a Types<'a>,
+        src: &'a SourceMap<'a>,
+        opts: &'a LowerOptions,
+        kernel_scope: String,
+    ) -> Self {
         Lowerer {
-            u,
+            ast,
             opts,
+            types,
+            src,
             vars: Vec::new(),
             arrays: Vec::new(),
             next_label: 0,
-            scopes: vec![HashMap::new()],
             blocks: Vec::new(),
             ops: Vec::new(),
             stmt_span: Span::DUMMY,
-            inline: Vec::new(),
-            type_params: HashMap::new(),
+            env: HashMap::new(),
+            objs: Vec::new(),
+            slots: Vec::new(),
+            frames: Vec::new(),
+            jumps: Vec::new(),
             notes: Vec::new(),
-            file_arrays: HashMap::new(),
-            loop_depth: 0,
             extern_shared: None,
+            kernel_scope,
+            kernel_fn: 0,
+            call_spans: Vec::new(),
+            cur_writable: false,
+            late_inits: Vec::new(),
+            addressed: Default::default(),
+            seeds: Vec::new(),
         }
     }
 
-    pub fn span(&self, n: Node) -> Span {
-        self.u.span(n)
+    /// Starts from the pointer targets an earlier pass found (see [`Lowerer::seeds`]).
+    pub fn with_seeds(mut self, seeds: Vec<Vec<ArrayId>>) -> Self {
+        self.seeds = seeds;
+        self
     }
-    pub fn text(&self, n: Node) -> &'t str {
-        self.u.text(n)
+
+    /// The arrays each pointer variable pointed into by the end of lowering.
+    pub(crate) fn final_seeds(&self) -> Vec<Vec<ArrayId>> {
+        self.slots
+            .iter()
+            .map(|s| match &s.region {
+                Region::Array(a) => vec![*a],
+                Region::Choice(arrays, _) => arrays.clone(),
+                _ => vec![],
+            })
+            .collect()
     }
+
+    // ---- IR building -------------------------------------------------------------------
+
     pub(crate) fn label(&mut self) -> Label {
         let l = Label(self.next_label);
         self.next_label += 1;
         l
     }
+
     pub(crate) fn new_var(&mut self, name: &str, ty: ScalarTy, kind: VarKind) -> VarId {
         let id = VarId(self.vars.len() as u32);
         self.vars.push(Var {
@@ -476,10 +320,12 @@ impl<'u, 't> Lowerer<'u, 't> {
         });
         id
     }
+
     pub(crate) fn temp(&mut self, ty: ScalarTy) -> VarId {
         let n = format!("$t{}", self.vars.len());
         self.new_var(&n, ty, VarKind::Temp)
     }
+
     pub(crate) fn new_array(
         &mut self,
         name: &str,
@@ -487,9 +333,9 @@ impl<'u, 't> Lowerer<'u, 't> {
         elem: &CType,
         dims: Vec<Option<u64>>,
         span: Span,
-    ) -> ArrayId {
+    ) -> FResult<ArrayId> {
         let id = ArrayId(self.arrays.len() as u32);
-        let elem_size = self.u.layouts.size_of(elem) as u32;
+        let elem_size = self.size_of(elem, span)? as u32;
         self.arrays.push(Array {
             id,
             name: name.to_string(),
@@ -498,29 +344,39 @@ impl<'u, 't> Lowerer<'u, 't> {
             dims,
             span,
         });
-        id
+        Ok(id)
     }
-    pub(crate) fn bind(&mut self, name: &str, b: Binding) {
-        self.scopes.last_mut().expect("scope").insert(name.to_string(), b);
-    }
-    pub(crate) fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.get(name))
-            .or_else(|| self.file_arrays.get(name))
-    }
-    pub(crate) fn rebind(&mut self, name: &str, b: Binding) {
-        for s in self.scopes.iter_mut().rev() {
-            if let Some(slot) = s.get_mut(name) {
-                *slot = b;
-                return;
-            }
+
+    /// An array for a variable of type `t` (a scalar or record is an array of one element).
+    pub(crate) fn array_for(&mut self, name: &str, space: Space, t: &CType, span: Span) -> FResult<Place> {
+        let mut dims = Vec::new();
+        let mut elem = t.clone();
+        while let CType::Array(e, n) = elem {
+            dims.push(n);
+            elem = *e;
         }
+        if dims.is_empty() {
+            dims.push(Some(1));
+        }
+        let array = self.new_array(name, space, &elem, dims, span)?;
+        Ok(Place {
+            array,
+            off: Expr::Const(0, ScalarTy::U64),
+            ty: t.clone(),
+            span,
+            alt: None,
+        })
     }
+
+    pub(crate) fn size_of(&self, t: &CType, span: Span) -> FResult<u64> {
+        self.types.size_of(t).map_err(|m| {
+            FrontError::unsupported(span, m).with_help("autosync needs the layout of every type a kernel accesses")
+        })
+    }
+
     /// Whether code being lowered comes from an inlined function (no barrier positions there).
     pub(crate) fn in_inline(&self) -> bool {
-        !self.inline.is_empty()
+        !self.frames.is_empty()
     }
 
     /// Ends the statement under construction: its ops become one `Basic` statement.
@@ -539,67 +395,311 @@ impl<'u, 't> Lowerer<'u, 't> {
         self.push(stmt);
     }
 
-    pub(crate) fn push(&mut self, s: Stmt) {
-        self.blocks.last_mut().expect("block").push(s);
+    pub(crate) fn push(&mut self, mut s: Stmt) {
+        // A statement of an inlined function is, in the kernel's text, part of the call (a
+        // lambda's body may even lie inside an earlier statement); its accesses keep their own
+        // spans for reports.
+        if let Some(call) = self.call_spans.first() {
+            s.span = *call;
+            if let StmtKind::If { then_blk, else_blk, .. } = &mut s.kind {
+                then_blk.span = *call;
+                else_blk.span = *call;
+            }
+            if let StmtKind::Loop { body, .. } = &mut s.kind {
+                body.span = *call;
+            }
+        }
+        self.blocks.last_mut().expect("a block under construction").push(s);
     }
 
-    /// Lowers a `__global__` function definition to a kernel.
-    pub fn kernel(
-        mut self,
-        f: Node<'t>,
-        template: Option<Node<'t>>,
-        files: Vec<SourceFile>,
-    ) -> FResult<(Kernel, Vec<(Span, String)>)> {
-        let name = self.u.func_name(f).unwrap_or_default();
-        if let Some(tp) = template {
-            self.bind_template_params(tp, &name, self.span(f))?;
-        }
-        self.declare_file_scope()?;
-        let decl = f
-            .child_by_field_name("declarator")
-            .ok_or_else(|| FrontError::input(self.span(f), "kernel without a declarator"))?;
-        let fdecl = find_kind(decl, "function_declarator")
-            .ok_or_else(|| FrontError::input(self.span(f), "kernel without a parameter list"))?;
-        let body = f
-            .child_by_field_name("body")
-            .ok_or_else(|| FrontError::input(self.span(f), "kernel without a body"))?;
+    /// Pushes a statement that is not a barrier position.
+    pub(crate) fn push_synthetic(&mut self, kind: StmtKind) {
+        let label = self.label();
+        let span = self.stmt_span;
+        self.push(Stmt {
+            label,
+            span,
+            emit_after: false,
+            kind,
+        });
+    }
+
+    /// Lowers the statements `f` produces into a fresh block (not a barrier position).
+    pub(crate) fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> FResult<()>) -> FResult<Block> {
         self.blocks.push(Vec::new());
-        if let Some(params) = fdecl.child_by_field_name("parameters") {
-            self.kernel_params(params, body)?;
-        }
-        self.stmt_span = self.span(body);
+        let saved = std::mem::take(&mut self.ops);
+        let r = f(self);
         self.flush(false);
-        let mut c = body.walk();
-        for s in body.named_children(&mut c).collect::<Vec<_>>() {
-            self.stmt(s)?;
-        }
+        self.ops = saved;
         let stmts = self.blocks.pop().unwrap_or_default();
-        let blabel = self.label();
-        let body_blk = Block {
-            label: blabel,
-            span: self.span(body),
-            braced: true,
-            emit_start: true,
+        r?;
+        let label = self.label();
+        Ok(Block {
+            label,
+            span: self.stmt_span,
+            braced: false,
+            emit_start: false,
             stmts,
+        })
+    }
+
+    pub(crate) fn empty_block(&mut self) -> Block {
+        let label = self.label();
+        Block {
+            label,
+            span: self.stmt_span,
+            braced: false,
+            emit_start: false,
+            stmts: vec![],
+        }
+    }
+
+    /// `if (cond) { then }` as a synthetic statement.
+    pub(crate) fn synthetic_if(&mut self, cond: Expr, then_blk: Block) {
+        let else_blk = self.empty_block();
+        self.push_synthetic(StmtKind::If {
+            cond,
+            then_blk,
+            else_blk,
+        });
+    }
+
+    /// Records the variables of a function body whose address is taken.
+    pub(crate) fn scan_addressed(&mut self, body: NodeId) {
+        let ast = self.ast;
+        let mut found = Vec::new();
+        ast.walk(body, &mut |c| {
+            if ast.kind(c) != "UnaryOperator" || ast.node(c).attrs.opcode.is_none_or(|o| ast.str(o) != "&") {
+                return;
+            }
+            let mut t = ast.children(c).next();
+            while let Some(x) = t.filter(|&x| matches!(ast.kind(x), "ParenExpr" | "ImplicitCastExpr")) {
+                t = ast.children(x).next();
+            }
+            if let Some(r) = t
+                .filter(|&x| ast.kind(x) == "DeclRefExpr")
+                .and_then(|x| ast.node(x).attrs.referenced)
+            {
+                if matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl") {
+                    found.push(r.id);
+                }
+            }
+        });
+        self.addressed.extend(found);
+    }
+
+    // ---- spans -------------------------------------------------------------------------
+
+    /// The span of a node for reports: its own source when that is a user file, else the
+    /// call site of the inlined code it belongs to.
+    pub(crate) fn span(&self, n: NodeId) -> Span {
+        let s = self.src.node_span(n);
+        if s.is_dummy() {
+            return self.call_spans.last().copied().unwrap_or(self.stmt_span);
+        }
+        s
+    }
+
+    /// The lexical scope for type lookups at the current point.
+    pub(crate) fn scope(&self) -> String {
+        self.frames
+            .last()
+            .map(|f| f.scope.clone())
+            .unwrap_or_else(|| self.kernel_scope.clone())
+    }
+
+    /// The type of a node, resolved where the code being lowered is written.
+    pub(crate) fn type_of(&self, n: NodeId) -> CType {
+        let f = self.frames.last().map(|f| f.func).unwrap_or(self.kernel_fn);
+        self.types.set_context(self.types.context_of(f));
+        self.types.of_node(n, &self.scope())
+    }
+
+    // ---- bindings ----------------------------------------------------------------------
+
+    pub(crate) fn new_slot(&mut self, name: &str, region: Region, off: SlotOff, pointee: CType) -> usize {
+        // A pointer an earlier pass saw pointed at several arrays is a choice from the start, so
+        // that code before its reassignment in a loop body reads the right buffer.
+        let region = match self.seeds.get(self.slots.len()).cloned() {
+            Some(mut arrays) if arrays.len() > 1 => {
+                let sel = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                if let Region::Array(a) = region {
+                    // Its first array is where it starts.
+                    arrays.retain(|x| *x != a);
+                    arrays.insert(0, a);
+                    self.ops.push(Op::Assign(sel, Expr::Const(0, ScalarTy::U32)));
+                }
+                Region::Choice(arrays, Expr::Var(sel))
+            }
+            _ => region,
         };
-        let kernel = Kernel {
-            name,
-            files,
-            span: self.span(f),
-            vars: self.vars,
-            arrays: self.arrays,
-            body: body_blk,
-            launch: LaunchConfig::default(),
-            next_label: self.next_label,
-        };
-        Ok((kernel, self.notes))
+        self.slots.push(PtrSlot {
+            name: name.to_string(),
+            region,
+            off,
+            pointee,
+        });
+        self.slots.len() - 1
+    }
+
+    /// A fresh object of record `rec`, every field bound to a fresh variable (uninitialized).
+    pub(crate) fn new_obj(&mut self, rec: u64, name: &str, span: Span) -> FResult<usize> {
+        let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        let idx = self.objs.len();
+        self.objs.push(Obj {
+            record: self.types.definition(rec),
+            name: name.to_string(),
+            fields: HashMap::new(),
+        });
+        for f in &layout.fields {
+            let fname = format!("{name}.{}", f.name);
+            let b = self.fresh_binding(&fname, &f.ty, VarKind::Local, span)?;
+            self.objs[idx].fields.insert(f.id, b);
+        }
+        Ok(idx)
+    }
+
+    /// A fresh binding for a variable of type `t`.
+    pub(crate) fn fresh_binding(&mut self, name: &str, t: &CType, kind: VarKind, span: Span) -> FResult<Binding> {
+        Ok(match t {
+            CType::Ptr(p) => {
+                let v = self.new_var(name, ScalarTy::U64, VarKind::Temp);
+                Binding::Ptr(self.new_slot(name, Region::Null, SlotOff::Var(v), (**p).clone()))
+            }
+            CType::Record(r) => match self.group_kind_of(*r) {
+                Some(g) => Binding::Group(g),
+                None => Binding::Obj(self.new_obj(*r, name, span)?),
+            },
+            CType::Array(..) => Binding::Mem(self.array_for(name, Space::Local, t, span)?),
+            // A reference member is bound when the constructor initializes it.
+            CType::Ref(_) => Binding::Const(0, CType::Void),
+            t => Binding::Var(self.new_var(name, t.scalar(), kind), t.clone()),
+        })
+    }
+
+    /// A binding as a glvalue.
+    pub(crate) fn binding_lv(&self, b: &Binding) -> LV {
+        match b {
+            Binding::Var(v, t) => LV::Var(*v, t.clone()),
+            Binding::Ptr(s) => LV::Ptr(*s),
+            Binding::Mem(p) => LV::Mem(p.clone()),
+            Binding::Obj(o) => LV::Obj(*o),
+            Binding::Const(v, t) => LV::Const(*v, t.clone()),
+            Binding::Group(g) => LV::Group(*g),
+        }
+    }
+
+    /// A glvalue as a binding (references alias what they refer to; memory offsets are
+    /// snapshotted so that later changes of the index do not move the reference).
+    pub(crate) fn lv_binding(&mut self, lv: LV) -> Binding {
+        match lv {
+            LV::Var(v, t) => Binding::Var(v, t),
+            LV::Ptr(s) => Binding::Ptr(s),
+            LV::Mem(mut p) => {
+                if !matches!(p.off, Expr::Const(..)) {
+                    let v = self.temp(ScalarTy::U64);
+                    self.ops.push(Op::Assign(v, p.off.clone()));
+                    p.off = Expr::Var(v);
+                }
+                Binding::Mem(p)
+            }
+            LV::Obj(o) => Binding::Obj(o),
+            LV::Const(v, t) => Binding::Const(v, t),
+            LV::Group(g) => Binding::Group(g),
+        }
+    }
+
+    /// The cooperative-groups handle kind of a system record, if it is one.
+    pub(crate) fn group_kind_of(&self, rec: u64) -> Option<GroupKind> {
+        let q = self.ast.qual_name(rec)?;
+        let name = q.strip_prefix("cooperative_groups::")?;
+        let base = name.split("::").last().unwrap_or(name);
+        match base {
+            "thread_block" => Some(GroupKind::Block),
+            "grid_group" | "multi_grid_group" => Some(GroupKind::Grid),
+            "coalesced_group" | "thread_group" => Some(GroupKind::Tile(0)),
+            "thread_block_tile" => Some(GroupKind::Tile(0)),
+            _ => None,
+        }
     }
 }
 
-/// Parses a C integer literal (for callers outside the lowering).
-pub fn const_int_pub(s: &str) -> Option<i64> {
-    const_int(s)
+/// Converts a pure expression between types.
+pub(crate) fn convert(e: Expr, from: &CType, to: &CType) -> Expr {
+    let (from, to) = (from.unref(), to.unref());
+    if from == to {
+        return e;
+    }
+    match (from.is_integral(), to.is_integral()) {
+        (true, true) => {
+            if matches!(to, CType::Bool) {
+                return to_bool(e, from);
+            }
+            if let Expr::Const(v, _) = e {
+                return Expr::Const(fold_cast(v, to), to.scalar());
+            }
+            Expr::Cast(to.scalar(), Box::new(e))
+        }
+        _ if from.scalar() == to.scalar() => e,
+        _ => Expr::Opaque(to.scalar(), vec![e]),
+    }
 }
 
-/// Lowers every `__global__` function named in `kernel` (all when `None`).
-pub use self::Lowerer as KernelLowerer;
+/// A constant converted to an integer type.
+pub(crate) fn fold_cast(v: i64, to: &CType) -> i64 {
+    match to {
+        CType::Bool => (v != 0) as i64,
+        CType::Int { bits: 64, .. } => v,
+        CType::Int { bits, signed: true } => {
+            let sh = 64 - *bits as u32;
+            (v << sh) >> sh
+        }
+        CType::Int { bits, signed: false } => v & ((1i64 << *bits) - 1),
+        _ => v,
+    }
+}
+
+/// `e != 0` for integers; booleans as they are; anything else an opaque predicate.
+pub(crate) fn to_bool(e: Expr, t: &CType) -> Expr {
+    match t.unref() {
+        CType::Bool => e,
+        CType::Int { .. } => {
+            if let Expr::Const(v, _) = e {
+                return Expr::bool(v != 0);
+            }
+            let s = t.scalar();
+            Expr::Bin(BinOp::Ne, s, Box::new(e), Box::new(Expr::Const(0, s)))
+        }
+        _ => Expr::Opaque(ScalarTy::Bool, vec![e]),
+    }
+}
+
+/// `base + idx * size` on 64-bit byte offsets, folding constants.
+pub(crate) fn add_offset(base: Expr, idx: Expr, size: i64) -> Expr {
+    let scaled = match (&idx, size) {
+        (_, 1) => idx,
+        (Expr::Const(v, _), s) => Expr::Const(v.wrapping_mul(s), ScalarTy::U64),
+        (_, s) => Expr::Bin(
+            BinOp::Mul,
+            ScalarTy::U64,
+            Box::new(idx),
+            Box::new(Expr::Const(s, ScalarTy::U64)),
+        ),
+    };
+    match (&base, &scaled) {
+        (Expr::Const(0, _), _) => scaled,
+        (_, Expr::Const(0, _)) => base,
+        (Expr::Const(a, _), Expr::Const(b, _)) => Expr::Const(a.wrapping_add(*b), ScalarTy::U64),
+        _ => Expr::Bin(BinOp::Add, ScalarTy::U64, Box::new(base), Box::new(scaled)),
+    }
+}
+
+/// The first line of a snippet, for messages.
+pub(crate) fn first_line(s: &str) -> String {
+    let l = s.lines().next().unwrap_or("").trim();
+    if l.chars().count() > 60 {
+        format!("{}…", l.chars().take(60).collect::<String>())
+    } else {
+        l.to_string()
+    }
+}

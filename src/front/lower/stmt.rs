@@ -1,93 +1,119 @@
-//! Statements: blocks, `if`, loops, jumps, `switch`, declarations and expression statements.
+//! Statements: blocks, declarations, `if`, loops, `switch`, jumps, expression statements.
 
-use super::expr::first_line;
 use super::*;
 
-impl<'u, 't> Lowerer<'u, 't> {
-    /// Lowers one statement into the current block.
-    pub(crate) fn stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        match n.kind() {
-            "comment"
-            | "preproc_call"
-            | ";"
-            | "empty_statement"
-            | "type_definition"
-            | "using_declaration"
-            | "alias_declaration"
-            | "namespace_alias_definition"
-            | "static_assert_declaration" => Ok(()),
-            "preproc_def" | "preproc_function_def" | "preproc_include" => Ok(()),
-            "compound_statement" => {
-                self.scopes.push(HashMap::new());
-                let mut c = n.walk();
-                let r = n
-                    .named_children(&mut c)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .try_for_each(|s| self.stmt(s));
-                self.scopes.pop();
-                r
-            }
-            "declaration" => {
-                self.stmt_span = span;
+impl<'a> Lowerer<'a> {
+    /// Lowers the statements of a compound statement into the current block.
+    pub(crate) fn compound(&mut self, n: NodeId) -> FResult<()> {
+        let kids: Vec<NodeId> = self.ast.children(n).collect();
+        for (i, &s) in kids.iter().enumerate() {
+            self.stmt(s, kids.get(i + 1).copied())?;
+        }
+        Ok(())
+    }
+
+    /// Whether a barrier may be written after this statement of the source.
+    fn writable(&self, n: NodeId, next: Option<NodeId>) -> bool {
+        !self.in_inline() && self.src.end_is_writable(n, next)
+    }
+
+    /// Lowers one statement into the current block. `next` is the following statement of the
+    /// same block (to tell whether a macro produced both).
+    pub(crate) fn stmt(&mut self, n: NodeId, next: Option<NodeId>) -> FResult<()> {
+        let ast = self.ast;
+        let kind = ast.kind(n);
+        let span = self.src.stmt_span(n);
+        let span = if span.is_dummy() { self.span(n) } else { span };
+        self.cur_writable = self.writable(n, next);
+        match kind {
+            "CompoundStmt" => {
+                // A nested block: its statements are positions of their own.
                 let before = self.blocks.last().map_or(0, Vec::len);
-                self.declaration(n)?;
-                self.flush(true);
-                self.anchor(before, span);
+                self.compound(n)?;
+                let _ = before;
                 Ok(())
             }
-            "expression_statement" => {
+            "NullStmt" => Ok(()),
+            "DeclStmt" => {
                 self.stmt_span = span;
                 let before = self.blocks.last().map_or(0, Vec::len);
-                if let Some(e) = n.named_child(0) {
-                    let v = self.expr(e)?;
-                    if let Val::Mem(p) = v {
-                        // A bare `s[i];` still reads.
-                        self.read(&p);
-                    }
+                for d in ast.children(n).collect::<Vec<_>>() {
+                    self.local_decl(d)?;
                 }
-                self.flush(true);
-                self.anchor(before, span);
+                let w = self.writable(n, next);
+                self.flush(w);
+                self.anchor(before, span, w);
                 Ok(())
             }
-            "if_statement" => self.if_stmt(n),
-            "for_statement" => self.for_stmt(n),
-            "for_range_loop" => Err(FrontError::unsupported(span, "range-based for loops are not supported")
-                .with_help("write an index loop")),
-            "while_statement" => self.while_stmt(n),
-            "do_statement" => self.do_stmt(n),
-            "break_statement" => self.jump(StmtKind::Break, span),
-            "continue_statement" => self.jump(StmtKind::Continue, span),
-            "return_statement" => self.return_stmt(n),
-            "switch_statement" => self.switch_stmt(n),
-            "goto_statement" | "labeled_statement" => {
+            "IfStmt" => self.if_stmt(n, span, next),
+            "ForStmt" => self.for_stmt(n, span, next),
+            "WhileStmt" => self.while_stmt(n, span, next),
+            "DoStmt" => self.do_stmt(n, span, next),
+            "SwitchStmt" => self.switch_stmt(n, span, next),
+            "BreakStmt" => {
+                self.flush(true);
+                self.stmt_span = span;
+                self.push_synthetic(StmtKind::Break);
+                Ok(())
+            }
+            "ContinueStmt" => {
+                self.flush(true);
+                self.stmt_span = span;
+                self.continue_stmt()
+            }
+            "ReturnStmt" => self.return_stmt(n, span),
+            "GCCAsmStmt" => {
+                self.stmt_span = span;
+                let before = self.blocks.last().map_or(0, Vec::len);
+                self.asm(n)?;
+                let w = self.writable(n, next);
+                self.flush(w);
+                self.anchor(before, span, w);
+                Ok(())
+            }
+            "AttributedStmt" => {
+                // `#pragma unroll` loops, `[[likely]]`, `[[fallthrough]];`.
+                let sub = ast.children(n).filter(|&c| !ast.kind(c).ends_with("Attr")).last();
+                match sub {
+                    Some(s) => self.stmt(s, next),
+                    None => Ok(()),
+                }
+            }
+            "CaseStmt" | "DefaultStmt" => Err(FrontError::unsupported(
+                span,
+                "a case label inside a nested statement of a switch (Duff's device)",
+            )),
+            "LabelStmt" | "GotoStmt" | "IndirectGotoStmt" => {
                 Err(FrontError::unsupported(span, "goto and labels are not supported")
                     .with_help("restructure the control flow with loops, break and continue"))
             }
-            "try_statement" | "throw_statement" => {
+            "CXXForRangeStmt" => Err(FrontError::unsupported(span, "range-based for loops are not supported")
+                .with_help("write an index loop")),
+            "CXXTryStmt" | "CXXThrowExpr" => {
                 Err(FrontError::unsupported(span, "exceptions do not exist in device code"))
             }
-            "function_definition" => Err(FrontError::unsupported(
-                span,
-                "nested function definitions are not supported",
-            )),
-            "ERROR" => Err(
-                FrontError::input(span, format!("syntax error near `{}`", first_line(self.text(n))))
-                    .with_help("check braces, parentheses and semicolons"),
-            ),
-            k => Err(FrontError::unsupported(
-                span,
-                format!("unsupported statement ({k}): `{}`", first_line(self.text(n))),
-            )),
+            "MSAsmStmt" => Err(FrontError::unsupported(span, "MS-style asm is not supported")),
+            k if k.ends_with("Stmt") && !k.ends_with("Expr") => {
+                Err(FrontError::unsupported(span, format!("statement {k} is not supported")))
+            }
+            _ => {
+                // An expression statement.
+                self.stmt_span = span;
+                let before = self.blocks.last().map_or(0, Vec::len);
+                self.discard(n)?;
+                let w = self.writable(n, next);
+                self.flush(w);
+                self.anchor(before, span, w);
+                Ok(())
+            }
         }
     }
 
     /// After a source statement whose lowering ended in statements that are not barrier
     /// positions (an inlined call's body), adds an empty statement that is: a barrier right
     /// after the call is a real place in the source.
-    fn anchor(&mut self, before: usize, span: Span) {
-        if self.in_inline() {
+    fn anchor(&mut self, before: usize, span: Span, writable: bool) {
+        if !writable {
             return;
         }
         let stmts = self.blocks.last().map_or(&[][..], Vec::as_slice);
@@ -102,96 +128,281 @@ impl<'u, 't> Lowerer<'u, 't> {
         }
     }
 
-    fn jump(&mut self, kind: StmtKind, span: Span) -> FResult<()> {
-        self.flush(true);
-        let label = self.label();
-        let emit = !self.in_inline();
-        self.push(Stmt {
-            label,
-            span,
-            emit_after: false,
-            kind,
-        });
-        let _ = emit;
-        Ok(())
-    }
-
     /// A statement used as a body: braces or not, as a block.
-    pub(crate) fn body_block(&mut self, n: Node<'t>) -> FResult<Block> {
+    pub(crate) fn body_block(&mut self, n: Option<NodeId>) -> FResult<Block> {
+        let Some(n) = n else { return Ok(self.empty_block()) };
         self.blocks.push(Vec::new());
-        self.scopes.push(HashMap::new());
-        let braced = n.kind() == "compound_statement";
-        let r = self.stmt(n);
+        let braced = self.ast.kind(n) == "CompoundStmt";
+        let r = if braced { self.compound(n) } else { self.stmt(n, None) };
         self.flush(true);
-        self.scopes.pop();
         let stmts = self.blocks.pop().unwrap_or_default();
         r?;
         let label = self.label();
+        let span = if braced {
+            self.src.node_span(n)
+        } else {
+            self.src.stmt_span(n)
+        };
+        // Emission refuses what the text cannot take (a body made by a macro).
+        let real = !span.is_dummy();
         Ok(Block {
             label,
-            span: self.span(n),
+            span: if span.is_dummy() { self.stmt_span } else { span },
             braced,
-            emit_start: !self.in_inline(),
+            emit_start: !self.in_inline() && real,
             stmts,
         })
     }
 
-    fn condition_node(&self, n: Node<'t>) -> FResult<Node<'t>> {
-        let span = self.span(n);
-        let c = n
-            .child_by_field_name("condition")
-            .ok_or_else(|| FrontError::input(span, "missing condition"))?;
-        if c.kind() == "condition_clause" {
-            if c.child_by_field_name("initializer").is_some() {
+    /// Lowers a local variable declaration (or a nested type/static_assert: nothing).
+    fn local_decl(&mut self, d: NodeId) -> FResult<()> {
+        let ast = self.ast;
+        match ast.kind(d) {
+            "VarDecl" => {}
+            "TypedefDecl" | "TypeAliasDecl" | "CXXRecordDecl" | "RecordDecl" | "EnumDecl" | "StaticAssertDecl"
+            | "UsingDecl" | "UsingDirectiveDecl" | "NamespaceAliasDecl" | "UsingShadowDecl" => return Ok(()),
+            k => {
                 return Err(FrontError::unsupported(
-                    span,
-                    "if/switch with an initializer is not supported",
+                    self.span(d),
+                    format!("declaration {k} is not supported"),
                 ));
             }
-            return c
-                .child_by_field_name("value")
-                .ok_or_else(|| FrontError::input(span, "missing condition"));
         }
-        if c.kind() == "parenthesized_expression" {
-            return c
-                .named_child(0)
-                .ok_or_else(|| FrontError::input(span, "missing condition"));
+        let node = ast.node(d);
+        let id = node.id;
+        let name = ast.name(d).to_string();
+        // Reports name a variable by its declarator (the name), as written.
+        let span = node
+            .loc
+            .map(|l| self.src.pos_span(l.expansion))
+            .filter(|s| !s.is_dummy())
+            .unwrap_or_else(|| self.span(d));
+        let t = self.type_of(d);
+        let init = ast.children(d).find(|&c| !ast.kind(c).ends_with("Attr"));
+        let shared = ast.has_attr(d, "CUDASharedAttr");
+        let is_static = node.attrs.storage_class.is_some_and(|s| ast.str(s) == "static");
+        let device = ast.has_attr(d, "CUDADeviceAttr") || ast.has_attr(d, "CUDAConstantAttr");
+        if shared || (is_static && device) || node.attrs.storage_class.is_some_and(|s| ast.str(s) == "extern") {
+            // Static storage: one variable however often the function is inlined.
+            if self.env.contains_key(&id) {
+                return Ok(());
+            }
+            let space = if shared { Space::Shared } else { Space::Global };
+            let place = self.memory_var(&name, space, &t, span, d)?;
+            self.env.insert(id, Binding::Mem(place));
+            return Ok(());
         }
-        Ok(c)
-    }
-
-    fn if_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        self.stmt_span = span;
-        let cnode = self.condition_node(n)?;
-        let cond = self.cond(cnode)?;
-        self.flush(false);
-        let then_n = n
-            .child_by_field_name("consequence")
-            .ok_or_else(|| FrontError::input(span, "if without body"))?;
-        let then_blk = self.body_block(then_n)?;
-        let else_blk = match n.child_by_field_name("alternative") {
-            Some(e) => {
-                let inner = if e.kind() == "else_clause" {
-                    e.named_child(0)
-                } else {
-                    Some(e)
-                };
-                match inner {
-                    Some(s) => self.body_block(s)?,
-                    None => self.empty_block(),
+        if is_static || node.attrs.storage_class.is_some_and(|s| ast.str(s) == "extern") {
+            // `static const int N = 4;`: a constant.
+            if let Some(v) = init.and_then(|i| self.const_eval(i, 0)) {
+                self.env.insert(id, Binding::Const(fold_cast(v, &t), t));
+                return Ok(());
+            }
+            return Err(FrontError::unsupported(span, format!("static local variable `{name}`"))
+                .with_help("make it __shared__ or a constant"));
+        }
+        if self.addressed.contains(&id) && (t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_))) {
+            // `&x` is taken: the variable lives in thread-private memory (never races).
+            let place = self.array_for(&name, Space::Local, &t, span)?;
+            if let Some(i) = init {
+                let rv = self.rvalue(i)?;
+                self.store(LV::Mem(place.clone()), rv, span)?;
+            }
+            self.env.insert(id, Binding::Mem(place));
+            return Ok(());
+        }
+        match &t {
+            CType::Ref(_) => {
+                let init =
+                    init.ok_or_else(|| FrontError::input(span, format!("reference `{name}` without initializer")))?;
+                let lv = self.lvalue(init)?;
+                let b = self.lv_binding(lv);
+                self.env.insert(id, b);
+            }
+            CType::Array(..) => {
+                let place = self.array_for(&name, Space::Local, &t, span)?;
+                self.env.insert(id, Binding::Mem(place));
+                if let Some(i) = init {
+                    // Local arrays never race; element initializers still run.
+                    for c in self.expr_children(i) {
+                        self.discard(c)?;
+                    }
                 }
             }
-            None => {
-                self.stmt_span = span;
-                self.empty_block()
+            CType::Record(r) => {
+                if let Some(g) = self.group_kind_of(*r) {
+                    let g = match init {
+                        Some(i) => match self.rvalue(i)? {
+                            RV::Group(g) => g,
+                            _ => g,
+                        },
+                        None => g,
+                    };
+                    self.env.insert(id, Binding::Group(g));
+                    return Ok(());
+                }
+                self.check_record_dtor(*r, span)?;
+                let o = self.new_obj(*r, &name, span)?;
+                self.env.insert(id, Binding::Obj(o));
+                if let Some(i) = init {
+                    self.init_object(o, i, span)?;
+                }
             }
+            CType::Ptr(p) => {
+                // A pointer's offset is not a user scalar (uniformity, witnesses): a temp.
+                let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                let s = self.new_slot(&name, Region::Null, SlotOff::Var(v), (**p).clone());
+                self.env.insert(id, Binding::Ptr(s));
+                if let Some(i) = init {
+                    let rv = self.rvalue(i)?;
+                    self.store(LV::Ptr(s), rv, span)?;
+                }
+            }
+            CType::Other(s) if s.starts_with("(lambda") => {
+                // The closure's class is known once the lambda expression is lowered.
+                let init =
+                    init.ok_or_else(|| FrontError::input(span, format!("lambda `{name}` without initializer")))?;
+                match self.rvalue(init)? {
+                    RV::Obj(o) => {
+                        self.env.insert(id, Binding::Obj(o));
+                    }
+                    _ => {
+                        return Err(FrontError::unsupported(
+                            span,
+                            format!("lambda `{name}` autosync cannot follow"),
+                        ))
+                    }
+                }
+            }
+            CType::Other(s) => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("variable `{name}` of type `{s}` is not supported"),
+                ));
+            }
+            _ => {
+                // The initializer is evaluated before the variable exists.
+                let rv = match init {
+                    Some(i) => Some(self.rvalue(i)?),
+                    None => None,
+                };
+                if let (Some(RV::Ptr(p)), true) = (&rv, t.is_integral()) {
+                    // An address kept as an integer (`uint32_t a = __cvta_generic_to_shared(p)`),
+                    // for inline asm: it stays a pointer to the same place.
+                    let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                    let s = self.new_slot(
+                        &name,
+                        Region::Null,
+                        SlotOff::Var(v),
+                        CType::Int { bits: 8, signed: false },
+                    );
+                    self.assign_ptr(s, p.clone(), span)?;
+                    self.env.insert(id, Binding::Ptr(s));
+                    return Ok(());
+                }
+                let v = self.new_var(&name, t.scalar(), VarKind::Local);
+                self.env.insert(id, Binding::Var(v, t.clone()));
+                if let Some(rv) = rv {
+                    self.store(LV::Var(v, t.clone()), rv, span)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses local objects whose class has a destructor with effects.
+    fn check_record_dtor(&self, r: u64, span: Span) -> FResult<()> {
+        let members = self
+            .ast
+            .decls
+            .get(&self.types.definition(r))
+            .map(|d| d.members.clone())
+            .unwrap_or_default();
+        for m in members {
+            if self
+                .ast
+                .decls
+                .get(&m)
+                .is_some_and(|d| self.ast.str(d.kind) == "CXXDestructorDecl")
+            {
+                self.check_trivial_dtor(m, span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Initializes a fresh local object from its initializer expression.
+    pub(crate) fn init_object(&mut self, o: usize, init: NodeId, span: Span) -> FResult<()> {
+        let ast = self.ast;
+        match ast.kind(init) {
+            "CXXConstructExpr" | "CXXTemporaryObjectExpr" => self.construct_into(o, init),
+            "InitListExpr" => self.init_obj_list(o, init, span),
+            "ExprWithCleanups" | "ParenExpr" => {
+                let c = self.expr_children(init);
+                match c.first() {
+                    Some(&c) => self.init_object(o, c, span),
+                    None => Ok(()),
+                }
+            }
+            _ => {
+                let rv = self.rvalue(init)?;
+                self.store(LV::Obj(o), rv, span)
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, n: NodeId, span: Span, next: Option<NodeId>) -> FResult<()> {
+        let ast = self.ast;
+        let a = &ast.node(n).attrs;
+        let kids: Vec<Option<NodeId>> = ast.node(n).inner.clone();
+        let mut i = 0;
+        let init = if a.has_init {
+            i += 1;
+            kids.first().copied().flatten()
+        } else {
+            None
+        };
+        let var = if a.has_var {
+            i += 1;
+            kids.get(i - 1).copied().flatten()
+        } else {
+            None
+        };
+        let cond_n = kids.get(i).copied().flatten();
+        let then_n = kids.get(i + 1).copied().flatten();
+        let else_n = if a.has_else {
+            kids.get(i + 2).copied().flatten()
+        } else {
+            None
+        };
+        self.stmt_span = span;
+        if let Some(s) = init {
+            self.stmt(s, None)?;
+        }
+        if let Some(v) = var {
+            self.stmt_span = span;
+            self.stmt(v, None)?;
+        }
+        self.stmt_span = span;
+        self.cur_writable = false;
+        let cond = match cond_n {
+            Some(c) => self.cond(c)?,
+            None => return Err(FrontError::input(span, "if without a condition")),
+        };
+        self.flush(false);
+        let then_blk = self.body_block(then_n)?;
+        self.stmt_span = span;
+        let else_blk = if else_n.is_some() {
+            self.body_block(else_n)?
+        } else {
+            self.empty_block()
         };
         let label = self.label();
+        let w = self.writable(n, next);
         self.push(Stmt {
             label,
             span,
-            emit_after: !self.in_inline(),
+            emit_after: w,
             kind: StmtKind::If {
                 cond,
                 then_blk,
@@ -201,76 +412,105 @@ impl<'u, 't> Lowerer<'u, 't> {
         Ok(())
     }
 
-    /// Lowers a loop condition: reads go into header statements evaluated before each test.
-    fn loop_cond(&mut self, c: Option<Node<'t>>, span: Span) -> FResult<(Vec<Stmt>, Expr)> {
+    /// Lowers a loop condition: its reads go into header statements run before each test.
+    fn loop_cond(&mut self, c: Option<NodeId>, span: Span) -> FResult<(Vec<Stmt>, Expr)> {
         let Some(c) = c else {
             return Ok((vec![], Expr::bool(true)));
         };
         self.blocks.push(Vec::new());
         self.stmt_span = span;
+        self.cur_writable = false;
         let r = self.cond(c);
         self.flush(false);
         let header = self.blocks.pop().unwrap_or_default();
         Ok((header, r?))
     }
 
-    fn for_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        self.scopes.push(HashMap::new());
-        let r = self.for_inner(n, span);
-        self.scopes.pop();
-        r
+    /// Lowers a loop body one jump level deeper.
+    fn loop_body(&mut self, n: Option<NodeId>) -> FResult<Block> {
+        self.jumps.push(JumpCtx::Loop);
+        let b = self.body_block(n);
+        self.jumps.pop();
+        b
     }
 
-    fn for_inner(&mut self, n: Node<'t>, span: Span) -> FResult<()> {
+    fn push_loop(&mut self, n: NodeId, span: Span, next: Option<NodeId>, kind: StmtKind) {
+        let label = self.label();
+        let w = self.writable(n, next);
+        self.push(Stmt {
+            label,
+            span,
+            emit_after: w,
+            kind,
+        });
+        self.after_loop();
+    }
+
+    /// After a loop of an inlined function: leave the next loop too if a `return` inside it
+    /// set the frame's flag.
+    fn after_loop(&mut self) {
+        let Some(f) = self.frames.last() else { return };
+        let Some(flag) = f.ret_flag else { return };
+        let then_blk = match self.sub_block(|lw| {
+            lw.push_synthetic(StmtKind::Break);
+            Ok(())
+        }) {
+            Ok(b) => b,
+            Err(_) => return,
+        };
+        self.synthetic_if(Expr::Var(flag), then_blk);
+    }
+
+    fn for_stmt(&mut self, n: NodeId, span: Span, next: Option<NodeId>) -> FResult<()> {
+        let ast = self.ast;
+        self.cur_writable = false;
+        let init = ast.child(n, 0);
+        let cond_var = ast.child(n, 1);
+        let cond = ast.child(n, 2);
+        let inc = ast.child(n, 3);
+        let body = ast.child(n, 4);
         self.stmt_span = span;
         let mut loop_var = None;
-        if let Some(init) = n.child_by_field_name("initializer") {
-            if init.kind() == "declaration" {
-                self.declaration(init)?;
-                if let Some(d) = init.child_by_field_name("declarator") {
-                    if let Some((name, _, _)) = self.declarator(d, CType::INT) {
-                        if let Some(Binding::Var(v, _)) = self.lookup(&name) {
-                            loop_var = Some(*v);
-                        }
+        if let Some(i) = init {
+            if ast.kind(i) == "DeclStmt" {
+                for d in ast.children(i).collect::<Vec<_>>() {
+                    self.local_decl(d)?;
+                    if let Some(Binding::Var(v, _)) = self.env.get(&ast.node(d).id) {
+                        loop_var = Some(*v);
                     }
                 }
             } else {
-                let v = self.expr(init)?;
-                if let Val::Mem(p) = v {
-                    self.read(&p);
-                }
+                self.discard(i)?;
                 if let Some(Op::Assign(v, _)) = self.ops.last() {
                     loop_var = Some(*v);
                 }
             }
         }
         self.flush(false);
-        let (header, cond) = self.loop_cond(n.child_by_field_name("condition"), span)?;
-        let body_n = n
-            .child_by_field_name("body")
-            .ok_or_else(|| FrontError::input(span, "for without body"))?;
-        let body = self.loop_body(body_n)?;
+        if let Some(v) = cond_var {
+            self.stmt(v, None)?;
+            self.flush(false);
+        }
+        let (header, cond) = self.loop_cond(cond, span)?;
+        let body = self.loop_body(body)?;
         self.blocks.push(Vec::new());
         self.stmt_span = span;
-        if let Some(u) = n.child_by_field_name("update") {
-            let v = self.expr(u)?;
-            if let Val::Mem(p) = v {
-                self.read(&p);
-            }
+        self.cur_writable = false;
+        if let Some(u) = inc {
+            self.discard(u)?;
         }
         self.flush(false);
         let step = self.blocks.pop().unwrap_or_default();
         // Only call it the loop variable when the step really updates it.
         let var = loop_var.filter(|lv| {
-            step.iter().any(|s| matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().any(|o| matches!(o, Op::Assign(v, _) if v == lv))))
+            step.iter()
+                .any(|s| matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().any(|o| matches!(o, Op::Assign(v, _) if v == lv))))
         });
-        let label = self.label();
-        self.push(Stmt {
-            label,
+        self.push_loop(
+            n,
             span,
-            emit_after: !self.in_inline(),
-            kind: StmtKind::Loop {
+            next,
+            StmtKind::Loop {
                 kind: LoopKind::For,
                 header,
                 cond,
@@ -278,33 +518,32 @@ impl<'u, 't> Lowerer<'u, 't> {
                 step,
                 var,
             },
-        });
+        );
         Ok(())
     }
 
-    /// A loop body: a block lowered one loop level deeper (a `return` of an inlined callee
-    /// inside it cannot become a `break`).
-    fn loop_body(&mut self, n: Node<'t>) -> FResult<Block> {
-        self.loop_depth += 1;
-        let body = self.body_block(n);
-        self.loop_depth -= 1;
-        body
-    }
-
-    fn while_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        let cnode = self.condition_node(n)?;
-        let (header, cond) = self.loop_cond(Some(cnode), span)?;
-        let body_n = n
-            .child_by_field_name("body")
-            .ok_or_else(|| FrontError::input(span, "while without body"))?;
-        let body = self.loop_body(body_n)?;
-        let label = self.label();
-        self.push(Stmt {
-            label,
+    fn while_stmt(&mut self, n: NodeId, span: Span, next: Option<NodeId>) -> FResult<()> {
+        let ast = self.ast;
+        let has_var = ast.node(n).attrs.has_var;
+        let kids: Vec<NodeId> = ast.children(n).collect();
+        if has_var {
+            return Err(FrontError::unsupported(
+                span,
+                "a variable declared in a while condition",
+            ));
+        }
+        let (cond, body) = match kids[..] {
+            [c, b] => (Some(c), Some(b)),
+            [c] => (Some(c), None),
+            _ => return Err(FrontError::input(span, "bad while loop")),
+        };
+        let (header, cond) = self.loop_cond(cond, span)?;
+        let body = self.loop_body(body)?;
+        self.push_loop(
+            n,
             span,
-            emit_after: !self.in_inline(),
-            kind: StmtKind::Loop {
+            next,
+            StmtKind::Loop {
                 kind: LoopKind::While,
                 header,
                 cond,
@@ -312,24 +551,22 @@ impl<'u, 't> Lowerer<'u, 't> {
                 step: vec![],
                 var: None,
             },
-        });
+        );
         Ok(())
     }
 
-    fn do_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        let body_n = n
-            .child_by_field_name("body")
-            .ok_or_else(|| FrontError::input(span, "do without body"))?;
-        let body = self.loop_body(body_n)?;
-        let cnode = self.condition_node(n)?;
-        let (header, cond) = self.loop_cond(Some(cnode), span)?;
-        let label = self.label();
-        self.push(Stmt {
-            label,
+    fn do_stmt(&mut self, n: NodeId, span: Span, next: Option<NodeId>) -> FResult<()> {
+        let kids: Vec<NodeId> = self.ast.children(n).collect();
+        let [body, cond] = kids[..] else {
+            return Err(FrontError::input(span, "bad do loop"));
+        };
+        let body = self.loop_body(Some(body))?;
+        let (header, cond) = self.loop_cond(Some(cond), span)?;
+        self.push_loop(
+            n,
             span,
-            emit_after: !self.in_inline(),
-            kind: StmtKind::Loop {
+            next,
+            StmtKind::Loop {
                 kind: LoopKind::DoWhile,
                 header,
                 cond,
@@ -337,122 +574,253 @@ impl<'u, 't> Lowerer<'u, 't> {
                 step: vec![],
                 var: None,
             },
-        });
+        );
         Ok(())
     }
 
-    fn return_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
-        self.stmt_span = span;
-        let value = n.named_child(0);
-        if let Some(frame) = self.inline.last().cloned() {
-            if self.loop_depth > frame.loop_depth {
-                return Err(FrontError::unsupported(
-                    span,
-                    format!("`return` inside a loop of the inlined function `{}`", frame.name),
-                )
-                .with_help("use break and return after the loop"));
+    /// `continue`: to the innermost source loop. Inside a `switch` (a one-shot loop in the
+    /// IR) it sets the switch's flag and breaks; the switch then continues.
+    fn continue_stmt(&mut self) -> FResult<()> {
+        match self.jumps.last() {
+            Some(JumpCtx::Loop) => {
+                self.push_synthetic(StmtKind::Continue);
+                Ok(())
             }
+            Some(JumpCtx::Switch { cont_flag }) => {
+                let Some(flag) = *cont_flag else {
+                    return Err(FrontError::input(
+                        self.stmt_span,
+                        "continue inside a switch without an enclosing loop",
+                    ));
+                };
+                self.ops.push(Op::Assign(flag, Expr::bool(true)));
+                self.flush(false);
+                self.push_synthetic(StmtKind::Break);
+                Ok(())
+            }
+            Some(JumpCtx::Inline) | None => Err(FrontError::input(self.stmt_span, "continue outside a loop")),
+        }
+    }
+
+    fn return_stmt(&mut self, n: NodeId, span: Span) -> FResult<()> {
+        self.stmt_span = span;
+        let value = self.expr_children(n).first().copied();
+        if self.frames.is_empty() {
             if let Some(v) = value {
-                let val = self.expr(v)?;
-                if let Some(pname) = &frame.ptr_result {
-                    let (a, off, t) = self.as_pointer(val, span)?;
-                    self.bind_value_outer(pname, a, off, t);
-                } else if let Some((rv, rt)) = frame.result {
-                    let e = self.rvalue(val, &rt)?;
-                    self.ops.push(Op::Assign(rv, e));
-                } else if let Val::Mem(p) = val {
-                    self.read(&p);
-                }
+                self.discard(v)?;
             }
             self.flush(false);
-            // A return in an inlined body leaves the `do { } while (false)` wrapper.
-            let label = self.label();
-            self.push(Stmt {
-                label,
-                span,
-                emit_after: false,
-                kind: StmtKind::Break,
-            });
+            self.push_synthetic(StmtKind::Return);
             return Ok(());
         }
         if let Some(v) = value {
-            let val = self.expr(v)?;
-            if let Val::Mem(p) = val {
-                self.read(&p);
-            }
+            self.return_value(v, span)?;
+        }
+        // Leaving the inlined body: break out of its one-shot loop, through any loops of the
+        // callee (each checks the flag after it ends).
+        let base = self.frames.last().map(|f| f.jump_base).unwrap_or(0);
+        let inside_loops = self.jumps.len() > base + 1;
+        if inside_loops {
+            // The flag exists: the call found this `return` inside a loop before inlining.
+            let flag = self.frames.last().and_then(|f| f.ret_flag).ok_or_else(|| {
+                FrontError::input(
+                    span,
+                    "internal: return inside a loop of an inlined function without a flag",
+                )
+            })?;
+            self.ops.push(Op::Assign(flag, Expr::bool(true)));
         }
         self.flush(false);
-        let label = self.label();
-        self.push(Stmt {
-            label,
-            span,
-            emit_after: false,
-            kind: StmtKind::Return,
-        });
+        self.push_synthetic(StmtKind::Break);
         Ok(())
     }
 
-    /// `switch`: lowered to a one-shot loop of `if`s so that `break` keeps its meaning; cases
-    /// that fall through into the next case are not supported.
-    fn switch_stmt(&mut self, n: Node<'t>) -> FResult<()> {
-        let span = self.span(n);
+    /// Stores a `return`ed value where the inlined call's result goes.
+    fn return_value(&mut self, v: NodeId, span: Span) -> FResult<()> {
+        let ret = self.frames.last().map(|f| f.ret.clone()).unwrap_or(RetSlot::None);
+        match ret {
+            RetSlot::None => self.discard(v),
+            RetSlot::Var(var, t) => {
+                let rv = self.rvalue(v)?;
+                if let (RV::Ptr(p), true) = (&rv, t.is_integral()) {
+                    // A function returning an address as an integer: its result is the pointer.
+                    let ov = self.new_var(&self.vars[var.0 as usize].name.clone(), ScalarTy::U64, VarKind::Temp);
+                    let s = self.new_slot(
+                        "$ret",
+                        Region::Null,
+                        SlotOff::Var(ov),
+                        CType::Int { bits: 8, signed: false },
+                    );
+                    self.assign_ptr(s, p.clone(), span)?;
+                    if let Some(f) = self.frames.last_mut() {
+                        f.ret = RetSlot::Ptr(s);
+                    }
+                    return Ok(());
+                }
+                self.store(LV::Var(var, t), rv, span)
+            }
+            RetSlot::Ptr(s) => {
+                let rv = self.rvalue(v)?;
+                self.store(LV::Ptr(s), rv, span)
+            }
+            RetSlot::Obj(o) => {
+                if matches!(
+                    self.ast.kind(v),
+                    "CXXConstructExpr" | "InitListExpr" | "ExprWithCleanups"
+                ) {
+                    return self.init_object(o, v, span);
+                }
+                let rv = self.rvalue(v)?;
+                self.store(LV::Obj(o), rv, span)
+            }
+            RetSlot::Group(_) => {
+                let g = match self.rvalue(v)? {
+                    RV::Group(g) => Some(g),
+                    _ => None,
+                };
+                if let Some(f) = self.frames.last_mut() {
+                    f.ret = RetSlot::Group(g);
+                }
+                Ok(())
+            }
+            RetSlot::Ref(prev, off_var) => {
+                let lv = self.lvalue(v)?;
+                let b = match (prev, lv) {
+                    (None, LV::Mem(p)) => {
+                        let ov = self.temp(ScalarTy::U64);
+                        self.ops.push(Op::Assign(ov, p.off.clone()));
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ret = RetSlot::Ref(
+                                Some(Binding::Mem(Place {
+                                    off: Expr::Var(ov),
+                                    ..p.clone()
+                                })),
+                                Some(ov),
+                            );
+                        }
+                        return Ok(());
+                    }
+                    (Some(Binding::Mem(old)), LV::Mem(p)) if old.array == p.array => {
+                        if let Some(ov) = off_var {
+                            self.ops.push(Op::Assign(ov, p.off));
+                        }
+                        return Ok(());
+                    }
+                    (None, lv) => self.lv_binding(lv),
+                    (Some(_), _) => {
+                        return Err(FrontError::unsupported(
+                            span,
+                            "a function returning references to different variables",
+                        ))
+                    }
+                };
+                if let Some(f) = self.frames.last_mut() {
+                    f.ret = RetSlot::Ref(Some(b), None);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `switch`: a one-shot loop (so that `break` keeps its meaning) of `if`s, one per case
+    /// group; a case that falls through sets a flag the next case tests.
+    fn switch_stmt(&mut self, n: NodeId, span: Span, next: Option<NodeId>) -> FResult<()> {
+        let ast = self.ast;
+        let a = &ast.node(n).attrs;
+        if a.has_var {
+            return Err(FrontError::unsupported(
+                span,
+                "a variable declared in a switch condition",
+            ));
+        }
+        let kids: Vec<NodeId> = ast.children(n).collect();
+        let off = a.has_init as usize;
+        if a.has_init {
+            self.stmt(kids[0], None)?;
+        }
+        let (Some(&cond_n), Some(&body)) = (kids.get(off), kids.get(off + 1)) else {
+            return Err(FrontError::input(span, "bad switch"));
+        };
         self.stmt_span = span;
-        let cnode = self.condition_node(n)?;
-        let (se, st) = self.scalar(cnode)?;
+        self.cur_writable = false;
+        let (se, st) = self.scalar(cond_n)?;
         let sv = self.temp(st.scalar());
         self.ops.push(Op::Assign(sv, se));
         self.flush(false);
-        let body = n
-            .child_by_field_name("body")
-            .ok_or_else(|| FrontError::input(span, "switch without body"))?;
-        let mut c = body.walk();
-        let cases: Vec<Node<'t>> = body
-            .named_children(&mut c)
-            .filter(|x| x.kind() == "case_statement")
-            .collect();
-        // The value that selects the default branch: none of the listed cases.
-        let mut all_vals = Vec::new();
-        for cs in &cases {
-            if let Some(v) = cs.child_by_field_name("value") {
-                let val = self
-                    .const_eval(v)
-                    .ok_or_else(|| FrontError::unsupported(self.span(v), "case labels must be constants"))?;
-                all_vals.push(val);
+        // Groups: each case label (possibly several in a row) with the statements after it.
+        struct Group {
+            labels: Vec<Option<i64>>,
+            stmts: Vec<NodeId>,
+            span: Span,
+        }
+        let mut groups: Vec<Group> = Vec::new();
+        let body_stmts: Vec<NodeId> = if ast.kind(body) == "CompoundStmt" {
+            ast.children(body).collect()
+        } else {
+            vec![body]
+        };
+        for s in body_stmts {
+            let mut cur = s;
+            let mut labels = Vec::new();
+            // `case 1: case 2: stmt` nests: CaseStmt(1, CaseStmt(2, stmt)).
+            while matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
+                let kids: Vec<NodeId> = ast.children(cur).collect();
+                if ast.kind(cur) == "CaseStmt" {
+                    let v = kids.first().and_then(|&c| self.const_eval(c, 0)).ok_or_else(|| {
+                        FrontError::unsupported(self.span(cur), "case labels must be integer constants")
+                    })?;
+                    labels.push(Some(v));
+                } else {
+                    labels.push(None);
+                }
+                match kids.last() {
+                    Some(&sub) if kids.len() > 1 || ast.kind(cur) == "DefaultStmt" => cur = sub,
+                    _ => break,
+                }
+            }
+            if !labels.is_empty() {
+                groups.push(Group {
+                    labels,
+                    stmts: vec![],
+                    span: self.span(s),
+                });
+                if !matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
+                    groups.last_mut().expect("group").stmts.push(cur);
+                }
+            } else {
+                match groups.last_mut() {
+                    Some(g) => g.stmts.push(s),
+                    // Statements before the first label never run.
+                    None => continue,
+                }
             }
         }
+        let all_vals: Vec<i64> = groups.iter().flat_map(|g| g.labels.iter().flatten().copied()).collect();
+        let ends = |lw: &Self, g: &Group| g.stmts.last().is_some_and(|&s| jumps_away(lw.ast, s));
+        let falls = groups
+            .iter()
+            .enumerate()
+            .any(|(i, g)| i + 1 < groups.len() && !ends(self, g));
+        let matched = falls.then(|| self.new_var("$fallthrough", ScalarTy::Bool, VarKind::Temp));
+        if let Some(m) = matched {
+            self.ops.push(Op::Assign(m, Expr::bool(false)));
+            self.flush(false);
+        }
         let sty = st.scalar();
-        let loop_body = self.sub_block_braced(span, |lw| {
-            let mut i = 0;
-            while i < cases.len() {
-                // Consecutive empty cases share a body: `case 1: case 2: ...`.
-                let mut labels = Vec::new();
-                let mut j = i;
-                loop {
-                    let cs = cases[j];
-                    labels.push(cs.child_by_field_name("value").and_then(|v| lw.const_eval(v)));
-                    let has_body = stmts_of_case(cs).next().is_some();
-                    if has_body || j + 1 == cases.len() {
-                        break;
-                    }
-                    j += 1;
-                }
-                let cs = cases[j];
-                let stmts: Vec<Node<'t>> = stmts_of_case(cs).collect();
-                let ends = stmts
-                    .last()
-                    .map(|s| matches!(s.kind(), "break_statement" | "return_statement" | "continue_statement"))
-                    .unwrap_or(false);
-                if !ends && j + 1 < cases.len() {
-                    return Err(
-                        FrontError::unsupported(lw.span(cs), "switch case falls through into the next case")
-                            .with_help("end each case with break"),
-                    );
-                }
+        // A `continue` inside the switch needs a flag, false until it runs.
+        let cont_flag = continues_out(ast, body).then(|| {
+            let f = self.new_var("$continue", ScalarTy::Bool, VarKind::Temp);
+            self.ops.push(Op::Assign(f, Expr::bool(false)));
+            f
+        });
+        self.flush(false);
+        self.jumps.push(JumpCtx::Switch { cont_flag });
+        let loop_body = self.sub_block(|lw| {
+            for g in &groups {
                 let mut cond: Option<Expr> = None;
-                for l in labels {
+                for l in &g.labels {
                     let c = match l {
-                        Some(v) => Expr::Bin(BinOp::Eq, sty, Box::new(Expr::Var(sv)), Box::new(Expr::Const(v, sty))),
+                        Some(v) => Expr::Bin(BinOp::Eq, sty, Box::new(Expr::Var(sv)), Box::new(Expr::Const(*v, sty))),
                         None => all_vals.iter().fold(Expr::bool(true), |acc, v| {
                             Expr::Bin(
                                 BinOp::And,
@@ -472,44 +840,42 @@ impl<'u, 't> Lowerer<'u, 't> {
                         Some(p) => Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(p), Box::new(c)),
                     });
                 }
-                lw.stmt_span = lw.span(cs);
+                let mut cond = cond.unwrap_or(Expr::bool(true));
+                if let Some(m) = matched {
+                    cond = Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(Expr::Var(m)), Box::new(cond));
+                }
+                lw.stmt_span = g.span;
+                let stmts = g.stmts.clone();
                 let then_blk = lw.sub_block(|lw2| {
-                    for s in &stmts {
-                        lw2.stmt(*s)?;
+                    if let Some(m) = matched {
+                        lw2.ops.push(Op::Assign(m, Expr::bool(true)));
+                        lw2.flush(false);
+                    }
+                    for (i, s) in stmts.iter().enumerate() {
+                        lw2.stmt(*s, stmts.get(i + 1).copied())?;
                     }
                     Ok(())
                 })?;
                 let else_blk = lw.empty_block();
-                let label = lw.label();
-                let sp = lw.span(cs);
-                lw.push(Stmt {
-                    label,
-                    span: sp,
-                    emit_after: false,
-                    kind: StmtKind::If {
-                        cond: cond.unwrap_or(Expr::bool(true)),
-                        then_blk,
-                        else_blk,
-                    },
+                lw.stmt_span = g.span;
+                lw.push_synthetic(StmtKind::If {
+                    cond,
+                    then_blk,
+                    else_blk,
                 });
-                i = j + 1;
             }
-            // Leave the one-shot loop.
-            let label = lw.label();
-            lw.push(Stmt {
-                label,
-                span,
-                emit_after: false,
-                kind: StmtKind::Break,
-            });
+            lw.stmt_span = span;
+            lw.push_synthetic(StmtKind::Break);
             Ok(())
-        })?;
-        let label = self.label();
-        self.push(Stmt {
-            label,
+        });
+        let ctx = self.jumps.pop();
+        let loop_body = loop_body?;
+        self.stmt_span = span;
+        self.push_loop(
+            n,
             span,
-            emit_after: !self.in_inline(),
-            kind: StmtKind::Loop {
+            next,
+            StmtKind::Loop {
                 kind: LoopKind::DoWhile,
                 header: vec![],
                 cond: Expr::bool(false),
@@ -517,37 +883,52 @@ impl<'u, 't> Lowerer<'u, 't> {
                 step: vec![],
                 var: None,
             },
-        });
+        );
+        if let Some(JumpCtx::Switch { cont_flag: Some(f) }) = ctx {
+            // A `continue` inside the switch: continue the enclosing loop now.
+            let then_blk = self.sub_block(|lw| lw.continue_stmt())?;
+            self.synthetic_if(Expr::Var(f), then_blk);
+        }
         Ok(())
-    }
-
-    /// Like `sub_block`, for synthetic wrappers whose contents may hold real positions.
-    pub(crate) fn sub_block_braced(&mut self, span: Span, f: impl FnOnce(&mut Self) -> FResult<()>) -> FResult<Block> {
-        self.blocks.push(Vec::new());
-        self.scopes.push(HashMap::new());
-        let saved = std::mem::take(&mut self.ops);
-        let r = f(self);
-        self.flush(false);
-        self.ops = saved;
-        self.scopes.pop();
-        let stmts = self.blocks.pop().unwrap_or_default();
-        r?;
-        let label = self.label();
-        Ok(Block {
-            label,
-            span,
-            braced: false,
-            emit_start: false,
-            stmts,
-        })
     }
 }
 
-fn stmts_of_case<'t>(cs: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    let mut c = cs.walk();
-    let value = cs.child_by_field_name("value").map(|v| v.id());
-    cs.named_children(&mut c)
-        .filter(move |s| Some(s.id()) != value && s.kind() != "comment")
-        .collect::<Vec<_>>()
-        .into_iter()
+/// Whether a `continue` inside `s` (not inside a nested loop) targets a loop outside it.
+pub(crate) fn continues_out(ast: &Ast, s: NodeId) -> bool {
+    match ast.kind(s) {
+        "ContinueStmt" => true,
+        "ForStmt" | "WhileStmt" | "DoStmt" | "CXXForRangeStmt" => false,
+        _ => ast.children(s).any(|c| continues_out(ast, c)),
+    }
+}
+
+/// Whether a `return` inside `s` lies within a loop or switch of `s`.
+pub(crate) fn returns_from_loop(ast: &Ast, s: NodeId, in_loop: bool) -> bool {
+    match ast.kind(s) {
+        "ReturnStmt" => in_loop,
+        "ForStmt" | "WhileStmt" | "DoStmt" | "CXXForRangeStmt" | "SwitchStmt" => {
+            ast.children(s).any(|c| returns_from_loop(ast, c, true))
+        }
+        "LambdaExpr" => false,
+        _ => ast.children(s).any(|c| returns_from_loop(ast, c, in_loop)),
+    }
+}
+
+/// Whether a statement always leaves (break, continue, return), so the next case is not
+/// reached by falling through.
+fn jumps_away(ast: &Ast, s: NodeId) -> bool {
+    match ast.kind(s) {
+        "BreakStmt" | "ContinueStmt" | "ReturnStmt" => true,
+        "CompoundStmt" => ast.children(s).last().is_some_and(|l| jumps_away(ast, l)),
+        "AttributedStmt" => ast.children(s).last().is_some_and(|l| jumps_away(ast, l)),
+        "IfStmt" => {
+            let a = &ast.node(s).attrs;
+            if !a.has_else {
+                return false;
+            }
+            let kids: Vec<NodeId> = ast.children(s).collect();
+            kids.len() >= 2 && jumps_away(ast, kids[kids.len() - 1]) && jumps_away(ast, kids[kids.len() - 2])
+        }
+        _ => false,
+    }
 }

@@ -34,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 /// How inserted named barriers are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum NamedStyle {
     /// `asm volatile("bar.sync %0, %1;" :: "r"(ID), "r"(N) : "memory");`
     Asm,
@@ -322,8 +322,10 @@ pub enum NamedOutcome {
 /// Named synthesis result with the initial report and counters.
 #[derive(Clone, Debug)]
 pub struct NamedSynthesis {
-    /// The named checker's report on the input.
+    /// The named checker's report on the input (suppressed findings removed).
     pub initial: Report,
+    /// The suppressed findings of the input.
+    pub suppressed: Report,
     /// What to do.
     pub outcome: NamedOutcome,
     /// Counters.
@@ -377,7 +379,7 @@ fn named_options(k: &Kernel, opts: &SynthOptions) -> NamedOptions {
 
 fn base_cost(tree: &LabelTree, pos: Position, opts: &SynthOptions) -> f64 {
     let info = tree.get(pos.label());
-    opts.cost_loop.powi(info.loops() as i32) * opts.cost_if.powi(info.conds() as i32)
+    opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32)
 }
 
 fn sync_factor(k: u32, total: u32, s: &NamedSettings) -> f64 {
@@ -471,12 +473,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
     let mut stats = SynthStats::default();
     let style = style_for(k, &opts.named);
     let nopts = named_options(k, opts);
-    let initial = named::check(k, &nopts);
+    let (initial, suppressed) = opts.split_suppressed(k, named::check(k, &nopts));
     stats.oracle_calls += 1;
     let finish = |outcome, mut stats: SynthStats, initial| {
         stats.time = start.elapsed();
         NamedSynthesis {
             initial,
+            suppressed: suppressed.clone(),
             outcome,
             stats,
             style,
@@ -623,7 +626,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
                 initial,
             );
         };
-        let report = named::check(&candidate, &nopts);
+        let report = opts.unsuppressed(k, named::check(&candidate, &nopts));
         stats.oracle_calls += 1;
         if report.is_clean() {
             let cost = placed.iter().map(|p| p.cost).sum();

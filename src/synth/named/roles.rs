@@ -246,7 +246,7 @@ impl Walker<'_> {
                     None => {}
                 }
             }
-            Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+            Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => {
                 env.remove(v);
             }
             _ => {}
@@ -337,7 +337,7 @@ impl Walker<'_> {
                             let val = this.eval(x, e)?;
                             e.insert(*v, val);
                         }
-                        Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                        Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => {
                             e.remove(v);
                         }
                         _ => {}
@@ -422,7 +422,7 @@ fn collect_assigned(s: &Stmt, out: &mut HashSet<VarId>) {
     if let StmtKind::Basic(ops) = &s.kind {
         for op in ops {
             match op {
-                Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _) => {
+                Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => {
                     out.insert(*v);
                 }
                 _ => {}

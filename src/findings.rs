@@ -1,0 +1,600 @@
+//! From a checker report to the findings users read: the rules, race kinds in execution order,
+//! array names as written, loops and witnesses in words, and one finding per race of an inlined
+//! function however many call sites reach it.
+
+use crate::results::{Defect, Labeled, Severity, SuppressedBy, Texts};
+use crate::suppress::{By, Suppressions};
+use autosync_oracle::ir::{AccessKind, Kernel, Label, Span, StmtKind};
+use autosync_oracle::report::{IterRelation, Race, RaceKind, RaceScope, Report, SyncDefectKind, ThreadId, Witness};
+use autosync_oracle::tree::{for_each_stmt, LabelTree};
+use std::collections::BTreeMap;
+
+/// A rule: what a finding is, as SARIF and the docs describe it.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// The rule id (`race`), used in outputs and suppressions.
+    pub id: &'static str,
+    /// One line.
+    pub short: &'static str,
+    /// A paragraph: what it means.
+    pub full: &'static str,
+    /// What to do about it.
+    pub help: &'static str,
+}
+
+/// Every rule autosync reports. New rules go here so outputs and suppressions know them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "race",
+        short: "Data race between threads of a block (or between blocks)",
+        full: "Two threads access the same element of an array, at least one of them writes, and no barrier both threads pass orders the two accesses.",
+        help: "Run `autosync fix` to insert the barrier that orders the accesses. A race between blocks cannot be fixed by barriers: make the blocks write disjoint elements. If the race is a false alarm, suppress it with `// autosync: ignore[race]` on either access's line.",
+    },
+    Rule {
+        id: "benign-race",
+        short: "Write-write race where every thread stores the same value",
+        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. A warning by default; `--strict` reports it as a race.",
+        help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
+    },
+    Rule {
+        id: "barrier-divergence",
+        short: "Barrier under a thread-dependent condition",
+        full: "A barrier is reached under a condition that differs between the threads that must meet there, so some threads wait at a barrier others never reach (undefined behaviour, usually a hang).",
+        help: "Move the barrier out of the condition, or make the condition uniform across the block (or the warps of a named barrier).",
+    },
+    Rule {
+        id: "deadlock",
+        short: "Named barriers can wait forever",
+        full: "In some execution a warp waits at a named barrier whose count is never reached.",
+        help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
+    },
+    Rule {
+        id: "count-mismatch",
+        short: "Participants of a named barrier disagree on the thread count",
+        full: "Warps registering at one generation of a named barrier pass different thread counts.",
+        help: "Use one thread count for every `bar.sync`/`bar.arrive` of a barrier ID.",
+    },
+    Rule {
+        id: "too-many-participants",
+        short: "More threads registered at a named barrier than its count",
+        full: "More threads register at one generation of a named barrier than its count allows.",
+        help: "Raise the count to 32 x the number of participating warps, or let fewer warps take part.",
+    },
+    Rule {
+        id: "arrive-only",
+        short: "A named-barrier generation completed by arrivals alone",
+        full: "A generation of a named barrier completes with `bar.arrive` only: nobody waits, so it orders nothing.",
+        help: "Make the consumer side wait with `bar.sync` on that ID.",
+    },
+    Rule {
+        id: "unsafe-recycling",
+        short: "A named barrier is reused before its previous generation completed",
+        full: "A named barrier ID starts its next generation while warps may still be registering for the previous one.",
+        help: "Use a different barrier ID for the second use, or separate the uses by a barrier every warp passes.",
+    },
+    Rule {
+        id: "bad-id",
+        short: "Named barrier id outside 0..=15",
+        full: "PTX has 16 named barriers per block; the ID is outside 0..=15.",
+        help: "Use an ID from 0 to 15 (0 is what `__syncthreads` uses).",
+    },
+    Rule {
+        id: "bad-count",
+        short: "Named barrier thread count not a positive multiple of 32",
+        full: "A named barrier's thread count must be a positive multiple of the warp size.",
+        help: "Use 32 x the number of participating warps.",
+    },
+    Rule {
+        id: "inconclusive",
+        short: "The checker could not decide part of the kernel",
+        full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
+        help: "Give the missing value (`--param`, `--block-dim`, autosync.yaml) or raise `--timeout`; this finding cannot be suppressed.",
+    },
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The rule of a race finding.
+pub fn race_rule(race: &Race) -> &'static str {
+    if race.benign {
+        "benign-race"
+    } else {
+        "race"
+    }
+}
+
+/// The rule of a named-barrier defect.
+pub fn sync_rule(kind: &SyncDefectKind) -> &'static str {
+    match kind {
+        SyncDefectKind::Deadlock { .. } => "deadlock",
+        SyncDefectKind::CountMismatch { .. } => "count-mismatch",
+        SyncDefectKind::TooManyParticipants { .. } => "too-many-participants",
+        SyncDefectKind::ArriveOnly => "arrive-only",
+        SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
+        SyncDefectKind::BadId { .. } => "bad-id",
+        SyncDefectKind::BadCount { .. } => "bad-count",
+    }
+}
+
+fn sync_message(kind: &SyncDefectKind) -> String {
+    match kind {
+        SyncDefectKind::Deadlock { .. } => "some execution waits forever at a named barrier".into(),
+        SyncDefectKind::CountMismatch { counts } => format!(
+            "participants of one named-barrier generation disagree on the thread count ({} vs {})",
+            counts.0, counts.1
+        ),
+        SyncDefectKind::TooManyParticipants { count, registered } => {
+            format!("too many participants at a named barrier ({registered} registered for a count of {count})")
+        }
+        SyncDefectKind::ArriveOnly => {
+            "a named-barrier generation is completed by arrivals only (it orders nothing)".into()
+        }
+        SyncDefectKind::UnsafeRecycling { id } => {
+            format!("named barrier {id} is reused before its previous generation completed")
+        }
+        SyncDefectKind::BadId { id } => format!("named barrier id {id} is outside 0..=15"),
+        SyncDefectKind::BadCount { count } => {
+            format!("named barrier thread count {count} is not a positive multiple of 32")
+        }
+    }
+}
+
+fn access_word(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "read",
+        AccessKind::Write => "write",
+        AccessKind::Atomic => "atomic",
+    }
+}
+
+fn access_verb(k: AccessKind) -> &'static str {
+    match k {
+        AccessKind::Read => "reads",
+        AccessKind::Write => "writes",
+        AccessKind::Atomic => "updates atomically",
+    }
+}
+
+/// In which order the two accesses of a race run, relative to text order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// The first access (in text order) runs first: same iteration, or a later iteration for
+    /// the second.
+    Text,
+    /// The second access runs in an earlier iteration than the first.
+    Reversed,
+    /// Both happen (within an iteration, and reversed across iterations).
+    Both,
+}
+
+fn order(race: &Race) -> Order {
+    let rev = race
+        .relations
+        .iter()
+        .filter(|r| matches!(r, IterRelation::AcrossBackEdgeReversed(_)))
+        .count();
+    match rev {
+        0 => Order::Text,
+        n if n == race.relations.len() => Order::Reversed,
+        _ => Order::Both,
+    }
+}
+
+/// RAW/WAR/WAW in execution order (the oracle's kind is in text order).
+pub fn execution_kinds(race: &Race) -> Vec<RaceKind> {
+    let text = RaceKind::of(race.first.kind, race.second.kind);
+    let rev = RaceKind::of(race.second.kind, race.first.kind);
+    match order(race) {
+        Order::Text => vec![text],
+        Order::Reversed => vec![rev],
+        Order::Both if text == rev => vec![text],
+        Order::Both => vec![text, rev],
+    }
+}
+
+/// The array as the source text names it at an access: the expression before the first `[`
+/// (`sdata` in `sdata[tid]`, `p->buf` in `p->buf[i]`), when it is a plain name or member chain.
+fn written_name(tx: &Texts, span: Span) -> Option<String> {
+    if span.is_dummy() {
+        return None;
+    }
+    let text = tx.texts.get(span.file.0 as usize)?;
+    let s = text.get(span.lo as usize..(span.hi as usize).min(text.len()))?;
+    let base = s.split('[').next()?.trim();
+    let base = base.trim_start_matches(['*', '&', '(']).trim_end_matches(')').trim();
+    let plain = !base.is_empty()
+        && base.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && base
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-' || c == '>' || c == ':');
+    plain.then(|| base.to_string())
+}
+
+/// What the kernel's loops and call sites look like, for describing findings.
+struct Shape<'k> {
+    k: &'k Kernel,
+    tree: LabelTree,
+    /// Loop statements: label → (line, induction variable name).
+    loops: BTreeMap<Label, (u32, Option<String>)>,
+    /// Labels of statements written in the kernel's own body, in text (post) order.
+    own: Vec<(u32, Label)>,
+}
+
+impl<'k> Shape<'k> {
+    fn new(k: &'k Kernel) -> Self {
+        let tree = LabelTree::new(k);
+        let mut loops = BTreeMap::new();
+        for_each_stmt(&k.body, &mut |s| {
+            if let StmtKind::Loop { var, .. } = &s.kind {
+                loops.insert(s.label, (k.line(s.span), var.map(|v| k.var(v).name.clone())));
+            }
+        });
+        let mut own: Vec<(u32, Label)> = tree
+            .info
+            .iter()
+            .filter(|(_, i)| !i.is_block && in_kernel(k, i.span))
+            .map(|(l, i)| (i.post, *l))
+            .collect();
+        own.sort();
+        Shape { k, tree, loops, own }
+    }
+
+    /// `the `half` loop at line 11` for the common loop at `depth` (1 = outermost) of two labels.
+    fn loop_words(&self, a: Label, b: Label, depth: u32) -> Option<String> {
+        let la = self.tree.info.get(&a)?.loop_owners();
+        let lb = self.tree.info.get(&b)?.loop_owners();
+        let common: Vec<Label> = la
+            .iter()
+            .zip(&lb)
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| *x)
+            .collect();
+        let l = common.get(depth.checked_sub(1)? as usize)?;
+        let (line, var) = self.loops.get(l)?;
+        Some(match var {
+            Some(v) => format!("the `{v}` loop at line {line}"),
+            None => format!("the loop at line {line}"),
+        })
+    }
+
+    /// The line of the kernel statement that reaches an access in an inlined function: the
+    /// first statement of the kernel's own body after it in text order.
+    fn call_site(&self, label: Label, span: Span) -> Option<u32> {
+        if in_kernel(self.k, span) {
+            return None;
+        }
+        let post = self.tree.info.get(&label)?.post;
+        let i = self.own.partition_point(|(p, _)| *p <= post);
+        let (_, l) = self.own.get(i)?;
+        Some(self.k.line(self.tree.get(*l).span))
+    }
+}
+
+/// Whether a span lies in the kernel's own definition (not in a called function or header).
+fn in_kernel(k: &Kernel, s: Span) -> bool {
+    !s.is_dummy() && s.file == k.span.file && k.span.lo <= s.lo && s.hi <= k.span.hi
+}
+
+fn labeled(tx: &Texts, k: &Kernel, span: Span, label: &str) -> Option<Labeled> {
+    tx.location(k, span).map(|location| Labeled {
+        location,
+        label: label.to_string(),
+    })
+}
+
+/// `thread 3`, `thread (1,2,0)`.
+fn thread_words(t: &ThreadId) -> String {
+    match t.thread {
+        [x, 0, 0] => format!("thread {x}"),
+        [x, y, z] => format!("thread ({x},{y},{z})"),
+    }
+}
+
+fn block_words(b: [u32; 3]) -> String {
+    match b {
+        [x, 0, 0] => format!("block {x}"),
+        [x, y, z] => format!("block ({x},{y},{z})"),
+    }
+}
+
+/// The witness in words, accesses in execution order: `witness: thread 1 writes element 1 when
+/// half=2, then thread 0 reads it when half=1 (block 0)`.
+pub(crate) fn witness_words(race: &Race) -> Option<String> {
+    let w: &Witness = &race.witness;
+    let [t1, t2] = w.threads.get(..2)? else { return None };
+    let same_block = t1.block == t2.block;
+    let who = |t: &ThreadId| {
+        if same_block {
+            thread_words(t)
+        } else {
+            format!("{} of {}", thread_words(t), block_words(t.block))
+        }
+    };
+    let when = |first: bool| {
+        let own: Vec<String> = w
+            .values
+            .iter()
+            .filter_map(|(n, a, b)| match b {
+                Some(b) if b != a => Some(format!("{n}={}", if first { a } else { b })),
+                _ => None,
+            })
+            .collect();
+        if own.is_empty() {
+            String::new()
+        } else {
+            format!(" when {}", own.join(", "))
+        }
+    };
+    let element = match (w.index, w.byte_offset) {
+        (Some(i), _) => format!("element {i}"),
+        (None, Some(b)) => format!("byte {b}"),
+        (None, None) => "the same element".into(),
+    };
+    let first = format!("{} {} {element}{}", who(t1), access_verb(race.first.kind), when(true));
+    let second = format!("{} {} it{}", who(t2), access_verb(race.second.kind), when(false));
+    let mut line = match order(race) {
+        Order::Text => format!("witness: {first}, then {second}"),
+        Order::Reversed => {
+            let first = format!("{} {} {element}{}", who(t2), access_verb(race.second.kind), when(false));
+            let second = format!("{} {} it{}", who(t1), access_verb(race.first.kind), when(true));
+            format!("witness: {first}, then {second}")
+        }
+        Order::Both => format!("witness: {first}, and {second}"),
+    };
+    if same_block {
+        line.push_str(&format!(" ({})", block_words(t1.block)));
+    }
+    let shared: Vec<String> = w
+        .values
+        .iter()
+        .filter(|(_, a, b)| b.is_none_or(|b| b == *a))
+        .map(|(n, a, _)| format!("{n}={a}"))
+        .collect();
+    if !shared.is_empty() {
+        line.push_str(&format!("; {}", shared.join(", ")));
+    }
+    Some(line)
+}
+
+/// How the iteration relation reads: `, across iterations of the `half` loop at line 11`.
+fn relation_words(shape: &Shape, race: &Race) -> Option<String> {
+    let depth = race.relations.iter().find_map(|r| match r {
+        IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => Some(*d),
+        _ => None,
+    })?;
+    let lp = shape
+        .loop_words(race.first.label, race.second.label, depth)
+        .unwrap_or_else(|| "a loop".into());
+    let earlier = match order(race) {
+        Order::Reversed => access_word(race.second.kind),
+        _ => access_word(race.first.kind),
+    };
+    let later = match order(race) {
+        Order::Reversed => access_word(race.first.kind),
+        _ => access_word(race.second.kind),
+    };
+    Some(match order(race) {
+        Order::Both => format!(
+            "the accesses race within one iteration and across iterations of {lp} (the {later} in an earlier iteration than the {earlier})"
+        ),
+        _ => {
+            let also = if race.relations.contains(&IterRelation::SameIteration) {
+                "within one iteration, and "
+            } else {
+                ""
+            };
+            format!("{also}across iterations of {lp}: the {earlier} runs in an earlier iteration than the {later}")
+        }
+    })
+}
+
+/// The names the source uses for a race's array at its two accesses (the declared name when
+/// the text shows none).
+pub fn race_names(tx: &Texts, k: &Kernel, race: &Race) -> Vec<String> {
+    let mut written: Vec<String> = [race.first.span, race.second.span]
+        .iter()
+        .filter_map(|s| written_name(tx, *s))
+        .collect();
+    written.dedup();
+    if written.is_empty() {
+        written.push(k.array(race.array).name.clone());
+    }
+    written
+}
+
+/// A race as a finding; `benign_warning` for a benign race reported as a warning (not under
+/// `--strict`).
+fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> Defect {
+    let k = shape.k;
+    let arr = k.array(race.array).name.clone();
+    let written = race_names(tx, k, race);
+    let names = written
+        .iter()
+        .map(|w| format!("`{w}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let alias = if written.contains(&arr) {
+        String::new()
+    } else {
+        format!(" (array `{arr}`)")
+    };
+    let kinds: Vec<&str> = execution_kinds(race).iter().map(|x| x.short()).collect();
+    let kind = match kinds.as_slice() {
+        [a, b] => format!("{a} within an iteration, {b} across iterations"),
+        _ => kinds.join(""),
+    };
+    let inter_block = race.scope == RaceScope::InterBlock;
+    let mut message = if race.benign {
+        format!("benign data race ({kind}, every thread stores the same value) on {names}{alias}")
+    } else {
+        format!("data race ({kind}) on {names}{alias}")
+    };
+    if inter_block {
+        message.push_str(" between blocks");
+        if !race.benign {
+            message.push_str(" (no barrier can fix this)");
+        }
+    }
+    if race.assumed {
+        message.push_str(" (assumed: the solver could not decide)");
+    }
+    let (a, b) = match order(race) {
+        Order::Reversed => (&race.second, &race.first),
+        _ => (&race.first, &race.second),
+    };
+    let link = if order(race) == Order::Both { "and" } else { "then" };
+    message.push_str(&format!(
+        ": {} at {}, {link} {} at {}",
+        access_word(a.kind),
+        k.loc(a.span),
+        access_word(b.kind),
+        k.loc(b.span)
+    ));
+    let mut notes: Vec<String> = relation_words(shape, race).into_iter().collect();
+    notes.extend(witness_words(race));
+    if benign_warning {
+        notes.push("not a defect by default; `--strict` reports benign races as races".into());
+    }
+    let reached: Vec<u32> = [&race.first, &race.second]
+        .iter()
+        .filter_map(|x| shape.call_site(x.label, x.span))
+        .collect();
+    Defect {
+        rule: race_rule(race).into(),
+        severity: if race.assumed || benign_warning {
+            Severity::Warning
+        } else {
+            Severity::Error
+        },
+        message,
+        primary: labeled(tx, k, race.first.span, access_word(race.first.kind)),
+        related: labeled(tx, k, race.second.span, access_word(race.second.kind))
+            .into_iter()
+            .collect(),
+        race_kind: Some(kinds.join("+")),
+        array: Some(arr),
+        written_as: written,
+        inter_block,
+        witness: serde_json::to_value(&race.witness).ok(),
+        notes,
+        reached_from: reached,
+        races: vec![],
+        suppressed_by: None,
+    }
+}
+
+/// Merges races that differ only in their call site (an inlined function reached from several
+/// lines) into one finding each; returns the findings and, per finding, its report races.
+fn group_races(shape: &Shape, tx: &Texts, races: &[Race], benign_warning: bool) -> Vec<Defect> {
+    let mut out: Vec<Defect> = Vec::new();
+    let mut index: BTreeMap<(Span, Span, u32, String), usize> = BTreeMap::new();
+    for (i, race) in races.iter().enumerate() {
+        let mut d = race_defect(shape, tx, race, benign_warning);
+        let key = (race.first.span, race.second.span, race.array.0, d.message.clone());
+        match index.get(&key) {
+            Some(&j) if !d.reached_from.is_empty() => {
+                out[j].races.push(i);
+                out[j].reached_from.append(&mut d.reached_from);
+            }
+            _ => {
+                d.races.push(i);
+                index.insert(key, out.len());
+                out.push(d);
+            }
+        }
+    }
+    for d in &mut out {
+        d.reached_from.sort_unstable();
+        d.reached_from.dedup();
+        if !d.reached_from.is_empty() {
+            let lines: Vec<String> = d.reached_from.iter().map(u32::to_string).collect();
+            let s = if lines.len() == 1 { "" } else { "s" };
+            d.message.push_str(&format!(
+                " (in a called function, reached from line{s} {})",
+                lines.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The findings of a checker report, in report order (races first, benign races as warnings
+/// last). With `sup`, the report
+/// holds suppressed findings and each is marked with what suppressed it.
+pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&Suppressions>) -> Vec<Defect> {
+    let shape = Shape::new(k);
+    let mut out = group_races(&shape, tx, &r.races, false);
+    for d in &r.divergences {
+        let within = if d.within_warp {
+            " (lanes of one warp disagree)"
+        } else {
+            ""
+        };
+        out.push(Defect {
+            rule: "barrier-divergence".into(),
+            severity: Severity::Error,
+            message: format!(
+                "barrier under a thread-dependent condition{within}: barrier at {}, condition at {}",
+                k.loc(d.span),
+                k.loc(d.cond_span)
+            ),
+            primary: labeled(tx, k, d.span, "barrier"),
+            related: labeled(tx, k, d.cond_span, "non-uniform condition")
+                .into_iter()
+                .collect(),
+            ..Defect::plain("barrier-divergence")
+        });
+    }
+    for s in &r.sync_defects {
+        let rule = sync_rule(&s.kind);
+        let mut spans = s.spans.iter();
+        out.push(Defect {
+            message: sync_message(&s.kind),
+            primary: spans.next().and_then(|sp| labeled(tx, k, *sp, "here")),
+            related: spans.filter_map(|sp| labeled(tx, k, *sp, "involved")).collect(),
+            notes: s.trace.clone(),
+            ..Defect::plain(rule)
+        });
+    }
+    for i in &r.inconclusive {
+        out.push(Defect {
+            severity: Severity::Warning,
+            message: format!("could not decide: {}", i.message),
+            primary: labeled(tx, k, i.span, "here"),
+            ..Defect::plain("inconclusive")
+        });
+    }
+    if let Some(sup) = sup {
+        mark_suppressed(k, r, sup, &mut out);
+    }
+    // Benign races are warnings (never suppressed: they fail nothing).
+    let mut benign = group_races(&shape, tx, &r.benign, true);
+    for d in &mut benign {
+        // Their report indices are into `r.benign`, not `r.races`.
+        d.races.clear();
+    }
+    out.extend(benign);
+    out
+}
+
+/// Fills in `suppressed_by` for the findings of a suppressed report (same order as built).
+fn mark_suppressed(k: &Kernel, r: &Report, sup: &Suppressions, out: &mut [Defect]) {
+    let mut finds: Vec<Option<By>> = Vec::new();
+    let nraces = out.iter().filter(|d| !d.races.is_empty()).count();
+    for d in out.iter().take(nraces) {
+        let race = &r.races[d.races[0]];
+        finds.push(sup.find(k, race_rule(race), &[race.first.span, race.second.span]));
+    }
+    finds.extend(
+        r.divergences
+            .iter()
+            .map(|d| sup.find(k, "barrier-divergence", &[d.span, d.cond_span])),
+    );
+    finds.extend(r.sync_defects.iter().map(|s| sup.find(k, sync_rule(&s.kind), &s.spans)));
+    for (d, by) in out.iter_mut().zip(finds) {
+        d.suppressed_by = by.map(|b| SuppressedBy::new(sup, b, k));
+    }
+}

@@ -1,0 +1,889 @@
+//! Streaming reader of Clang's JSON AST dump.
+//!
+//! Clang prints `file` in a location only when it differs from the previous location printed
+//! (in dump order), so the reader tracks the current file through every location it meets,
+//! including those inside subtrees it does not keep. Declarations located in system headers
+//! are indexed by id and qualified name only; their bodies are skipped without being built.
+
+use super::*;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// Reads a dump from `input`.
+/// `classify` tells, for a file name, whether it is a system header and whether its declarations
+/// are kept whole anyway.
+pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> (bool, bool)) -> Result<Ast, String> {
+    let mut reader = Reader {
+        ast: Ast::default(),
+        cur_file: None,
+        classify,
+        scope: Vec::new(),
+    };
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, input));
+    TopSeed { r: &mut reader }
+        .deserialize(&mut de)
+        .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;
+    Ok(reader.ast)
+}
+
+/// Reads a dump held in memory (tests, fuzzing).
+pub fn read_slice(input: &[u8], classify: &dyn Fn(&str) -> (bool, bool)) -> Result<Ast, String> {
+    read(input, classify)
+}
+
+struct Reader<'a> {
+    ast: Ast,
+    cur_file: Option<FileIdx>,
+    classify: &'a dyn Fn(&str) -> (bool, bool),
+    /// Enclosing named declarations: (clang id, qualified name to prefix children with).
+    scope: Vec<(u64, String)>,
+}
+
+impl Reader<'_> {
+    fn set_file(&mut self, name: &str) {
+        let idx = match self.ast.files.iter().position(|f| f.name == name) {
+            Some(i) => FileIdx(i as u32),
+            None => {
+                let (system, keep) = (self.classify)(name);
+                self.ast.files.push(FileName {
+                    name: name.to_string(),
+                    system,
+                    keep,
+                });
+                FileIdx(self.ast.files.len() as u32 - 1)
+            }
+        };
+        self.cur_file = Some(idx);
+    }
+
+    /// Whether declarations located in `f` are only indexed, not kept.
+    fn file_is_light(&self, f: Option<FileIdx>) -> bool {
+        match f {
+            Some(f) => {
+                let info = &self.ast.files[f.0 as usize];
+                info.system && !info.keep
+            }
+            None => true,
+        }
+    }
+}
+
+/// Keys of the dump the reader looks at; everything else is skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Id,
+    Kind,
+    Loc,
+    Range,
+    Name,
+    Type,
+    ValueCategory,
+    Opcode,
+    CastKind,
+    Value,
+    ReferencedDecl,
+    ReferencedMemberDecl,
+    IsArrow,
+    IsPostfix,
+    IsImplicit,
+    StorageClass,
+    Init,
+    TagUsed,
+    CompleteDefinition,
+    IsInline,
+    CtorType,
+    ArgType,
+    HasInit,
+    HasVar,
+    HasElse,
+    Bases,
+    BaseInit,
+    AnyInit,
+    ConversionFunc,
+    Dtor,
+    ExplicitlyDefaulted,
+    Variadic,
+    PreviousDecl,
+    FixedUnderlyingType,
+    Decl,
+    Inner,
+    File,
+    IncludedFrom,
+    SpellingLoc,
+    ExpansionLoc,
+    IsMacroArgExpansion,
+    Offset,
+    TokLen,
+    Begin,
+    End,
+    QualType,
+    DesugaredQualType,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct KV;
+        impl Visitor<'_> for KV {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+                Ok(match s {
+                    "id" => Key::Id,
+                    "kind" => Key::Kind,
+                    "loc" => Key::Loc,
+                    "range" => Key::Range,
+                    "name" => Key::Name,
+                    "type" => Key::Type,
+                    "valueCategory" => Key::ValueCategory,
+                    "opcode" => Key::Opcode,
+                    "castKind" => Key::CastKind,
+                    "value" => Key::Value,
+                    "referencedDecl" => Key::ReferencedDecl,
+                    "referencedMemberDecl" => Key::ReferencedMemberDecl,
+                    "isArrow" => Key::IsArrow,
+                    "isPostfix" => Key::IsPostfix,
+                    "isImplicit" => Key::IsImplicit,
+                    "storageClass" => Key::StorageClass,
+                    "init" => Key::Init,
+                    "tagUsed" => Key::TagUsed,
+                    "completeDefinition" => Key::CompleteDefinition,
+                    "isInline" => Key::IsInline,
+                    "ctorType" => Key::CtorType,
+                    "argType" => Key::ArgType,
+                    "hasInit" => Key::HasInit,
+                    "hasVar" => Key::HasVar,
+                    "hasElse" => Key::HasElse,
+                    "bases" => Key::Bases,
+                    "baseInit" => Key::BaseInit,
+                    "anyInit" => Key::AnyInit,
+                    "conversionFunc" => Key::ConversionFunc,
+                    "dtor" => Key::Dtor,
+                    "explicitlyDefaulted" | "explicitlyDeleted" => Key::ExplicitlyDefaulted,
+                    "variadic" => Key::Variadic,
+                    "previousDecl" => Key::PreviousDecl,
+                    "fixedUnderlyingType" => Key::FixedUnderlyingType,
+                    "decl" | "ownedTagDecl" => Key::Decl,
+                    "inner" => Key::Inner,
+                    "file" => Key::File,
+                    "includedFrom" => Key::IncludedFrom,
+                    "spellingLoc" => Key::SpellingLoc,
+                    "expansionLoc" => Key::ExpansionLoc,
+                    "isMacroArgExpansion" => Key::IsMacroArgExpansion,
+                    "offset" => Key::Offset,
+                    "tokLen" => Key::TokLen,
+                    "begin" => Key::Begin,
+                    "end" => Key::End,
+                    "qualType" => Key::QualType,
+                    "desugaredQualType" => Key::DesugaredQualType,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(KV)
+    }
+}
+
+/// Skips a value, still following `file` changes in the locations inside it.
+struct Skip<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for Skip<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+        while s.next_element_seed(Skip { r: &mut *self.r })?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::File => {
+                    let name: String = m.next_value()?;
+                    self.r.set_file(&name);
+                }
+                // The includer's name is not a location of this dump.
+                Key::IncludedFrom => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A bare location: `{offset, file?, line?, col, tokLen, includedFrom?}` or `{}`.
+struct BareLocSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for BareLocSeed<'_, '_> {
+    type Value = Option<Pos>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Pos>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BareLocSeed<'_, '_> {
+    type Value = Option<Pos>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a location")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<Pos>, A::Error> {
+        let (mut offset, mut tok_len) = (None, 0u32);
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Offset => offset = Some(m.next_value::<u32>()?),
+                Key::TokLen => tok_len = m.next_value::<u32>()?,
+                Key::File => {
+                    let name: String = m.next_value()?;
+                    self.r.set_file(&name);
+                }
+                Key::IncludedFrom => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(match (offset, self.r.cur_file) {
+            (Some(offset), Some(file)) => Some(Pos { file, offset, tok_len }),
+            _ => None,
+        })
+    }
+}
+
+/// A location: bare, or a spelling/expansion pair for tokens from macros.
+struct LocSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for LocSeed<'_, '_> {
+    type Value = Option<Loc>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Loc>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LocSeed<'_, '_> {
+    type Value = Option<Loc>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a location")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<Loc>, A::Error> {
+        let (mut offset, mut tok_len) = (None, 0u32);
+        let (mut spelling, mut expansion, mut macro_arg) = (None, None, false);
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Offset => offset = Some(m.next_value::<u32>()?),
+                Key::TokLen => tok_len = m.next_value::<u32>()?,
+                Key::File => {
+                    let name: String = m.next_value()?;
+                    self.r.set_file(&name);
+                }
+                Key::SpellingLoc => spelling = m.next_value_seed(BareLocSeed { r: &mut *self.r })?,
+                Key::ExpansionLoc => expansion = m.next_value_seed(BareLocSeed { r: &mut *self.r })?,
+                Key::IsMacroArgExpansion => macro_arg = m.next_value::<bool>()?,
+                Key::IncludedFrom => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        if let Some(expansion) = expansion {
+            return Ok(Some(Loc {
+                expansion,
+                spelling,
+                macro_arg,
+            }));
+        }
+        Ok(match (offset, self.r.cur_file) {
+            (Some(offset), Some(file)) => Some(Loc {
+                expansion: Pos { file, offset, tok_len },
+                spelling: None,
+                macro_arg: false,
+            }),
+            _ => None,
+        })
+    }
+}
+
+struct RangeSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for RangeSeed<'_, '_> {
+    type Value = Option<Range>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Range>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RangeSeed<'_, '_> {
+    type Value = Option<Range>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a range")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<Range>, A::Error> {
+        let (mut begin, mut end) = (None, None);
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Begin => begin = m.next_value_seed(LocSeed { r: &mut *self.r })?,
+                Key::End => end = m.next_value_seed(LocSeed { r: &mut *self.r })?,
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(match (begin, end) {
+            (Some(begin), Some(end)) => Some(Range { begin, end }),
+            _ => None,
+        })
+    }
+}
+
+/// `{qualType, desugaredQualType?, typeAliasDeclId?}`.
+struct TypeSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for TypeSeed<'_, '_> {
+    type Value = Option<TypeRef>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<TypeRef>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeSeed<'_, '_> {
+    type Value = Option<TypeRef>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a type")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<TypeRef>, A::Error> {
+        let (mut qual, mut desugared) = (None, None);
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::QualType => qual = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                Key::DesugaredQualType => desugared = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(qual.map(|qual| TypeRef { qual, desugared }))
+    }
+}
+
+/// An object with a `type` key (`bases` entries, `baseInit`, `argType` holders).
+struct TypeHolderSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for TypeHolderSeed<'_, '_> {
+    type Value = Option<TypeRef>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<TypeRef>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeHolderSeed<'_, '_> {
+    type Value = Option<TypeRef>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object with a type")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<TypeRef>, A::Error> {
+        let mut t = None;
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Type => t = m.next_value_seed(TypeSeed { r: &mut *self.r })?,
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(t)
+    }
+}
+
+struct BasesSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for BasesSeed<'_, '_> {
+    type Value = Vec<TypeRef>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<TypeRef>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BasesSeed<'_, '_> {
+    type Value = Vec<TypeRef>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of bases")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Vec<TypeRef>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(t) = s.next_element_seed(TypeHolderSeed { r: &mut *self.r })? {
+            out.extend(t);
+        }
+        Ok(out)
+    }
+}
+
+/// `{id, kind, name, type}`.
+struct DeclRefSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for DeclRefSeed<'_, '_> {
+    type Value = Option<DeclRef>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<DeclRef>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DeclRefSeed<'_, '_> {
+    type Value = Option<DeclRef>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a declaration reference")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<DeclRef>, A::Error> {
+        let (mut id, mut kind, mut name) = (None, None, None);
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Id => id = parse_id(&m.next_value::<String>()?),
+                Key::Kind => kind = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                Key::Name => name = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        let empty = self.r.ast.sym("");
+        Ok(id.map(|id| DeclRef {
+            id,
+            kind: kind.unwrap_or(empty),
+            name: name.unwrap_or(empty),
+        }))
+    }
+}
+
+/// A scalar value printed as text (`"4"`, `4`, `true`).
+struct ValueText;
+
+impl<'de> DeserializeSeed<'de> for ValueText {
+    type Value = Option<String>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueText {
+    type Value = Option<String>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Option<String>, E> {
+        Ok(Some(if v { "1".into() } else { "0".into() }))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Option<String>, E> {
+        Ok(Some(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Option<String>, E> {
+        Ok(Some(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Option<String>, E> {
+        Ok(Some(v.to_string()))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Option<String>, E> {
+        Ok(Some(v.to_string()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Option<String>, A::Error> {
+        while s.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<String>, A::Error> {
+        while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// Clang's ids are pointers printed in hex.
+fn parse_id(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
+}
+
+/// Kinds of declarations whose children are declarations under their name.
+fn opens_scope(kind: &str) -> bool {
+    matches!(
+        kind,
+        "NamespaceDecl"
+            | "CXXRecordDecl"
+            | "ClassTemplateSpecializationDecl"
+            | "ClassTemplatePartialSpecializationDecl"
+            | "EnumDecl"
+            | "RecordDecl"
+    )
+}
+
+/// Declarations the light index does not need (it never looks inside system functions).
+fn light_ignores(kind: &str) -> bool {
+    matches!(
+        kind,
+        "ParmVarDecl"
+            | "TemplateTypeParmDecl"
+            | "NonTypeTemplateParmDecl"
+            | "TemplateTemplateParmDecl"
+            | "UsingShadowDecl"
+            | "AccessSpecDecl"
+            | "StaticAssertDecl"
+            | "FriendDecl"
+    )
+}
+
+/// The translation unit: its `inner` holds the top-level declarations.
+struct TopSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a TranslationUnitDecl")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while let Some(k) = m.next_key::<Key>()? {
+            match k {
+                Key::Inner => {
+                    let roots = m.next_value_seed(InnerSeed {
+                        r: &mut *self.r,
+                        parent: None,
+                        light: false,
+                    })?;
+                    self.r.ast.roots = roots.into_iter().flatten().collect();
+                }
+                _ => m.next_value_seed(Skip { r: &mut *self.r })?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A list of child nodes.
+struct InnerSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+    parent: Option<NodeId>,
+    light: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for InnerSeed<'_, '_> {
+    type Value = Vec<Option<NodeId>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for InnerSeed<'_, '_> {
+    type Value = Vec<Option<NodeId>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of nodes")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(n) = s.next_element_seed(NodeSeed {
+            r: &mut *self.r,
+            parent: self.parent,
+            light: self.light,
+        })? {
+            out.push(n);
+        }
+        Ok(out)
+    }
+}
+
+/// One node. In light mode (inside a system declaration) nothing is built but the index.
+struct NodeSeed<'r, 'a> {
+    r: &'r mut Reader<'a>,
+    parent: Option<NodeId>,
+    light: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_> {
+    type Value = Option<NodeId>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<NodeId>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
+    type Value = Option<NodeId>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an AST node")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<NodeId>, A::Error> {
+        let r = self.r;
+        let mut id = 0u64;
+        let mut kind: Option<Sym> = None;
+        let mut light = self.light;
+        let mut skipping = false;
+        let mut node = Node {
+            kind: Sym(0),
+            id: 0,
+            name: None,
+            ty: None,
+            loc: None,
+            range: None,
+            attrs: Box::default(),
+            inner: Vec::new(),
+            parent: self.parent,
+        };
+        let mut committed: Option<NodeId> = None;
+        let mut pushed_scope = false;
+        let mut is_decl = false;
+        while let Some(k) = m.next_key::<Key>()? {
+            if skipping {
+                m.next_value_seed(Skip { r: &mut *r })?;
+                continue;
+            }
+            match k {
+                Key::Id => id = m.next_value::<String>().map(|s| parse_id(&s).unwrap_or(0))?,
+                Key::Kind => {
+                    let s: String = m.next_value()?;
+                    is_decl = s.ends_with("Decl");
+                    // Statements inside system declarations: only their locations matter.
+                    if light && (!is_decl || light_ignores(&s)) {
+                        skipping = true;
+                    }
+                    kind = Some(r.ast.sym(&s));
+                }
+                Key::Loc => {
+                    node.loc = m.next_value_seed(LocSeed { r: &mut *r })?;
+                    if is_decl && !light {
+                        let file = node.loc.map(|l| l.expansion.file);
+                        light = r.file_is_light(file);
+                    }
+                }
+                Key::Range => node.range = m.next_value_seed(RangeSeed { r: &mut *r })?,
+                Key::Name => node.name = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Type => node.ty = m.next_value_seed(TypeSeed { r: &mut *r })?,
+                Key::Inner => {
+                    // Everything before `inner` is known: record the declaration, then the
+                    // children under its scope.
+                    let kind_s = kind.unwrap_or(Sym(0));
+                    if is_decl && id != 0 {
+                        pushed_scope = record_decl(r, id, kind_s, &node, light);
+                    }
+                    let me = if light {
+                        None
+                    } else {
+                        Some(commit(r, id, kind_s, &mut node))
+                    };
+                    committed = me;
+                    if let Some(me) = me {
+                        if is_decl && id != 0 {
+                            if let Some(d) = r.ast.decls.get_mut(&id) {
+                                d.node.get_or_insert(me);
+                            }
+                        }
+                    }
+                    let inner = m.next_value_seed(InnerSeed {
+                        r: &mut *r,
+                        parent: me,
+                        light,
+                    })?;
+                    if let Some(me) = me {
+                        // A declaration dumped twice (a specialization listed under every
+                        // redeclaration of its template): the fullest dump names it.
+                        if is_decl && id != 0 {
+                            let fuller = match r.ast.decls.get(&id).and_then(|d| d.node) {
+                                Some(old) if old != me => r.ast.nodes[old as usize].inner.len() < inner.len(),
+                                _ => false,
+                            };
+                            if fuller {
+                                if let Some(d) = r.ast.decls.get_mut(&id) {
+                                    d.node = Some(me);
+                                }
+                            }
+                        }
+                        r.ast.nodes[me as usize].inner = inner;
+                    }
+                }
+                Key::IsInline => node.attrs.inline_ns = m.next_value()?,
+                k if light => {
+                    let _ = k;
+                    m.next_value_seed(Skip { r: &mut *r })?;
+                }
+                Key::ValueCategory => node.attrs.value_category = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Opcode => node.attrs.opcode = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::CastKind => node.attrs.cast_kind = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Value => {
+                    if let Some(v) = m.next_value_seed(ValueText)? {
+                        node.attrs.value = Some(r.ast.sym(&v));
+                    }
+                }
+                Key::ReferencedDecl => node.attrs.referenced = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
+                Key::ReferencedMemberDecl => node.attrs.member = parse_id(&m.next_value::<String>()?),
+                Key::IsArrow => node.attrs.is_arrow = m.next_value()?,
+                Key::IsPostfix => node.attrs.is_postfix = m.next_value()?,
+                Key::IsImplicit => node.attrs.is_implicit = m.next_value()?,
+                Key::StorageClass => node.attrs.storage_class = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Init => node.attrs.init = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::TagUsed => node.attrs.tag = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::CompleteDefinition => node.attrs.complete = m.next_value()?,
+                Key::CtorType => node.attrs.ctor_type = m.next_value_seed(TypeSeed { r: &mut *r })?.map(|t| t.qual),
+                Key::ArgType => node.attrs.arg_type = m.next_value_seed(TypeSeed { r: &mut *r })?,
+                Key::HasInit => node.attrs.has_init = m.next_value()?,
+                Key::HasVar => node.attrs.has_var = m.next_value()?,
+                Key::HasElse => node.attrs.has_else = m.next_value()?,
+                Key::Bases => node.attrs.bases = m.next_value_seed(BasesSeed { r: &mut *r })?,
+                Key::BaseInit => node.attrs.base_init = m.next_value_seed(TypeSeed { r: &mut *r })?,
+                Key::AnyInit => node.attrs.any_init = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
+                Key::ConversionFunc => node.attrs.conversion = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
+                Key::Dtor => node.attrs.dtor = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
+                Key::ExplicitlyDefaulted => {
+                    m.next_value::<IgnoredAny>()?;
+                    node.attrs.defaulted = true;
+                }
+                Key::Variadic => node.attrs.variadic = m.next_value()?,
+                Key::PreviousDecl => node.attrs.previous = parse_id(&m.next_value::<String>()?),
+                // The declaration a type node names (`RecordType`, `EnumType`, `TypedefType`).
+                Key::Decl => node.attrs.referenced = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
+                Key::FixedUnderlyingType => node.attrs.fixed_type = m.next_value_seed(TypeSeed { r: &mut *r })?,
+                _ => m.next_value_seed(Skip { r: &mut *r })?,
+            }
+        }
+        if pushed_scope {
+            r.scope.pop();
+        }
+        let Some(kind_s) = kind else {
+            // `{}`: a null child.
+            return Ok(None);
+        };
+        if skipping {
+            return Ok(None);
+        }
+        if committed.is_none() {
+            // A node without children.
+            if is_decl && id != 0 {
+                let pushed = record_decl(r, id, kind_s, &node, light);
+                if pushed {
+                    r.scope.pop();
+                }
+            }
+            if light {
+                return Ok(None);
+            }
+            let me = commit(r, id, kind_s, &mut node);
+            if is_decl && id != 0 {
+                if let Some(d) = r.ast.decls.get_mut(&id) {
+                    d.node.get_or_insert(me);
+                }
+            }
+            committed = Some(me);
+        }
+        Ok(committed)
+    }
+}
+
+/// Adds the node to the arena (children are filled in later).
+fn commit(r: &mut Reader, id: u64, kind: Sym, node: &mut Node) -> NodeId {
+    let me = r.ast.nodes.len() as NodeId;
+    let mut n = std::mem::replace(
+        node,
+        Node {
+            kind,
+            id,
+            name: None,
+            ty: None,
+            loc: None,
+            range: None,
+            attrs: Box::default(),
+            inner: Vec::new(),
+            parent: None,
+        },
+    );
+    n.kind = kind;
+    n.id = id;
+    r.ast.nodes.push(n);
+    me
+}
+
+/// Indexes a declaration; returns whether it opened a naming scope (to pop after its children).
+fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node, _light: bool) -> bool {
+    let kind_s = r.ast.str(kind).to_string();
+    let name = node.name.map(|s| r.ast.str(s).to_string()).unwrap_or_default();
+    let prefix = r.scope.last().map(|(_, q)| q.clone()).unwrap_or_default();
+    let qual = if name.is_empty() {
+        prefix.clone()
+    } else if prefix.is_empty() {
+        name.clone()
+    } else {
+        format!("{prefix}::{name}")
+    };
+    let parent = r.scope.last().map(|(p, _)| *p);
+    let empty = r.ast.sym("");
+    if !r.ast.decls.contains_key(&id) {
+        if let Some(p) = parent.and_then(|p| r.ast.decls.get_mut(&p)) {
+            p.members.push(id);
+        }
+    }
+    r.ast.decls.entry(id).or_insert(DeclInfo {
+        node: None,
+        kind,
+        name: node.name.unwrap_or(empty),
+        qual: qual.clone(),
+        ty: node.ty,
+        parent,
+        file: node.loc.map(|l| l.expansion.file),
+        members: Vec::new(),
+    });
+    if opens_scope(&kind_s) {
+        // Anonymous and inline namespaces do not appear in qualified names.
+        let scoped = if kind_s == "NamespaceDecl" && (name.is_empty() || node.attrs.inline_ns) {
+            prefix
+        } else {
+            qual
+        };
+        r.scope.push((id, scoped));
+        return true;
+    }
+    if matches!(
+        kind_s.as_str(),
+        "FunctionDecl" | "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl"
+    ) {
+        // Locals and parameters: parent is the function; their names are not qualified.
+        r.scope.push((id, prefix));
+        return true;
+    }
+    false
+}

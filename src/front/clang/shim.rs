@@ -1,0 +1,489 @@
+//! The CUDA shim headers, compiled into the binary and written once to a cache directory so
+//! that Clang can include them (`-isystem DIR -include DIR/autosync_cuda.h`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The shim's files: name and contents.
+pub const FILES: &[(&str, &str)] = &[
+    ("autosync_cuda.h", include_str!("shim/autosync_cuda.h")),
+    ("cooperative_groups.h", include_str!("shim/cooperative_groups.h")),
+    ("cuda.h", include_str!("shim/cuda.h")),
+    (
+        "cuda_device_runtime_api.h",
+        include_str!("shim/cuda_device_runtime_api.h"),
+    ),
+    ("cuda_runtime.h", include_str!("shim/cuda_runtime.h")),
+    ("cuda_runtime_api.h", include_str!("shim/cuda_runtime_api.h")),
+    ("curand.h", include_str!("shim/curand.h")),
+    ("curand_kernel.h", include_str!("shim/curand_kernel.h")),
+    ("curand_mtgp32.h", include_str!("shim/curand_mtgp32.h")),
+    ("curand_mtgp32_host.h", include_str!("shim/curand_mtgp32_host.h")),
+    ("curand_mtgp32_kernel.h", include_str!("shim/curand_mtgp32_kernel.h")),
+    (
+        "curand_mtgp32dc_p_11213.h",
+        include_str!("shim/curand_mtgp32dc_p_11213.h"),
+    ),
+    (
+        "device_atomic_functions.h",
+        include_str!("shim/device_atomic_functions.h"),
+    ),
+    ("device_functions.h", include_str!("shim/device_functions.h")),
+    (
+        "device_launch_parameters.h",
+        include_str!("shim/device_launch_parameters.h"),
+    ),
+    ("driver_types.h", include_str!("shim/driver_types.h")),
+    ("host_defines.h", include_str!("shim/host_defines.h")),
+    ("math_functions.h", include_str!("shim/math_functions.h")),
+    (
+        "sm_20_atomic_functions.h",
+        include_str!("shim/sm_20_atomic_functions.h"),
+    ),
+    ("sm_30_intrinsics.h", include_str!("shim/sm_30_intrinsics.h")),
+    ("sm_32_intrinsics.h", include_str!("shim/sm_32_intrinsics.h")),
+    ("vector_functions.h", include_str!("shim/vector_functions.h")),
+    ("vector_types.h", include_str!("shim/vector_types.h")),
+];
+
+/// The header force-included before the user's file.
+pub const MAIN: &str = "autosync_cuda.h";
+
+/// The directory holding the shim, written on first use. Its name carries a hash of the
+/// contents, so a newer autosync never reads an older shim.
+pub fn dir() -> Result<&'static Path, String> {
+    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(materialize)
+        .as_ref()
+        .map(PathBuf::as_path)
+        .map_err(Clone::clone)
+}
+
+fn content_hash() -> u64 {
+    // FNV-1a: stable across runs and builds (std's hasher is randomly keyed).
+    let mut h: u64 = 0xcbf29ce484222325;
+    for (name, text) in FILES {
+        for b in name.bytes().chain(text.bytes()) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    h
+}
+
+fn materialize() -> Result<PathBuf, String> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .filter(|p| std::fs::create_dir_all(p).is_ok())
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("autosync-shim-{:016x}", content_hash()));
+    if FILES
+        .iter()
+        .all(|(n, t)| std::fs::read(dir.join(n)).is_ok_and(|b| b == t.as_bytes()))
+    {
+        return Ok(dir);
+    }
+    // Write into a fresh directory and rename it into place, so that concurrent runs never see
+    // a half-written shim.
+    let tmp = base.join(format!(
+        "autosync-shim-{:016x}.{}.tmp",
+        content_hash(),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&tmp)?;
+        for (n, t) in FILES {
+            std::fs::write(tmp.join(n), t)?;
+        }
+        match std::fs::rename(&tmp, &dir) {
+            Ok(()) => Ok(()),
+            // Another process won the race; its copy is identical.
+            Err(_) if dir.join(MAIN).exists() => {
+                let _ = std::fs::remove_dir_all(&tmp);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    };
+    write().map_err(|e| format!("cannot write the CUDA shim headers to {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Declaration families of the shim a translation unit may need, from the identifiers its
+/// user files mention (`AUTOSYNC_WANT_<NAME>` macros).
+pub fn families<'t>(texts: impl IntoIterator<Item = &'t str>) -> Vec<&'static str> {
+    let mut want: Vec<&'static str> = Vec::new();
+    let mut add = |f: &'static str| {
+        if !want.contains(&f) {
+            want.push(f);
+        }
+    };
+    for text in texts {
+        if text.contains("<<<") {
+            add("HOST");
+        }
+        for id in identifiers(text) {
+            // Texture types are named like host API types: both families.
+            if matches!(id, "cudaTextureObject_t" | "cudaSurfaceObject_t")
+                || ["cudaReadMode", "cudaAddressMode", "cudaFilterMode"]
+                    .iter()
+                    .any(|p| id.starts_with(p))
+            {
+                add("TEX");
+            }
+            let fam = if id.starts_with("atomic") {
+                "ATOMICS"
+            } else if [
+                "__shfl",
+                "__ballot",
+                "__any",
+                "__all",
+                "__activemask",
+                "__match",
+                "__reduce_",
+                "__uni_sync",
+                "__lanemask",
+            ]
+            .iter()
+            .any(|p| id.starts_with(p))
+            {
+                "WARP"
+            } else if id.starts_with("make_") {
+                "MAKE"
+            } else if id.starts_with("__ldg") {
+                "LDG"
+            } else if id.starts_with("cuda") || id.starts_with("CUDA") || id.starts_with("__cuda") {
+                "HOST"
+            } else if id.starts_with("tex") && TEXTURE.contains(&id) || id.starts_with("surf") {
+                "TEX"
+            } else if ANNOTATIONS.contains(&id) {
+                "ANNOT"
+            } else if MATH.contains(&id) {
+                "MATH"
+            } else if id.starts_with("__") && INTRINSICS.contains(&id) || matches!(id, "clock" | "clock64") {
+                "INTRIN"
+            } else {
+                continue;
+            };
+            add(fam);
+        }
+    }
+    want
+}
+
+/// The identifiers of C/C++ text (comments and literals skipped).
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let c = b[i];
+            if c == b'/' && b.get(i + 1) == Some(&b'/') {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            } else if c == b'"' || c == b'\'' {
+                i += 1;
+                while i < b.len() && b[i] != c && b[i] != b'\n' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            } else if c.is_ascii_alphabetic() || c == b'_' {
+                let st = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                return Some(&text[st..i]);
+            } else if c.is_ascii_digit() {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.') {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        None
+    })
+}
+
+const TEXTURE: &[&str] = &[
+    "texture",
+    "tex1Dfetch",
+    "tex1D",
+    "tex2D",
+    "tex3D",
+    "tex1DLayered",
+    "tex2DLayered",
+    "tex2DLod",
+    "texCubemap",
+];
+
+const ANNOTATIONS: &[&str] = &[
+    "__requires",
+    "__assume",
+    "__axiom",
+    "__assert",
+    "__global_assert",
+    "__invariant",
+    "__global_invariant",
+    "__ensures",
+    "__global_ensures",
+    "__global_requires",
+    "__candidate_invariant",
+    "__function_wide_invariant",
+    "__implies",
+    "__enabled",
+    "__same_group",
+    "__other_bool",
+    "__other_int",
+    "__read",
+    "__write",
+    "__no_read",
+    "__no_write",
+    "__read_offset",
+    "__write_offset",
+    "__non_temporal_loads_begin",
+    "__non_temporal_loads_end",
+];
+
+const INTRINSICS: &[&str] = &[
+    "__mul24",
+    "__umul24",
+    "__mulhi",
+    "__umulhi",
+    "__mul64hi",
+    "__umul64hi",
+    "__popc",
+    "__popcll",
+    "__clz",
+    "__clzll",
+    "__ffs",
+    "__ffsll",
+    "__brev",
+    "__brevll",
+    "__byte_perm",
+    "__funnelshift_l",
+    "__funnelshift_r",
+    "__sad",
+    "__usad",
+    "__hadd",
+    "__rhadd",
+    "__uhadd",
+    "__float2int_rn",
+    "__float2int_rz",
+    "__float2int_rd",
+    "__float2int_ru",
+    "__float2uint_rn",
+    "__float2uint_rz",
+    "__int2float_rn",
+    "__uint2float_rn",
+    "__float_as_int",
+    "__float_as_uint",
+    "__int_as_float",
+    "__uint_as_float",
+    "__double_as_longlong",
+    "__longlong_as_double",
+    "__double2int_rn",
+    "__double2float_rn",
+    "__globaltimer",
+];
+
+const MATH: &[&str] = &[
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "rcbrt",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "erf",
+    "erfc",
+    "erfinv",
+    "erfcinv",
+    "lgamma",
+    "tgamma",
+    "sinpi",
+    "cospi",
+    "normcdf",
+    "normcdfinv",
+    "logb",
+    "pow",
+    "fmin",
+    "fmax",
+    "fmod",
+    "atan2",
+    "hypot",
+    "copysign",
+    "fdim",
+    "remainder",
+    "nextafter",
+    "sqrtf",
+    "rsqrtf",
+    "cbrtf",
+    "rcbrtf",
+    "expf",
+    "exp2f",
+    "exp10f",
+    "expm1f",
+    "logf",
+    "log2f",
+    "log10f",
+    "log1pf",
+    "sinf",
+    "cosf",
+    "tanf",
+    "asinf",
+    "acosf",
+    "atanf",
+    "sinhf",
+    "coshf",
+    "tanhf",
+    "asinhf",
+    "acoshf",
+    "atanhf",
+    "fabsf",
+    "floorf",
+    "ceilf",
+    "roundf",
+    "truncf",
+    "rintf",
+    "nearbyintf",
+    "erff",
+    "erfcf",
+    "erfinvf",
+    "erfcinvf",
+    "lgammaf",
+    "tgammaf",
+    "sinpif",
+    "cospif",
+    "normcdff",
+    "normcdfinvf",
+    "logbf",
+    "powf",
+    "fminf",
+    "fmaxf",
+    "fmodf",
+    "atan2f",
+    "hypotf",
+    "copysignf",
+    "fdimf",
+    "remainderf",
+    "nextafterf",
+    "fma",
+    "fmaf",
+    "sincos",
+    "sincosf",
+    "sincospif",
+    "ldexp",
+    "ldexpf",
+    "frexpf",
+    "modff",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "abs",
+    "labs",
+    "llabs",
+    "min",
+    "max",
+    "umin",
+    "umax",
+    "llmin",
+    "llmax",
+    "ullmin",
+    "ullmax",
+    "__expf",
+    "__exp10f",
+    "__logf",
+    "__log2f",
+    "__log10f",
+    "__sinf",
+    "__cosf",
+    "__tanf",
+    "__sincosf",
+    "__powf",
+    "__fdividef",
+    "__frcp_rn",
+    "__fsqrt_rn",
+    "__frsqrt_rn",
+    "__saturatef",
+    "__fadd_rn",
+    "__fsub_rn",
+    "__fmul_rn",
+    "__fdiv_rn",
+    "__fmaf_rn",
+    "__dadd_rn",
+    "__dmul_rn",
+    "__fma_rn",
+];
+
+/// The user files a translation unit includes, found by following `#include` lines from the
+/// main file through the include directories (system directories excluded), with their text.
+pub fn user_includes(main_text: &str, dirs: &[&Path], is_system: &dyn Fn(&Path) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut todo: Vec<(String, Option<PathBuf>)> = vec![(main_text.to_string(), None)];
+    while let Some((text, here)) = todo.pop() {
+        for line in text.lines() {
+            let t = line.trim_start();
+            let Some(rest) = t.strip_prefix('#') else { continue };
+            let Some(rest) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let rest = rest.trim();
+            let name = match rest.chars().next() {
+                Some('"') => rest[1..].split('"').next(),
+                Some('<') => rest[1..].split('>').next(),
+                _ => None,
+            };
+            let Some(name) = name else { continue };
+            let candidates = here.iter().map(PathBuf::as_path).chain(dirs.iter().copied());
+            let found = candidates.map(|d| d.join(name)).find(|p| p.is_file());
+            let Some(p) = found else { continue };
+            if is_system(&p) || seen.contains(&p) || seen.len() >= 256 {
+                continue;
+            }
+            seen.push(p.clone());
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                out.push(t.clone());
+                todo.push((t, p.parent().map(Path::to_path_buf)));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,1047 @@
+//! The CUDA device library, modelled by qualified name: barriers, atomics, warp functions,
+//! cooperative groups, annotations, and the functions known to be pure. A call into a system
+//! header that is none of these makes the kernel inconclusive: nothing is assumed harmless.
+
+use super::call::Callee;
+use super::expr::Value;
+use super::*;
+
+/// Functions that neither touch memory nor synchronize: their results are opaque (a
+/// deterministic function of their arguments).
+const PURE: &[&str] = &[
+    // Math (float and double forms, fast intrinsics).
+    "sqrt",
+    "sqrtf",
+    "rsqrt",
+    "rsqrtf",
+    "cbrt",
+    "cbrtf",
+    "rcbrt",
+    "rcbrtf",
+    "exp",
+    "expf",
+    "exp2",
+    "exp2f",
+    "exp10",
+    "exp10f",
+    "expm1",
+    "expm1f",
+    "log",
+    "logf",
+    "log2",
+    "log2f",
+    "log10",
+    "log10f",
+    "log1p",
+    "log1pf",
+    "sin",
+    "sinf",
+    "cos",
+    "cosf",
+    "tan",
+    "tanf",
+    "asin",
+    "asinf",
+    "acos",
+    "acosf",
+    "atan",
+    "atanf",
+    "atan2",
+    "atan2f",
+    "sinh",
+    "sinhf",
+    "cosh",
+    "coshf",
+    "tanh",
+    "tanhf",
+    "asinh",
+    "asinhf",
+    "acosh",
+    "acoshf",
+    "atanh",
+    "atanhf",
+    "fabs",
+    "fabsf",
+    "floor",
+    "floorf",
+    "ceil",
+    "ceilf",
+    "round",
+    "roundf",
+    "trunc",
+    "truncf",
+    "rint",
+    "rintf",
+    "nearbyint",
+    "nearbyintf",
+    "erf",
+    "erff",
+    "erfc",
+    "erfcf",
+    "erfinv",
+    "erfinvf",
+    "erfcinv",
+    "erfcinvf",
+    "lgamma",
+    "lgammaf",
+    "tgamma",
+    "tgammaf",
+    "sinpi",
+    "sinpif",
+    "cospi",
+    "cospif",
+    "normcdf",
+    "normcdff",
+    "normcdfinv",
+    "normcdfinvf",
+    "logb",
+    "logbf",
+    "pow",
+    "powf",
+    "fmin",
+    "fminf",
+    "fmax",
+    "fmaxf",
+    "fmod",
+    "fmodf",
+    "hypot",
+    "hypotf",
+    "copysign",
+    "copysignf",
+    "fdim",
+    "fdimf",
+    "remainder",
+    "remainderf",
+    "nextafter",
+    "nextafterf",
+    "fma",
+    "fmaf",
+    "ldexp",
+    "ldexpf",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "__expf",
+    "__exp10f",
+    "__logf",
+    "__log2f",
+    "__log10f",
+    "__sinf",
+    "__cosf",
+    "__tanf",
+    "__powf",
+    "__fdividef",
+    "__frcp_rn",
+    "__fsqrt_rn",
+    "__frsqrt_rn",
+    "__saturatef",
+    "__fadd_rn",
+    "__fsub_rn",
+    "__fmul_rn",
+    "__fdiv_rn",
+    "__fmaf_rn",
+    "__dadd_rn",
+    "__dmul_rn",
+    "__fma_rn",
+    // Integer and conversion intrinsics.
+    "__mulhi",
+    "__umulhi",
+    "__mul64hi",
+    "__umul64hi",
+    "__popc",
+    "__popcll",
+    "__clz",
+    "__clzll",
+    "__ffs",
+    "__ffsll",
+    "__brev",
+    "__brevll",
+    "__byte_perm",
+    "__funnelshift_l",
+    "__funnelshift_r",
+    "__sad",
+    "__usad",
+    "__hadd",
+    "__rhadd",
+    "__uhadd",
+    "__float2int_rn",
+    "__float2int_rz",
+    "__float2int_rd",
+    "__float2int_ru",
+    "__float2uint_rn",
+    "__float2uint_rz",
+    "__int2float_rn",
+    "__uint2float_rn",
+    "__float_as_int",
+    "__float_as_uint",
+    "__int_as_float",
+    "__uint_as_float",
+    "__double_as_longlong",
+    "__longlong_as_double",
+    "__double2int_rn",
+    "__double2float_rn",
+    "clock",
+    "clock64",
+    "__globaltimer",
+    // Warp-level functions: values exchanged in registers, no memory, no barrier.
+    "__shfl_sync",
+    "__shfl_up_sync",
+    "__shfl_down_sync",
+    "__shfl_xor_sync",
+    "__shfl",
+    "__shfl_up",
+    "__shfl_down",
+    "__shfl_xor",
+    "__ballot_sync",
+    "__ballot",
+    "__any_sync",
+    "__all_sync",
+    "__uni_sync",
+    "__any",
+    "__all",
+    "__activemask",
+    "__match_any_sync",
+    "__reduce_add_sync",
+    "__reduce_min_sync",
+    "__reduce_max_sync",
+    "__lanemask_lt",
+    "__nanosleep",
+    // Vector constructors.
+    "make_char1",
+    "make_char2",
+    "make_char3",
+    "make_char4",
+    "make_uchar1",
+    "make_uchar2",
+    "make_uchar3",
+    "make_uchar4",
+    "make_short1",
+    "make_short2",
+    "make_short3",
+    "make_short4",
+    "make_ushort1",
+    "make_ushort2",
+    "make_ushort3",
+    "make_ushort4",
+    "make_int1",
+    "make_int2",
+    "make_int3",
+    "make_int4",
+    "make_uint1",
+    "make_uint2",
+    "make_uint3",
+    "make_uint4",
+    "make_long1",
+    "make_long2",
+    "make_long3",
+    "make_long4",
+    "make_ulong1",
+    "make_ulong2",
+    "make_ulong3",
+    "make_ulong4",
+    "make_longlong1",
+    "make_longlong2",
+    "make_longlong3",
+    "make_longlong4",
+    "make_ulonglong1",
+    "make_ulonglong2",
+    "make_ulonglong3",
+    "make_ulonglong4",
+    "make_float1",
+    "make_float2",
+    "make_float3",
+    "make_float4",
+    "make_double1",
+    "make_double2",
+    "make_double3",
+    "make_double4",
+];
+
+/// Integer functions with an exact model.
+const EXACT: &[&str] = &[
+    "min", "max", "umin", "umax", "llmin", "llmax", "ullmin", "ullmax", "abs", "labs", "llabs", "__mul24", "__umul24",
+];
+
+impl<'a> Lowerer<'a> {
+    /// Emits a barrier statement.
+    pub(crate) fn barrier(&mut self, b: Barrier, syntax: BarrierSyntax) {
+        self.flush(false);
+        let label = self.label();
+        // A barrier inside a helper is reported where the kernel calls the helper.
+        let span = self.call_spans.first().copied().unwrap_or(self.stmt_span);
+        let emit = !self.in_inline() && self.cur_writable;
+        // CUTLASS-style `NamedBarrier::sync/arrive` wrappers: emission writes new barriers the
+        // same way.
+        let syntax = if self.frames.iter().any(|f| is_cutlass_barrier(&f.name)) {
+            BarrierSyntax::Cutlass
+        } else {
+            syntax
+        };
+        self.push(Stmt {
+            label,
+            span,
+            emit_after: emit,
+            kind: StmtKind::Barrier(b, syntax),
+        });
+    }
+
+    /// A call into a system header.
+    pub(crate) fn library_call(&mut self, c: &Callee, n: NodeId, span: Span) -> FResult<Value> {
+        let ast = self.ast;
+        let qual = ast.qual_name(c.decl).unwrap_or("").to_string();
+        // Default arguments of library functions are the shim's (`__syncwarp(mask = ~0)`): the
+        // models do not need them.
+        let args: Vec<NodeId> = c
+            .args
+            .iter()
+            .copied()
+            .filter(|&a| ast.kind(a) != "CXXDefaultArgExpr")
+            .collect();
+        let rt = self.type_of(n);
+        // Members of the C++ library's std namespace behave like their global forms.
+        let base = qual.strip_prefix("std::").unwrap_or(&qual);
+        if let Some(g) = qual.strip_prefix("cooperative_groups::") {
+            return self.coop_groups(g, c, n, span);
+        }
+        match base {
+            "__syncthreads" => {
+                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
+                return Ok(Value::R(RV::Void));
+            }
+            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
+                let mut deps = Vec::new();
+                for a in &args {
+                    deps.push(self.scalar(*a)?.0);
+                }
+                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
+                // The same for every thread, but a function of all of them.
+                let t = self.temp(ScalarTy::I32);
+                self.ops.push(Op::Assign(t, Expr::Opaque(ScalarTy::I32, deps)));
+                return Ok(Value::R(RV::Scalar(Expr::Var(t), CType::INT)));
+            }
+            "__syncwarp" => {
+                for a in &args {
+                    self.scalar(*a)?;
+                }
+                self.barrier(Barrier::Warp, BarrierSyntax::SyncWarp);
+                return Ok(Value::R(RV::Void));
+            }
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                self.notes.push((
+                    span,
+                    format!("`{base}` orders memory but is not a barrier; it does not remove races"),
+                ));
+                return Ok(Value::R(RV::Void));
+            }
+            "__requires" | "__assume" | "__axiom" | "__builtin_assume" | "assume" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs a condition")))?;
+                let cond = self.cond(a)?;
+                self.flush(false);
+                self.push_synthetic(StmtKind::Assume(cond));
+                return Ok(Value::R(RV::Void));
+            }
+            "__implies" => {
+                let [a, b] = args[..] else {
+                    return Err(FrontError::input(span, "__implies takes two conditions"));
+                };
+                let a = self.cond(a)?;
+                let b = self.cond(b)?;
+                let not_a = Expr::Un(UnOp::Not, ScalarTy::Bool, Box::new(a));
+                return Ok(Value::R(RV::Scalar(
+                    Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(not_a), Box::new(b)),
+                    CType::Bool,
+                )));
+            }
+            "__assert"
+            | "__global_assert"
+            | "__invariant"
+            | "__global_invariant"
+            | "__ensures"
+            | "__global_ensures"
+            | "__global_requires"
+            | "__candidate_invariant"
+            | "__function_wide_invariant" => {
+                for a in &args {
+                    self.scalar(*a)?;
+                }
+                self.notes
+                    .push((span, format!("GPUVerify annotation `{base}` is not checked")));
+                return Ok(Value::R(RV::Void));
+            }
+            "__other_int" | "__other_bool" | "__enabled" | "__same_group" | "__read" | "__write" | "__no_read"
+            | "__no_write" | "__read_offset" | "__write_offset" => {
+                // Only meaningful inside annotations; to autosync an unknown value.
+                for a in &args {
+                    self.rvalue(*a)?;
+                }
+                return Ok(Value::R(RV::Scalar(Expr::Opaque(rt.scalar(), vec![]), rt)));
+            }
+            "__non_temporal_loads_begin" | "__non_temporal_loads_end" => return Ok(Value::R(RV::Void)),
+            "__builtin_expect" | "__builtin_expect_with_probability" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "__builtin_expect needs a value"))?;
+                for b in &args[1..] {
+                    self.scalar(*b)?;
+                }
+                return self.eval(a);
+            }
+            "printf"
+            | "__builtin_printf"
+            | "__assertfail"
+            | "__assert_fail"
+            | "__assert_rtn"
+            | "__builtin_unreachable" => {
+                for a in &args {
+                    self.rvalue(*a)?;
+                }
+                return Ok(Value::R(if rt == CType::Void {
+                    RV::Void
+                } else {
+                    RV::Scalar(Expr::Opaque(rt.scalar(), vec![]), rt)
+                }));
+            }
+            "__ldg" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "__ldg needs a pointer"))?;
+                let p = self.pointer(a)?;
+                let t = rt.clone();
+                let lv = self.deref(p, t, span)?;
+                return self.load(lv, span).map(Value::R);
+            }
+            "__cvta_generic_to_shared"
+            | "__cvta_generic_to_global"
+            | "__cvta_generic_to_local"
+            | "__cvta_shared_to_generic"
+            | "__cvta_global_to_generic" => {
+                // An address in another form: the same place (inline asm takes it).
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                return match self.rvalue(a)? {
+                    RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
+                    _ => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Unknown(format!("an address made by `{base}` from an integer")),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: CType::Int { bits: 8, signed: false },
+                    }))),
+                };
+            }
+            "__isShared" | "__isGlobal" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                let want = if base == "__isShared" {
+                    Space::Shared
+                } else {
+                    Space::Global
+                };
+                let v = match self.rvalue(a)? {
+                    RV::Ptr(Pointer {
+                        region: Region::Array(arr),
+                        ..
+                    }) => Expr::Const((self.arrays[arr.0 as usize].space == want) as i64, rt.scalar()),
+                    _ => Expr::Opaque(rt.scalar(), vec![]),
+                };
+                return Ok(Value::R(RV::Scalar(v, rt)));
+            }
+            "memcpy" | "__builtin_memcpy" | "memmove" | "__builtin_memmove" | "memset" | "__builtin_memset" => {
+                return self.mem_block(base, &args, span);
+            }
+            _ => {}
+        }
+        if base.starts_with("atomic") && !base.contains("::") {
+            return self.atomic(base, &args, span);
+        }
+        if is_texture_fetch(base) {
+            return self.texture_fetch(base, &args, &rt, span);
+        }
+        if base.starts_with("curand") || base.starts_with("skipahead") {
+            if let Some(v) = self.curand(base, &args, &rt, span)? {
+                return Ok(v);
+            }
+        }
+        if EXACT.contains(&base) {
+            return self.exact_intrinsic(base, &args, &rt, span);
+        }
+        if PURE.contains(&base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
+            let mut vals = Vec::new();
+            for a in &args {
+                match self.rvalue(*a)? {
+                    RV::Scalar(e, _) => vals.push(e),
+                    RV::Ptr(p) => {
+                        // Math functions with output pointers (sincosf, frexpf, modff) write there.
+                        let lv = self.deref(p.clone(), p.pointee.clone(), span)?;
+                        self.store(
+                            lv,
+                            RV::Scalar(Expr::Opaque(p.pointee.scalar(), vec![]), p.pointee.clone()),
+                            span,
+                        )?;
+                    }
+                    _ => {}
+                }
+            }
+            return Ok(Value::R(match rt {
+                CType::Void => RV::Void,
+                CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{base}()"), span)?),
+                t => RV::Scalar(Expr::Opaque(t.scalar(), vals), t),
+            }));
+        }
+        if self.assumed_pure(c.decl) {
+            return self.pure_call(c, n, span, &qual);
+        }
+        let file = ast
+            .decls
+            .get(&c.decl)
+            .and_then(|d| d.file)
+            .map(|f| ast.files[f.0 as usize].name.clone())
+            .unwrap_or_else(|| "a system header".into());
+        Err(FrontError::unsupported(
+            span,
+            format!("call to `{qual}` (declared in {file}), which autosync does not model"),
+        )
+        .with_help(format!(
+            "if `{qual}` neither accesses memory nor synchronizes, declare it known-pure with --assume-pure {qual}"
+        )))
+    }
+
+    /// Whether the user declared this function pure (`--assume-pure`), by qualified or plain
+    /// name.
+    pub(crate) fn assumed_pure(&self, decl: u64) -> bool {
+        let Some(d) = self.ast.decls.get(&decl) else {
+            return false;
+        };
+        let name = self.ast.str(d.name);
+        self.opts.assume_pure.iter().any(|p| p == &d.qual || p == name)
+    }
+
+    /// A call the user declared pure: its arguments are evaluated, its result is opaque.
+    pub(crate) fn pure_call(&mut self, c: &Callee, n: NodeId, span: Span, name: &str) -> FResult<Value> {
+        if let Some(t) = c.this {
+            self.rvalue(t)?;
+        }
+        for a in &c.args {
+            self.rvalue(*a)?;
+        }
+        self.notes.push((
+            span,
+            format!("`{name}` assumed pure (--assume-pure): no memory access, no synchronization"),
+        ));
+        let rt = self.type_of(n);
+        Ok(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{name}()"), span)?),
+            CType::Ptr(p) => RV::Ptr(Pointer {
+                region: Region::Unknown(format!("a pointer returned by `{name}`")),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: *p,
+            }),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t),
+        }))
+    }
+
+    /// A texture fetch: texture memory is read-only while a kernel runs, so a fetch never races;
+    /// its value is opaque. Only the coordinates are evaluated (the texture is a handle).
+    fn texture_fetch(&mut self, name: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Value> {
+        let mut out_ptr = None;
+        for (i, &a) in args.iter().enumerate() {
+            match self.type_of(a) {
+                CType::Record(_) => {}
+                // The `void tex2D(T *ret, obj, x, y)` form writes its result.
+                CType::Ptr(_) if i == 0 => out_ptr = Some(self.pointer(a)?),
+                _ => {
+                    self.rvalue(a)?;
+                }
+            }
+        }
+        if let Some(p) = out_ptr {
+            let t = p.pointee.clone();
+            let lv = self.deref(p, t.clone(), span)?;
+            self.store(lv, RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t), span)?;
+            return Ok(Value::R(RV::Void));
+        }
+        Ok(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+        }))
+    }
+
+    /// The curand device API: every call reads and writes the whole generator state through
+    /// its pointer (the last argument of `curand_init`/`skipahead*`, the first of the
+    /// generators). `None` for names that are not generator calls.
+    fn curand(&mut self, name: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Option<Value>> {
+        let (state_arg, write_only) = match name {
+            "curand_init" => (args.len().checked_sub(1), true),
+            "skipahead" | "skipahead_sequence" => (args.len().checked_sub(1), false),
+            "curand"
+            | "curand_uniform"
+            | "curand_uniform_double"
+            | "curand_normal"
+            | "curand_normal_double"
+            | "curand_normal2"
+            | "curand_normal2_double"
+            | "curand_log_normal"
+            | "curand_log_normal_double"
+            | "curand_poisson"
+            | "curand4"
+            | "curand_uniform4"
+            | "curand_normal4"
+            | "curand_mtgp32_single"
+            | "curand_mtgp32_specific"
+            | "curand_discrete"
+            | "curand_discrete4" => (Some(0), false),
+            _ => return Ok(None),
+        };
+        let Some(si) = state_arg else {
+            return Err(FrontError::input(span, format!("{name} without a generator state")));
+        };
+        for (i, &a) in args.iter().enumerate() {
+            if i != si {
+                self.rvalue(a)?;
+            }
+        }
+        let p = self.pointer(args[si])?;
+        let state_ty = p.pointee.clone();
+        let access_span = self.span(args[si]);
+        if let LV::Mem(place) = self.deref(p, state_ty.clone(), access_span)? {
+            if !write_only {
+                self.read(&place)?;
+            }
+            self.write(&place, Expr::Opaque(ScalarTy::Opaque, vec![]))?;
+        }
+        Ok(Some(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+        })))
+    }
+
+    /// `atomicAdd(&x, v)` and family: an atomic read-modify-write of `*address`.
+    fn atomic(&mut self, name: &str, args: &[NodeId], span: Span) -> FResult<Value> {
+        let a0 = *args
+            .first()
+            .ok_or_else(|| FrontError::input(span, format!("{name} needs an address")))?;
+        let p = self.pointer(a0)?;
+        let mut operands = Vec::new();
+        for a in &args[1..] {
+            operands.push(self.scalar(*a)?);
+        }
+        let ty = p.pointee.clone();
+        // A constant positive step on an integer counter: the returned values are all distinct
+        // (the checker uses that for `slot = atomicAdd(&n, 1); buf[slot] = ...`).
+        let step = match operands.as_slice() {
+            [(e, _)] if ty.is_integral() => constant(e),
+            _ => None,
+        };
+        let op = match (name.split('_').next().unwrap_or(name), step) {
+            ("atomicAdd", Some(c)) if c > 0 => AtomicOp::Increment(c as u64),
+            ("atomicSub", Some(c)) if c < 0 => AtomicOp::Increment(c.unsigned_abs()),
+            _ => AtomicOp::Other,
+        };
+        let access_span = self.span(a0);
+        let lv = self.deref(p, ty.clone(), access_span)?;
+        let LV::Mem(place) = lv else {
+            return Err(FrontError::unsupported(span, format!("{name} on a local variable")));
+        };
+        if place.alt.is_some() {
+            return Err(FrontError::unsupported(
+                span,
+                format!("{name} through a pointer swapped between arrays"),
+            ));
+        }
+        let size = self.size_of(&ty, span)? as u32;
+        let t = self.temp(ty.scalar());
+        self.ops.push(Op::Atomic(
+            Some(t),
+            Access {
+                array: place.array,
+                kind: AccessKind::Atomic,
+                offset: place.off,
+                size,
+                span: access_span,
+            },
+            op,
+        ));
+        Ok(Value::R(RV::Scalar(Expr::Var(t), ty)))
+    }
+
+    /// Integer min/max/abs and 24-bit multiplies: exact, since they often compute indices.
+    fn exact_intrinsic(&mut self, name: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Value> {
+        let mut vals = Vec::new();
+        for a in args {
+            vals.push(self.scalar(*a)?);
+        }
+        if !rt.is_integral() || vals.iter().any(|(_, t)| !t.is_integral()) {
+            return Ok(Value::R(RV::Scalar(
+                Expr::Opaque(rt.scalar(), vals.into_iter().map(|v| v.0).collect()),
+                rt.clone(),
+            )));
+        }
+        let s = rt.scalar();
+        let conv = |(e, t): &(Expr, CType)| convert(e.clone(), t, rt);
+        let e = match (name, vals.as_slice()) {
+            ("abs" | "labs" | "llabs", [x]) => {
+                let x = conv(x);
+                let neg = Expr::Bin(BinOp::Lt, s, Box::new(x.clone()), Box::new(Expr::Const(0, s)));
+                Expr::Select(
+                    Box::new(neg),
+                    Box::new(Expr::Un(UnOp::Neg, s, Box::new(x.clone()))),
+                    Box::new(x),
+                )
+            }
+            // Exact for every operand, in the wrapping form the checker's facts expect.
+            ("__mul24", [a, b]) => Expr::mul24(conv(a), conv(b), true),
+            ("__umul24", [a, b]) => Expr::mul24(conv(a), conv(b), false),
+            (n, [a, b]) => {
+                let (a, b) = (conv(a), conv(b));
+                let op = if n.ends_with("min") { BinOp::Lt } else { BinOp::Gt };
+                let c = Expr::Bin(op, s, Box::new(a.clone()), Box::new(b.clone()));
+                Expr::Select(Box::new(c), Box::new(a), Box::new(b))
+            }
+            _ => return Err(FrontError::input(span, format!("{name} with {} arguments", vals.len()))),
+        };
+        Ok(Value::R(RV::Scalar(e, rt.clone())))
+    }
+
+    /// `memcpy(dst, src, n)` / `memset(dst, v, n)`: accesses of the whole byte range.
+    fn mem_block(&mut self, name: &str, args: &[NodeId], span: Span) -> FResult<Value> {
+        let [dst, second, len] = args[..] else {
+            return Err(FrontError::input(span, format!("{name} takes three arguments")));
+        };
+        let d = self.pointer(dst)?;
+        let is_set = name.contains("memset");
+        let s = if is_set {
+            self.scalar(second)?;
+            None
+        } else {
+            Some(self.pointer(second)?)
+        };
+        let n = self
+            .const_eval(len, 0)
+            .ok_or_else(|| FrontError::unsupported(span, format!("{name} with a length that is not a constant")))?;
+        if n <= 0 {
+            return Ok(Value::R(RV::Void));
+        }
+        let bytes = CType::Array(Box::new(CType::Int { bits: 8, signed: false }), Some(n as u64));
+        if let Some(s) = s {
+            let sp = self.span(second);
+            if let LV::Mem(p) = self.deref(s, bytes.clone(), sp)? {
+                self.read(&p)?;
+            }
+        }
+        let dp = self.span(dst);
+        if let LV::Mem(p) = self.deref(d, bytes, dp)? {
+            self.write(&p, Expr::Opaque(ScalarTy::Opaque, vec![]))?;
+        }
+        Ok(Value::R(RV::Void))
+    }
+
+    /// Cooperative groups (`name` is the part after `cooperative_groups::`).
+    fn coop_groups(&mut self, name: &str, c: &Callee, n: NodeId, span: Span) -> FResult<Value> {
+        let method = name.rsplit("::").next().unwrap_or(name);
+        let class = name.rsplit_once("::").map(|x| x.0);
+        let rt = self.type_of(n);
+        // The group a method runs on, or `sync(g)`'s argument.
+        let group = |lw: &mut Self| -> FResult<GroupKind> {
+            let target = match c.this {
+                Some(t) => t,
+                None => *c
+                    .args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "a group operation without a group"))?,
+            };
+            match lw.rvalue(target)? {
+                RV::Group(g) => Ok(g),
+                _ => Err(FrontError::unsupported(span, "a thread group autosync cannot identify")),
+            }
+        };
+        let tile_size = |lw: &Self| -> u32 {
+            match &rt {
+                CType::Record(r) => lw
+                    .ast
+                    .decl_node(*r)
+                    .map(|node| {
+                        let mut args = Vec::new();
+                        lw.types.template_args(node, &mut args);
+                        match args.first() {
+                            Some(types::TemplateArg::Value(v)) => *v as u32,
+                            _ => 0,
+                        }
+                    })
+                    .unwrap_or(0),
+                _ => 0,
+            }
+        };
+        match (class, method) {
+            (None, "this_thread_block") => Ok(Value::R(RV::Group(GroupKind::Block))),
+            (None, "this_grid") | (None, "this_multi_grid") => Ok(Value::R(RV::Group(GroupKind::Grid))),
+            (None, "coalesced_threads") => Ok(Value::R(RV::Group(GroupKind::Tile(0)))),
+            (None, "tiled_partition") => {
+                let mut size = tile_size(self);
+                for a in &c.args {
+                    if let Some(v) = self.const_eval(*a, 0) {
+                        size = v as u32;
+                    } else {
+                        self.rvalue(*a)?;
+                    }
+                }
+                Ok(Value::R(RV::Group(GroupKind::Tile(size))))
+            }
+            (_, "sync") | (_, "barrier_wait") => {
+                let g = group(self)?;
+                match g {
+                    GroupKind::Block => self.barrier(Barrier::Block, BarrierSyntax::CoopGroups),
+                    GroupKind::Tile(_) => self.barrier(Barrier::Warp, BarrierSyntax::CoopGroups),
+                    GroupKind::Grid => {
+                        return Err(FrontError::unsupported(
+                            span,
+                            "grid-wide synchronization (grid_group::sync) is not modelled",
+                        )
+                        .with_help("autosync checks races within one thread block; split the kernel at grid syncs"))
+                    }
+                }
+                Ok(Value::R(RV::Void))
+            }
+            (Some(_), "thread_rank") => {
+                let g = group(self)?;
+                let linear = linear_tid();
+                Ok(Value::R(RV::Scalar(
+                    match g {
+                        GroupKind::Block => convert(linear, &CType::UINT, &rt),
+                        GroupKind::Tile(sz) if sz > 0 && sz.is_power_of_two() => convert(
+                            Expr::Bin(
+                                BinOp::Rem,
+                                ScalarTy::U32,
+                                Box::new(linear),
+                                Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
+                            ),
+                            &CType::UINT,
+                            &rt,
+                        ),
+                        _ => Expr::Opaque(rt.scalar(), vec![linear]),
+                    },
+                    rt,
+                )))
+            }
+            (Some(_), "meta_group_rank") => {
+                let g = group(self)?;
+                let linear = linear_tid();
+                Ok(Value::R(RV::Scalar(
+                    match g {
+                        GroupKind::Tile(sz) if sz > 0 => convert(
+                            Expr::Bin(
+                                BinOp::Div,
+                                ScalarTy::U32,
+                                Box::new(linear),
+                                Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
+                            ),
+                            &CType::UINT,
+                            &rt,
+                        ),
+                        _ => Expr::Opaque(rt.scalar(), vec![linear]),
+                    },
+                    rt,
+                )))
+            }
+            (Some(_), "size") | (Some(_), "num_threads") => {
+                let g = group(self)?;
+                let dims = || {
+                    let bd = |d| Expr::Builtin(Builtin::BlockDim(d));
+                    let xy = Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(bd(Dim::X)), Box::new(bd(Dim::Y)));
+                    Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(xy), Box::new(bd(Dim::Z)))
+                };
+                Ok(Value::R(RV::Scalar(
+                    match g {
+                        GroupKind::Block => convert(dims(), &CType::UINT, &rt),
+                        GroupKind::Tile(sz) if sz > 0 => Expr::Const(sz as i64, rt.scalar()),
+                        _ => Expr::Opaque(rt.scalar(), vec![]),
+                    },
+                    rt,
+                )))
+            }
+            (Some(_), "group_index")
+            | (Some(_), "thread_index")
+            | (Some(_), "group_dim")
+            | (Some(_), "dim_threads") => {
+                group(self)?;
+                let CType::Record(r) = rt else {
+                    return Err(FrontError::unsupported(span, format!("`{method}` of an unknown type")));
+                };
+                let o = self.new_obj(r, method, span)?;
+                let b: fn(Dim) -> Builtin = match method {
+                    "group_index" => Builtin::BlockIdx,
+                    "thread_index" => Builtin::ThreadIdx,
+                    _ => Builtin::BlockDim,
+                };
+                self.set_dim_fields(o, b, span)?;
+                Ok(Value::R(RV::Obj(o)))
+            }
+            (Some(_), "shfl" | "shfl_down" | "shfl_up" | "shfl_xor" | "any" | "all" | "ballot" | "is_valid") => {
+                group(self)?;
+                let mut vals = Vec::new();
+                for a in &c.args {
+                    vals.push(self.scalar(*a)?.0);
+                }
+                Ok(Value::R(RV::Scalar(Expr::Opaque(rt.scalar(), vals), rt)))
+            }
+            _ => Err(FrontError::unsupported(
+                span,
+                format!("cooperative_groups::{name} is not modelled"),
+            )),
+        }
+    }
+
+    /// Sets the `x`, `y`, `z` fields of a dim3/uint3 object to a built-in's dimensions.
+    fn set_dim_fields(&mut self, o: usize, b: fn(Dim) -> Builtin, span: Span) -> FResult<()> {
+        let layout = self
+            .types
+            .layout(self.objs[o].record)
+            .map_err(|m| FrontError::unsupported(span, m))?;
+        for f in &layout.fields {
+            let d = match f.name.as_str() {
+                "x" => Dim::X,
+                "y" => Dim::Y,
+                "z" => Dim::Z,
+                _ => continue,
+            };
+            if let Some(Binding::Var(v, t)) = self.objs[o].fields.get(&f.id).cloned() {
+                self.ops
+                    .push(Op::Assign(v, convert(Expr::Builtin(b(d)), &CType::UINT, &t)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Constructors of the library's value types (`dim3(x, y)`, vector types): fields in order;
+    /// `dim3`'s missing dimensions are 1.
+    pub(crate) fn library_construct(&mut self, o: usize, rec: u64, args: &[NodeId], span: Span) -> FResult<()> {
+        let qual = self.types.record_name(rec);
+        let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        let scalar_fields = layout
+            .fields
+            .iter()
+            .all(|f| f.ty.is_integral() || matches!(f.ty, CType::Float(_)));
+        if !scalar_fields || args.len() > layout.fields.len() {
+            return Err(FrontError::unsupported(
+                span,
+                format!("constructor of `{qual}` is not modelled"),
+            ));
+        }
+        for (i, f) in layout.fields.iter().enumerate() {
+            let dst = self.objs[o].fields.get(&f.id).cloned();
+            let Some(dst) = dst else { continue };
+            let rv = match args.get(i) {
+                Some(&a) if self.ast.kind(a) != "CXXDefaultArgExpr" => self.rvalue(a)?,
+                _ if qual == "dim3" => RV::Scalar(Expr::Const(1, ScalarTy::U32), CType::UINT),
+                _ => RV::Scalar(Expr::Const(0, f.ty.scalar()), f.ty.clone()),
+            };
+            let lv = self.binding_lv(&dst);
+            self.store(lv, rv, span)?;
+        }
+        Ok(())
+    }
+}
+
+/// Texture fetch functions (legacy references and texture objects).
+fn is_texture_fetch(name: &str) -> bool {
+    name.starts_with("tex")
+        && matches!(
+            name,
+            "tex1Dfetch"
+                | "tex1D"
+                | "tex2D"
+                | "tex3D"
+                | "tex1DLayered"
+                | "tex2DLayered"
+                | "tex1DLod"
+                | "tex2DLod"
+                | "tex3DLod"
+                | "tex2DGrad"
+                | "tex2Dgather"
+                | "texCubemap"
+                | "texCubemapLayered"
+        )
+}
+
+/// Whether a function is a CUTLASS-style named-barrier wrapper (`NamedBarrier::sync`).
+fn is_cutlass_barrier(qual: &str) -> bool {
+    let mut parts = qual.rsplit("::");
+    let method = parts.next().unwrap_or("");
+    parts.next() == Some("NamedBarrier") && matches!(method, "sync" | "arrive" | "arrive_and_wait")
+}
+
+/// The thread's linear index in its block.
+fn linear_tid() -> Expr {
+    let b = |x: Builtin| Box::new(Expr::Builtin(x));
+    let zy = Expr::Bin(
+        BinOp::Add,
+        ScalarTy::U32,
+        Box::new(Expr::Bin(
+            BinOp::Mul,
+            ScalarTy::U32,
+            b(Builtin::ThreadIdx(Dim::Z)),
+            b(Builtin::BlockDim(Dim::Y)),
+        )),
+        b(Builtin::ThreadIdx(Dim::Y)),
+    );
+    Expr::Bin(
+        BinOp::Add,
+        ScalarTy::U32,
+        Box::new(Expr::Bin(
+            BinOp::Mul,
+            ScalarTy::U32,
+            Box::new(zy),
+            b(Builtin::BlockDim(Dim::X)),
+        )),
+        b(Builtin::ThreadIdx(Dim::X)),
+    )
+}
+
+/// Clang builtins that compute without memory: math and bit operations.
+fn is_pure_builtin(name: &str) -> bool {
+    let n = name.trim_start_matches("__builtin_");
+    PURE.contains(&n)
+        || matches!(
+            n,
+            "popcount"
+                | "popcountll"
+                | "clz"
+                | "clzll"
+                | "ctz"
+                | "ctzll"
+                | "ffs"
+                | "ffsll"
+                | "bswap32"
+                | "bswap64"
+                | "huge_val"
+                | "huge_valf"
+                | "inf"
+                | "inff"
+                | "nan"
+                | "nanf"
+                | "isnan"
+                | "isinf"
+                | "isfinite"
+                | "constant_p"
+                | "fabsf"
+                | "fabs"
+                | "sqrtf"
+                | "sqrt"
+                | "copysign"
+                | "copysignf"
+        )
+}
+
+/// The value of a constant expression (through conversions that keep it).
+fn constant(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Const(v, _) => Some(*v),
+        Expr::Cast(to, x) if to.is_int() => constant(x).filter(|v| *v >= 0 && *v <= i32::MAX as i64),
+        _ => None,
+    }
+}

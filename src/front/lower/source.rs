@@ -1,0 +1,291 @@
+//! Source files and spans: Clang's locations turned into IR [`Span`]s of the original files,
+//! statement ends that include their `;`, and the text of a node (for inline asm).
+
+use crate::front::ast::{Ast, FileIdx, Loc, NodeId, Pos};
+use crate::front::clang::STDIN_NAME;
+use autosync_oracle::ir::{FileId, SourceFile, Span};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The files spans refer to: the main file is `FileId(0)`; user headers get ids when first
+/// referenced.
+pub struct SourceMap<'a> {
+    ast: &'a Ast,
+    main_path: PathBuf,
+    main_text: &'a str,
+    inner: RefCell<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// AST file → IR file (user files only).
+    ids: HashMap<FileIdx, FileId>,
+    /// IR files: display path and text.
+    files: Vec<(String, String)>,
+    /// Texts of any file read for asm statements, by AST file.
+    raw: HashMap<FileIdx, Option<String>>,
+}
+
+impl<'a> SourceMap<'a> {
+    /// The map for a translation unit whose main file is `main_path` with `main_text`.
+    pub fn new(ast: &'a Ast, main_path: &Path, main_text: &'a str) -> SourceMap<'a> {
+        let inner = Inner {
+            files: vec![(main_path.display().to_string(), main_text.to_string())],
+            ..Default::default()
+        };
+        SourceMap {
+            ast,
+            main_path: main_path.to_path_buf(),
+            main_text,
+            inner: RefCell::new(inner),
+        }
+    }
+
+    /// Whether an AST file is the main file.
+    pub fn is_main(&self, f: FileIdx) -> bool {
+        self.ast.files[f.0 as usize].name == STDIN_NAME
+    }
+
+    /// The IR file of an AST file (`None` for system headers and unreadable files).
+    pub fn file_id(&self, f: FileIdx) -> Option<FileId> {
+        if self.is_main(f) {
+            return Some(FileId(0));
+        }
+        let info = &self.ast.files[f.0 as usize];
+        if info.system {
+            return None;
+        }
+        let mut inner = self.inner.borrow_mut();
+        if let Some(id) = inner.ids.get(&f) {
+            return Some(*id);
+        }
+        let text = std::fs::read(&info.name).ok().and_then(|b| String::from_utf8(b).ok())?;
+        let id = FileId(inner.files.len() as u32);
+        inner.files.push((display_path(&info.name), text));
+        inner.ids.insert(f, id);
+        Some(id)
+    }
+
+    /// The text of any file Clang named (system headers included), for asm statements.
+    pub fn raw_text(&self, f: FileIdx) -> Option<String> {
+        if self.is_main(f) {
+            return Some(self.main_text.to_string());
+        }
+        let mut inner = self.inner.borrow_mut();
+        inner
+            .raw
+            .entry(f)
+            .or_insert_with(|| std::fs::read_to_string(&self.ast.files[f.0 as usize].name).ok())
+            .clone()
+    }
+
+    /// The text of an IR file.
+    pub fn text(&self, f: FileId) -> Option<String> {
+        if f.0 == 0 {
+            return Some(self.main_text.to_string());
+        }
+        self.inner.borrow().files.get(f.0 as usize).map(|x| x.1.clone())
+    }
+
+    /// The files for `Kernel::files` and `SourceUnit::texts`.
+    pub fn files(&self) -> (Vec<SourceFile>, Vec<String>) {
+        let inner = self.inner.borrow();
+        let files = inner.files.iter().map(|(p, t)| SourceFile::new(p.clone(), t)).collect();
+        let texts = inner.files.iter().map(|(_, t)| t.clone()).collect();
+        (files, texts)
+    }
+
+    /// The main file's path.
+    pub fn main_path(&self) -> &Path {
+        &self.main_path
+    }
+
+    /// The span of a position (its token), in the file where it is expanded.
+    pub fn pos_span(&self, p: Pos) -> Span {
+        match self.file_id(p.file) {
+            Some(f) => Span::new(f, p.offset, p.offset + p.tok_len.max(1)),
+            None => Span::DUMMY,
+        }
+    }
+
+    /// The span of a node: from the expansion of its first token to the end of its last token
+    /// (for a token from a macro body, the end of the macro invocation).
+    pub fn node_span(&self, n: NodeId) -> Span {
+        let Some(r) = self.ast.node(n).range else {
+            return match self.ast.node(n).loc {
+                Some(l) => self.pos_span(l.expansion),
+                None => Span::DUMMY,
+            };
+        };
+        let (b, e) = (r.begin.expansion, r.end.expansion);
+        if b.file != e.file {
+            return self.pos_span(b);
+        }
+        let Some(f) = self.file_id(b.file) else {
+            return Span::DUMMY;
+        };
+        let end = self.token_end(&r.end);
+        Span::new(f, b.offset, end.max(b.offset + 1))
+    }
+
+    /// The byte after the token at `l` in its expansion file: after the whole macro
+    /// invocation when the token comes from a macro body.
+    pub fn token_end(&self, l: &Loc) -> u32 {
+        let e = l.expansion;
+        let end = e.offset + e.tok_len;
+        if !l.in_macro_body() {
+            return end;
+        }
+        // The expansion location is the macro name: a function-like macro's arguments follow.
+        let Some(text) = self.raw_text(e.file) else { return end };
+        let bytes = text.as_bytes();
+        let mut i = skip_space(bytes, end as usize);
+        if bytes.get(i) == Some(&b'(') {
+            if let Some(close) = matching_paren(bytes, i) {
+                i = close + 1;
+                return i as u32;
+            }
+        }
+        end
+    }
+
+    /// The span of a statement including its terminating `;`.
+    pub fn stmt_span(&self, n: NodeId) -> Span {
+        let s = self.node_span(n);
+        if s.is_dummy() {
+            return s;
+        }
+        let end = self.stmt_end(n).unwrap_or(s.hi);
+        Span::new(s.file, s.lo, end.max(s.hi))
+    }
+
+    /// Where a statement ends in the source (after its `;` or `}`).
+    fn stmt_end(&self, n: NodeId) -> Option<u32> {
+        let ast = self.ast;
+        let kind = ast.kind(n);
+        let last_child = || ast.node(n).inner.iter().rev().flatten().next().copied();
+        match kind {
+            "CompoundStmt" => Some(self.node_span(n).hi),
+            "IfStmt" | "ForStmt" | "WhileStmt" | "CXXForRangeStmt" | "SwitchStmt" | "CaseStmt" | "DefaultStmt"
+            | "LabelStmt" | "AttributedStmt" => last_child().and_then(|c| self.stmt_end(c)),
+            "DeclStmt" => {
+                let s = self.node_span(n);
+                let text = self.text(s.file)?;
+                if text.as_bytes().get(s.hi as usize - 1) == Some(&b';') {
+                    Some(s.hi)
+                } else {
+                    self.semicolon_after(s)
+                }
+            }
+            "NullStmt" => Some(self.node_span(n).hi),
+            _ => self.semicolon_after(self.node_span(n)),
+        }
+    }
+
+    /// The byte after the first `;` following `s` (skipping space and comments).
+    fn semicolon_after(&self, s: Span) -> Option<u32> {
+        let text = self.text(s.file)?;
+        let b = text.as_bytes();
+        let i = skip_space(b, s.hi as usize);
+        (b.get(i) == Some(&b';')).then_some(i as u32 + 1)
+    }
+
+    /// Whether a statement's end lies in a user file, outside any macro body (or at the end
+    /// of a whole macro invocation that produced nothing else): a barrier may be written after it.
+    pub fn end_is_writable(&self, n: NodeId, next_sibling: Option<NodeId>) -> bool {
+        let Some(r) = self.ast.node(n).range else { return false };
+        // Statements of included user files are positions too: emission refuses to edit them
+        // and says so.
+        let user = |f: FileIdx| !self.ast.files[f.0 as usize].system;
+        if !user(r.begin.expansion.file) || r.begin.expansion.file != r.end.expansion.file {
+            return false;
+        }
+        if !r.end.in_macro_body() {
+            return true;
+        }
+        // The statement ends inside a macro: fine if the next statement does not come from
+        // the same invocation.
+        match next_sibling.and_then(|s| self.ast.node(s).range) {
+            Some(nr) => !(nr.begin.in_macro_body() && nr.begin.expansion.offset == r.end.expansion.offset),
+            None => true,
+        }
+    }
+
+    /// The text a node spans, read from where its tokens are spelled (inside a macro
+    /// definition when the node comes from one).
+    pub fn spelled_text(&self, n: NodeId) -> Option<String> {
+        let r = self.ast.node(n).range?;
+        let (b, e) = match (r.begin.spelling, r.end.spelling) {
+            (Some(b), Some(e)) if !r.begin.macro_arg && !r.end.macro_arg => (b, e),
+            _ => (r.begin.expansion, r.end.expansion),
+        };
+        if b.file != e.file {
+            return None;
+        }
+        let text = self.raw_text(b.file)?;
+        text.get(b.offset as usize..(e.offset + e.tok_len) as usize)
+            .map(str::to_string)
+    }
+}
+
+/// A header's name as shown to users (Clang prints `./inc/x.h` for relative includes).
+fn display_path(name: &str) -> String {
+    name.strip_prefix("./").unwrap_or(name).to_string()
+}
+
+/// Skips spaces and C/C++ comments.
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    loop {
+        while i < b.len() && (b[i] as char).is_whitespace() {
+            i += 1;
+        }
+        if b.get(i) == Some(&b'/') && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b.get(i) == Some(&b'/') && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            i = (i + 2).min(b.len());
+        } else {
+            return i;
+        }
+    }
+}
+
+/// The index of the `)` matching the `(` at `open` (strings and comments skipped).
+pub fn matching_paren(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'"' | b'\'' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') || b.get(i + 1) == Some(&b'*') => {
+                i = skip_space(b, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}

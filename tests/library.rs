@@ -1,0 +1,118 @@
+//! Calls the front end cannot inline: each is modelled, on the known-pure list, declared pure
+//! by the user, or the kernel is inconclusive. None of the paths that once assumed a call pure
+//! can end "clean" now (every case here would have checked clean with the old front end).
+
+mod common;
+
+use common::run;
+
+/// (name, source, extra flags, exit code of `check`, a fragment of its output).
+type Case = (&'static str, &'static str, &'static [&'static str], i32, &'static str);
+
+const CASES: &[Case] = &[
+    (
+        "undeclared.cu",
+        "//--blockDim=64\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  foo();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &[],
+        2,
+        "undeclared.cu:5:3: error: Clang: use of undeclared identifier 'foo'",
+    ),
+    (
+        "no_body.cu",
+        "//--blockDim=64\n__device__ void publish(int v);\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  publish(1);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &[],
+        4,
+        "no_body.cu:6:3: unsupported: `publish` has no body in this translation unit",
+    ),
+    // The user may declare it pure: then the race around it is found.
+    (
+        "no_body_pure.cu",
+        "//--blockDim=64\n__device__ void publish(int v);\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  publish(1);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &["--assume-pure", "publish"],
+        1,
+        "race (RAW) on `s`",
+    ),
+    // A block sync under a thread-dependent condition is barrier divergence, not nothing.
+    (
+        "cg_divergent.cu",
+        "//--blockDim=64\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  cg::thread_block b = cg::this_thread_block();\n  s[threadIdx.x] = o[0];\n  if (threadIdx.x < 32) cg::sync(b);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &[],
+        1,
+        "divergence",
+    ),
+    // A grid-wide sync is not modelled: inconclusive, never ignored.
+    (
+        "grid_sync.cu",
+        "//--blockDim=64\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = 1;\n  g.sync();\n  o[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
+        &[],
+        4,
+        "grid-wide synchronization",
+    ),
+    // A system function that is neither modelled nor known pure (constexpr since C++20, so
+    // device code may call it).
+    (
+        "std_swap.cu",
+        "//--blockDim=64\n#include <utility>\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[threadIdx.x];\n  int a = s[threadIdx.x];\n  int b = 1;\n  std::swap(a, b);\n  o[threadIdx.x] = a + b;\n}\n",
+        &["--std", "c++20"],
+        4,
+        "which autosync does not model",
+    ),
+    // A fence orders memory but is not a barrier: the race stays.
+    (
+        "fence.cu",
+        "//--blockDim=64\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  __threadfence_block();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &[],
+        1,
+        "race (RAW) on `s`",
+    ),
+    // An asm statement that touches memory in a way autosync does not model.
+    (
+        "cp_async.cu",
+        "//--blockDim=64\n__global__ void k(const float *g, float *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);\n  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(a), \"l\"(g + threadIdx.x));\n  o[threadIdx.x] = s[threadIdx.x];\n}\n",
+        &[],
+        4,
+        "cp.async",
+    ),
+    // Modelled PTX: the producer's st.shared and the consumer's read race without a barrier.
+    (
+        "ptx_store.cu",
+        "//--blockDim=64\n__global__ void k(float *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);\n  asm volatile(\"st.shared.f32 [%0], %1;\" :: \"r\"(a), \"f\"(1.0f) : \"memory\");\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        &[],
+        1,
+        "data race (RAW) on `a` and `s`: write at ptx_store.cu:5:49",
+    ),
+    // curand: threads sharing one generator state race.
+    (
+        "curand_shared.cu",
+        "//--blockDim=64\n#include <curand_kernel.h>\n__global__ void k(curandState *st, float *o) {\n  o[threadIdx.x] = curand_uniform(&st[0]);\n}\n",
+        &[],
+        1,
+        "on `st`",
+    ),
+    // A function pointer call.
+    (
+        "fnptr.cu",
+        "//--blockDim=64\n__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int *o) {\n  int (*f)(int) = twice;\n  o[threadIdx.x] = f(1);\n}\n",
+        &[],
+        4,
+        "function pointers are not supported",
+    ),
+];
+
+#[test]
+fn calls_are_modelled_or_inconclusive_never_assumed_pure() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (name, text, flags, code, want) in CASES {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let mut args = vec!["check"];
+        args.extend_from_slice(flags);
+        let (got, out) = run(&args, &path);
+        let out = out.replace(&format!("{}/", dir.path().display()), "");
+        if got != *code || !out.contains(want) {
+            failures.push(format!("{name}: exit {got} (want {code}), want `{want}` in:\n{out}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
