@@ -413,6 +413,12 @@ pub enum AtomicOp {
     Other,
 }
 
+impl AtomicOp {
+    /// The largest step the checker treats as a counter increment (larger constants wrap
+    /// around in few calls).
+    pub const MAX_STEP: u64 = 1 << 16;
+}
+
 /// How a barrier statement was written in the source (emission reuses the kernel's own style).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BarrierSyntax {

@@ -7,7 +7,9 @@
 //! are allowed only in shared memory, at the top level of the kernel before a block-wide
 //! barrier that precedes every increment (the usual `if (t == 0) n = 0; __syncthreads();`);
 //! a global counter must never be stored to (another block could reset it at any time).
-//! Assumed: fewer than 2^bits increments of one address per launch (no wrap-around).
+//! Assumed: what one launch adds to one address stays below 2^bits (no wrap-around); steps are
+//! at most [`MAX_STEP`](crate::ir::AtomicOp::MAX_STEP), so a huge constant that wraps in a few
+//! calls (`atomicAdd(p, 0x80000000)`) is never a counter.
 
 use crate::ir::*;
 use std::collections::HashSet;
@@ -20,7 +22,7 @@ pub(crate) fn counter_arrays(k: &Kernel) -> HashSet<ArrayId> {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
                 match op {
-                    Op::Atomic(_, a, AtomicOp::Increment(c)) if *c > 0 => {
+                    Op::Atomic(_, a, AtomicOp::Increment(c)) if (1..=AtomicOp::MAX_STEP).contains(c) => {
                         candidates.insert(a.array);
                     }
                     Op::Atomic(_, a, _) => {
@@ -61,9 +63,11 @@ fn stores_settle(k: &Kernel, a: ArrayId) -> bool {
     let Some(first_atomic) = top.iter().position(|s| has(s, true)) else {
         return true;
     };
-    top[last_store..first_atomic]
-        .iter()
-        .any(|s| matches!(s.kind, StmtKind::Barrier(Barrier::Block, _)))
+    // A store in or after the first statement with an increment may follow increments.
+    last_store < first_atomic
+        && top[last_store..first_atomic]
+            .iter()
+            .any(|s| matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()))
 }
 
 #[cfg(test)]
@@ -105,6 +109,19 @@ mod tests {
         assert!(counter_arrays(&k).is_empty());
         let (k, n) = counter_kernel(false, false, Space::Global, AtomicOp::Increment(4));
         assert!(counter_arrays(&k).contains(&n));
+    }
+
+    #[test]
+    fn a_store_after_the_increments_is_not() {
+        let mut kb = Kb::new(Some([64, 1, 1]));
+        let n = kb.array("n", Space::Shared);
+        let acc = kb.acc(n, AccessKind::Atomic, u(0));
+        let body = vec![
+            kb.basic(vec![Op::Atomic(None, acc, AtomicOp::Increment(1))]),
+            kb.sync(),
+            kb.store(n, u(0), u(0)),
+        ];
+        assert!(counter_arrays(&kb.finish(body)).is_empty());
     }
 
     #[test]
