@@ -434,21 +434,34 @@ impl<'k> Engine<'k> {
             self.expired = true;
             return Outcome::Unknown;
         }
-        // Attempts, cheapest first: the query with a fraction of the budget (most queries are
-        // easy); products of unknowns abstracted without multiplier circuits (an unsatisfiable
-        // abstraction settles the query; bit-blasting suits its many linear constraints); the
-        // query with the whole budget; and the fallback solver.
+        // Attempts, cheapest first. With products of unknowns in the offsets (2-D indices with a
+        // symbolic row length), their abstraction without multiplier circuits, bit-blasted
+        // (an unsatisfiable abstraction settles the query; the full query rarely does within a
+        // small budget). Then the slice of the query connected to the two offsets (most facts
+        // of a long kernel are about other values; an unsatisfiable slice settles the query);
+        // the query with a fraction of the budget (most queries are easy), with the whole
+        // budget, and on the fallback solver. Only the full query's models are witnesses.
         #[derive(PartialEq)]
         enum Form {
             Full,
+            Sliced,
             Abstract,
         }
-        let abstracted = abstract_products(&formula, [&w1, &w2], [&s1.offset, &s2.offset]);
+        let sliced = slice(&parts, [&s1.offset, &s2.offset]);
+        let abstracted = abstract_products(
+            sliced.as_ref().unwrap_or(&formula),
+            [&w1, &w2],
+            [&s1.offset, &s2.offset],
+        );
         let budget = self.timeout_ms;
-        let mut plan = vec![(Form::Full, false, budget.div_ceil(8))];
+        let mut plan = Vec::new();
         if abstracted.is_some() {
             plan.push((Form::Abstract, true, budget.div_ceil(2)));
         }
+        if sliced.is_some() {
+            plan.push((Form::Sliced, false, budget.div_ceil(8)));
+        }
+        plan.push((Form::Full, false, budget.div_ceil(8)));
         plan.push((Form::Full, false, budget));
         plan.push((Form::Full, true, budget));
         let kind = if inter { "inter" } else { "intra" };
@@ -459,8 +472,9 @@ impl<'k> Engine<'k> {
                 self.expired = true;
                 break;
             }
-            let (f, what) = match (&form, &abstracted) {
-                (Form::Abstract, Some(a)) => (a, abstract_kind.as_str()),
+            let (f, what) = match (&form, &abstracted, &sliced) {
+                (Form::Abstract, Some(a), _) => (a, abstract_kind.as_str()),
+                (Form::Sliced, _, Some(s)) => (s, "slice"),
                 _ => (&formula, kind),
             };
             let res = self.attempt(f, fallback, ms, (q.a.0, q.b.0, what));
@@ -827,4 +841,100 @@ fn byte_overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));
     let e2 = x2.bvadd(BV::from_u64(s2 as u64, 66));
     Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
+}
+
+/// The conjuncts of `parts` (nested `and`s and `true => x` flattened).
+fn conjuncts(parts: &[Bool]) -> Vec<Bool> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Bool> = parts.iter().rev().cloned().collect();
+    while let Some(b) = stack.pop() {
+        let kind = b.safe_decl().map(|d| d.kind()).ok();
+        match kind {
+            Some(z3::DeclKind::And) => {
+                for c in b.children().into_iter().rev() {
+                    stack.push(c.as_bool().expect("and of bools"));
+                }
+            }
+            Some(z3::DeclKind::True) => {}
+            Some(z3::DeclKind::Implies) => {
+                let ch = b.children();
+                if ch[0].as_bool().and_then(|c| c.as_bool()) == Some(true) {
+                    stack.push(ch[1].as_bool().expect("implies of bools"));
+                } else {
+                    out.push(b);
+                }
+            }
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// Names of the uninterpreted constants in `t`.
+fn constants(t: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Rc<HashSet<String>> {
+    if let Some(s) = memo.get(t) {
+        return s.clone();
+    }
+    let mut out = HashSet::new();
+    if t.kind() == z3::AstKind::App && t.num_children() == 0 {
+        let name = t.to_string();
+        // `true`, `false` and an empty `and`/`or` are applications without arguments too.
+        if !matches!(name.as_str(), "true" | "false" | "and" | "or") {
+            out.insert(name);
+        }
+    } else {
+        for c in t.children() {
+            out.extend(constants(&c, memo).iter().cloned());
+        }
+    }
+    let out = Rc::new(out);
+    memo.insert(t.clone(), out.clone());
+    out
+}
+
+/// The conjuncts of `parts` connected to the offsets through constants other than thread and
+/// block indices; `None` when that is all of them. Dropping conjuncts only relaxes the query, so
+/// an unsatisfiable slice proves the whole query unsatisfiable.
+fn slice(parts: &[Bool], offsets: [&BV; 2]) -> Option<Bool> {
+    let all = conjuncts(parts);
+    let mut memo = HashMap::new();
+    let hub = |n: &str| n.starts_with("tid") || n.starts_with("bid");
+    let vars: Vec<HashSet<String>> = all
+        .iter()
+        .map(|c| {
+            constants(&Dynamic::from_ast(c), &mut memo)
+                .iter()
+                .filter(|n| !hub(n))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut live: HashSet<String> = HashSet::new();
+    for o in offsets {
+        live.extend(
+            constants(&Dynamic::from_ast(o), &mut memo)
+                .iter()
+                .filter(|n| !hub(n))
+                .cloned(),
+        );
+    }
+    let mut taken = vec![false; all.len()];
+    loop {
+        let mut grew = false;
+        for (i, v) in vars.iter().enumerate() {
+            if !taken[i] && (v.is_empty() || v.iter().any(|n| live.contains(n))) {
+                taken[i] = true;
+                grew = true;
+                live.extend(v.iter().cloned());
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    if taken.iter().all(|t| *t) {
+        return None;
+    }
+    let kept: Vec<Bool> = all.into_iter().zip(taken).filter(|(_, t)| *t).map(|(c, _)| c).collect();
+    Some(Bool::and(&kept))
 }

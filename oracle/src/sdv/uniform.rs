@@ -557,6 +557,21 @@ impl WarpCheck {
         let (Some(c1), Some(c2)) = (self.w1.conds.get(&src), self.w2.conds.get(&src)) else {
             return Level::Thread;
         };
+        // Two lanes of one warp that disagree (with this run's parameters) are two threads of
+        // the block that disagree for some parameters: most conditions (`tid < n`) are settled
+        // by this one query, the cheaper of the two.
+        self.solver.push();
+        for p in [&c1.0, &c2.0] {
+            self.solver.assert(&p.ctrl);
+            self.solver.assert(&p.facts);
+        }
+        self.solver.assert(c1.1.xor(&c2.1));
+        self.solver.assert(&self.same_warp);
+        let in_warp = self.solver.check();
+        self.solver.pop(1);
+        if in_warp == SatResult::Sat {
+            return Level::Thread;
+        }
         if let (Some(a1), Some(a2)) = (self.w1_any.conds.get(&src), self.w2_any.conds.get(&src)) {
             self.solver.push();
             for p in [&a1.0, &a2.0] {
@@ -570,18 +585,9 @@ impl WarpCheck {
                 return Level::Block;
             }
         }
-        self.solver.push();
-        for p in [&c1.0, &c2.0] {
-            self.solver.assert(&p.ctrl);
-            self.solver.assert(&p.facts);
-        }
-        self.solver.assert(c1.1.xor(&c2.1));
-        self.solver.assert(&self.same_warp);
-        let level = match self.solver.check() {
+        match in_warp {
             SatResult::Unsat => Level::Warp,
             _ => Level::Thread,
-        };
-        self.solver.pop(1);
-        level
+        }
     }
 }
