@@ -434,13 +434,14 @@ impl<'k> Engine<'k> {
             self.expired = true;
             return Outcome::Unknown;
         }
-        // Attempts, cheapest first. With products of unknowns in the offsets (2-D indices with a
-        // symbolic row length), their abstraction without multiplier circuits, bit-blasted
-        // (an unsatisfiable abstraction settles the query; the full query rarely does within a
-        // small budget). Then the slice of the query connected to the two offsets (most facts
-        // of a long kernel are about other values; an unsatisfiable slice settles the query);
-        // the query with a fraction of the budget (most queries are easy), with the whole
-        // budget, and on the fallback solver. Only the full query's models are witnesses.
+        // Attempts, cheapest first: the slice of the query connected to the two offsets, when it
+        // is less than half of it (most facts of a long kernel are about other values; dropping
+        // conjuncts only relaxes the query, so an unsatisfiable slice settles it); the query
+        // with a small budget (most queries are easy); with products of unknowns in the offsets
+        // (2-D indices with a symbolic row length), their abstraction without multiplier
+        // circuits, bit-blasted (an unsatisfiable abstraction settles the query, which the full
+        // query rarely does within a small budget); the query with larger budgets, and on the
+        // fallback solver. Only the full query's models are witnesses.
         #[derive(PartialEq)]
         enum Form {
             Full,
@@ -455,11 +456,12 @@ impl<'k> Engine<'k> {
         );
         let budget = self.timeout_ms;
         let mut plan = Vec::new();
+        if sliced.is_some() {
+            plan.push((Form::Sliced, false, budget.div_ceil(32)));
+        }
+        plan.push((Form::Full, false, budget.div_ceil(32)));
         if abstracted.is_some() {
             plan.push((Form::Abstract, true, budget.div_ceil(2)));
-        }
-        if sliced.is_some() {
-            plan.push((Form::Sliced, false, budget.div_ceil(8)));
         }
         plan.push((Form::Full, false, budget.div_ceil(8)));
         plan.push((Form::Full, false, budget));
@@ -893,7 +895,7 @@ fn constants(t: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> R
 }
 
 /// The conjuncts of `parts` connected to the offsets through constants other than thread and
-/// block indices; `None` when that is all of them. Dropping conjuncts only relaxes the query, so
+/// block indices; `None` when that is more than half of them. Dropping conjuncts only relaxes the query, so
 /// an unsatisfiable slice proves the whole query unsatisfiable.
 fn slice(parts: &[Bool], offsets: [&BV; 2]) -> Option<Bool> {
     let all = conjuncts(parts);
@@ -932,9 +934,41 @@ fn slice(parts: &[Bool], offsets: [&BV; 2]) -> Option<Bool> {
             break;
         }
     }
-    if taken.iter().all(|t| *t) {
+    // A slice that keeps most of the query costs about as much as the query.
+    if taken.iter().filter(|t| **t).count() * 2 > all.len() {
         return None;
     }
     let kept: Vec<Bool> = all.into_iter().zip(taken).filter(|(_, t)| *t).map(|(c, _)| c).collect();
     Some(Bool::and(&kept))
+}
+
+#[cfg(test)]
+mod slice_tests {
+    use super::*;
+
+    #[test]
+    fn slice_keeps_what_the_offsets_depend_on_and_drops_the_rest() {
+        crate::smt::fresh_context(|| {
+            let bv = |n: &str| BV::new_const(n, 32);
+            let (tid, it, n, other, more) = (bv("tid1_x"), bv("it5_s"), bv("param_n"), bv("x9_s"), bv("x10_s"));
+            let offset = tid.bvadd(&it);
+            let c = |v: u64| BV::from_u64(v, 32);
+            let parts = vec![
+                // Connected to the offset through `it`, and `n` through `it`.
+                Bool::and(&[it.bvult(&n), Bool::from_bool(true).implies(n.bvult(c(8)))]),
+                // Only thread indices: kept.
+                tid.bvult(c(32)),
+                // About other values: dropped.
+                other.bvadd(&more).eq(c(3)),
+                more.bvult(c(5)),
+                other.bvugt(&tid),
+            ];
+            let s = slice(&parts, [&offset, &offset]).expect("drops half of the conjuncts");
+            let text = s.to_string();
+            assert!(text.contains("param_n") && text.contains("tid1_x"), "{text}");
+            assert!(!text.contains("x9_s") && !text.contains("x10_s"), "{text}");
+            // Nothing to drop: no slice.
+            assert!(slice(&parts[..2], [&offset, &offset]).is_none());
+        });
+    }
 }
