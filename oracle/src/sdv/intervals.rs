@@ -21,10 +21,12 @@ use super::uniform::{Level, Uniformity};
 use crate::ir::*;
 use crate::report::IterRelation;
 use crate::tree::LabelTree;
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 /// Which barriers a path may not cross.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Blocking {
     /// Only block-wide barriers (threads of different warps).
     BlockOnly,
@@ -96,7 +98,57 @@ pub(crate) struct Cfg {
     /// Loops with a block-wide barrier in their body, with the loops around them (outermost
     /// first): a path that bypasses one says so in its bounds.
     barrier_loops: HashMap<Label, Vec<Label>>,
+    /// The shared and global memory accesses of each statement: a search records only the
+    /// statements whose accesses may conflict with its source's.
+    accesses: HashMap<Label, Signature>,
+    /// What [`Cfg::reach`] found from a node for a source in no loop, per source signature
+    /// (see [`Cfg::searched_from`]).
+    plain: RefCell<HashMap<(usize, Blocking, Signature), Rc<Reach>>>,
 }
+
+/// The arrays a statement accesses and how, sorted.
+type Signature = Vec<(ArrayId, AccessKind)>;
+
+/// Whether an access of `a` and one of `b` may conflict: one array, not both reads, not both
+/// atomics (as the checker's own filter).
+fn may_conflict(a: &Signature, b: &Signature) -> bool {
+    use AccessKind::*;
+    a.iter().any(|(x, xk)| {
+        b.iter()
+            .any(|(y, yk)| x == y && !matches!((xk, yk), (Read, Read) | (Atomic, Atomic)))
+    })
+}
+
+/// [`Signature`]s of the statements of `k` with shared or global accesses.
+fn signatures(k: &Kernel) -> HashMap<Label, Signature> {
+    let mut out = HashMap::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            let mut sig: Signature = ops
+                .iter()
+                .filter_map(|o| match o {
+                    Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a, _) => Some(a),
+                    Op::Assign(..) => None,
+                })
+                .filter(|a| {
+                    k.arrays
+                        .get(a.array.0 as usize)
+                        .is_some_and(|x| x.space != Space::Local)
+                })
+                .map(|a| (a.array, a.kind))
+                .collect();
+            sig.sort_by_key(|(a, kind)| (a.0, *kind as u8));
+            sig.dedup();
+            if !sig.is_empty() {
+                out.insert(s.label, sig);
+            }
+        }
+    });
+    out
+}
+
+/// Per target label, what the paths to it say.
+pub(crate) type Reach = HashMap<Label, BTreeSet<Reached>>;
 
 struct LoopCtx {
     label: Label,
@@ -107,7 +159,7 @@ struct LoopCtx {
 /// What one path to a statement says: the outermost crossed back edge among the source's loops
 /// (depth, 1-based), whether it was crossed more than once, and the path's bounds (`First` for
 /// the target's thread, `Last` for the source's).
-type Reached = (Option<u32>, bool, Vec<Bound>, Vec<Bound>);
+pub(crate) type Reached = (Option<u32>, bool, Vec<Bound>, Vec<Bound>);
 
 /// Where a path is relative to one of the source access's loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,6 +215,8 @@ impl Cfg {
                 ctx: Vec::new(),
                 ctxs: vec![Vec::new()],
                 barrier_loops: HashMap::new(),
+                accesses: signatures(k),
+                plain: RefCell::new(HashMap::new()),
             },
             loops: Vec::new(),
             exit: 0,
@@ -200,12 +254,40 @@ impl Cfg {
     /// back edge once per iteration it moves on; when no path crosses it twice (every iteration
     /// of the loop passes a blocking barrier on every path), the two accesses are in consecutive
     /// iterations.
-    pub(crate) fn reach(
-        &self,
-        src: Label,
-        src_loops: &[Label],
-        blocking: Blocking,
-    ) -> HashMap<Label, BTreeSet<Reached>> {
+    pub(crate) fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> Reach {
+        let starts = self.at.get(&src).map(Vec::as_slice).unwrap_or_default();
+        let Some(sig) = self.accesses.get(&src) else {
+            return Reach::new();
+        };
+        if !src_loops.is_empty() {
+            return self.search(starts, src_loops, blocking, sig);
+        }
+        let mut out = Reach::new();
+        for &s in starts {
+            for (l, rs) in self.searched_from(s, blocking, sig).iter() {
+                out.entry(*l).or_default().extend(rs.iter().cloned());
+            }
+        }
+        out
+    }
+
+    /// [`Cfg::reach`] from node `s` for a source in no loop with accesses `sig`, memoized: a
+    /// long straight-line kernel (1,500 statements of hashing) has one search per access, and
+    /// each would walk the rest of the kernel again. A search that meets another such node in
+    /// the state that node's own search starts from takes that node's result instead of
+    /// walking on.
+    fn searched_from(&self, s: usize, blocking: Blocking, sig: &Signature) -> Rc<Reach> {
+        let key = (s, blocking, sig.clone());
+        if let Some(r) = self.plain.borrow().get(&key) {
+            return r.clone();
+        }
+        let r = Rc::new(self.search(&[s], &[], blocking, sig));
+        self.plain.borrow_mut().insert(key, r.clone());
+        r
+    }
+
+    /// The search of [`Cfg::reach`] from the nodes `starts`.
+    fn search(&self, starts: &[usize], src_loops: &[Label], blocking: Blocking, sig: &Signature) -> Reach {
         /// A search state: node, outermost crossed depth, crossed more than once, loops entered
         /// and not iterated since (sorted), position in each of the source's loops, the
         /// unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
@@ -220,7 +302,7 @@ impl Cfg {
             usize,
             Vec<(Label, bool, bool)>,
         );
-        let mut out: HashMap<Label, BTreeSet<Reached>> = HashMap::new();
+        let mut out = Reach::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
         let mut seen: HashSet<State> = HashSet::new();
         let mut queue: VecDeque<State> = VecDeque::new();
@@ -288,7 +370,7 @@ impl Cfg {
             (t, m, many, fresh, pos, *start_ctx, skipped)
         };
         let start_pos = vec![Pos::In(0); src_loops.len()];
-        for &s in self.at.get(&src).map(Vec::as_slice).unwrap_or_default() {
+        for &s in starts {
             let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s], Vec::new());
             for &(t, e) in &self.succ[s] {
                 let next = follow(&st, t, e);
@@ -302,7 +384,7 @@ impl Cfg {
             match self.nodes[n] {
                 Node::BlockBarrier => continue,
                 Node::WarpBarrier if blocking == Blocking::BlockAndWarp => continue,
-                Node::Stmt(l) => {
+                Node::Stmt(l) if self.accesses.get(&l).is_some_and(|t| may_conflict(sig, t)) => {
                     let unrolled = |c: usize| self.ctxs[c].iter().map(|(l, j)| Bound::Iter(*l, *j));
                     let mut at_target: Vec<Bound> = st.3.iter().map(|l| Bound::Iter(*l, 0)).collect();
                     at_target.extend(unrolled(self.ctx[n]));
@@ -321,6 +403,24 @@ impl Cfg {
                     out.entry(l).or_default().insert((st.1, st.2, at_target, at_source));
                 }
                 _ => {}
+            }
+            if let Node::Stmt(_) = self.nodes[n] {
+                // In the state a search from this node starts in: what that search found
+                // is what walking on would find.
+                let root = src_loops.is_empty()
+                    && st.1.is_none()
+                    && !st.2
+                    && st.3.is_empty()
+                    && st.6.is_empty()
+                    && st.5 == self.ctx[n];
+                if root {
+                    if let Some(r) = self.plain.borrow().get(&(n, blocking, sig.clone())) {
+                        for (l, rs) in r.iter() {
+                            out.entry(*l).or_default().extend(rs.iter().cloned());
+                        }
+                        continue;
+                    }
+                }
             }
             for &(t, e) in &self.succ[n] {
                 let next = follow(&st, t, e);
@@ -681,7 +781,8 @@ impl Intervals {
         let mut pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)> = HashMap::new();
         let mut spread = HashSet::new();
         let mut bounds: HashMap<(Label, Label, IterRelation), BTreeSet<PathBounds>> = HashMap::new();
-        for &a in labels {
+        // Later accesses first: their memoized searches shorten the earlier ones'.
+        for &a in labels.iter().rev() {
             let a_loops = tree.get(a).loop_owners();
             for (mode, blocking) in [(0, Blocking::BlockOnly), (1, Blocking::BlockAndWarp)] {
                 for (b, ms) in cfg.reach(a, &a_loops, blocking) {
@@ -796,4 +897,59 @@ pub(crate) fn ordered(tree: &LabelTree, a: Label, b: Label) -> (Label, Label) {
 /// Number of loops shared by two loop-owner lists (outermost first).
 pub(crate) fn common_depth(a: &[Label], b: &[Label]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdv::testkit::*;
+    use BinOp::*;
+
+    /// Straight-line stretches with branches, a loop, atomics and a second array between them:
+    /// the memoized searches of top-level accesses find exactly what fresh searches find.
+    #[test]
+    fn memoized_searches_agree_with_fresh_ones() {
+        let mut b = Kb::new(Some([64, 1, 1]));
+        let sh = b.array("sh", Space::Shared);
+        let other = b.array("other", Space::Shared);
+        let x = b.local("x");
+        let s = b.local("s");
+        let mut body = vec![b.write(sh, tid())];
+        for d in 1..4 {
+            body.push(b.read(Some(x), sh, ub(Add, tid(), u(d))));
+        }
+        let w = b.write(sh, ub(Add, tid(), u(1)));
+        body.push(b.if_(ub(Lt, tid(), u(8)), vec![w], vec![]));
+        body.push(b.atomic(other, u(0)));
+        body.push(b.read(Some(x), other, tid()));
+        let rd = b.read(Some(x), sh, ub(Add, tid(), var(s)));
+        let wr = b.write(sh, tid());
+        body.extend(b.for_(s, u(0), ub(Lt, var(s), u(40)), ub(Add, var(s), u(1)), vec![rd, wr]));
+        for d in 0..3 {
+            body.push(b.read(Some(x), sh, ub(Add, tid(), u(d))));
+        }
+        body.push(b.sync());
+        body.push(b.write(other, tid()));
+        body.push(b.read(Some(x), sh, tid()));
+        let k = b.finish(body);
+        crate::smt::fresh_context(|| {
+            let unif = crate::sdv::uniformity(&k);
+            let tree = LabelTree::new(&k);
+            let memo = Cfg::build(&k, &unif, &Default::default());
+            let fresh = Cfg::build(&k, &unif, &Default::default());
+            let mut labels: Vec<Label> = fresh.accesses.keys().copied().collect();
+            labels.sort_by_key(|l| std::cmp::Reverse(tree.get(*l).post));
+            assert!(labels.len() > 10);
+            for blocking in [Blocking::BlockOnly, Blocking::BlockAndWarp] {
+                for &l in &labels {
+                    let loops = tree.get(l).loop_owners();
+                    let starts = fresh.at[&l].clone();
+                    let want = fresh.search(&starts, &loops, blocking, &fresh.accesses[&l]);
+                    assert_eq!(memo.reach(l, &loops, blocking), want, "{l:?}");
+                }
+            }
+            // The memo was used: later accesses' searches were reused by earlier ones.
+            assert!(!memo.plain.borrow().is_empty());
+        });
+    }
 }
