@@ -43,6 +43,7 @@ use crate::tree::{for_each_stmt, LabelTree};
 use intervals::{common_depth, Bound, Intervals};
 pub use query::QueryStat;
 use query::{Engine, Outcome, Pairing, Query};
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// Options of the SDV checker.
@@ -167,20 +168,15 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     phase("decided", profile);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     phase("intervals", profile);
-    let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
-    engine.small_witnesses = opts.small_witnesses;
-    engine.profile = profile.as_ref().map(|_| Vec::new());
-    let mut races = RaceSet::default();
     let grid_may_exceed_one = k
         .launch
         .grid_dim
         .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
 
-    'pairs: for (i, a) in sites.iter().enumerate() {
+    // Every query the pairs need, in a fixed order.
+    let mut jobs: Vec<Job> = Vec::new();
+    for (i, a) in sites.iter().enumerate() {
         for (j, b) in sites.iter().enumerate().skip(i) {
-            if engine.expired {
-                break 'pairs;
-            }
             if !may_conflict(k, a.access, b.access) {
                 continue;
             }
@@ -220,24 +216,13 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
                         also: Vec::new(),
                         differ: false,
                     };
-                    let (outcome, benign) = run_classified(&mut engine, &q);
-                    let rel = match (&outcome, not_last_loop(&tree, a.label, b.label, rel)) {
-                        // A loop the first access leaves before the second: when the race cannot
-                        // happen from that loop's last iteration, say so (synthesis may then cut
-                        // it with a barrier every later iteration passes).
-                        (Outcome::Sat(_), Some((l, depth))) => {
-                            let last = Query {
-                                also: vec![(1, Bound::Last(l))],
-                                ..q
-                            };
-                            match engine.run(&last) {
-                                Outcome::Unsat => IterRelation::NotLastIteration(depth),
-                                _ => rel,
-                            }
-                        }
-                        _ => rel,
-                    };
-                    races.record(a, b, RaceScope::IntraBlock, Some(rel), outcome, benign);
+                    jobs.push(Job {
+                        sites: (i, j),
+                        scope: RaceScope::IntraBlock,
+                        rel: Some(rel),
+                        not_last: not_last_loop(&tree, a.label, b.label, rel),
+                        q,
+                    });
                 }
             }
             let global = k.array(a.access.array).space == Space::Global;
@@ -254,29 +239,133 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
                     also: Vec::new(),
                     differ: false,
                 };
-                let (outcome, benign) = run_classified(&mut engine, &q);
-                races.record(a, b, RaceScope::InterBlock, None, outcome, benign);
+                jobs.push(Job {
+                    sites: (i, j),
+                    scope: RaceScope::InterBlock,
+                    rel: None,
+                    not_last: None,
+                    q,
+                });
             }
         }
     }
+
+    let profiling = profile.is_some();
+    // The jobs go round-robin to a fixed number of lanes, each with its own Z3 context, run on
+    // rayon's pool: the answers do not depend on how many cores the machine has.
+    let lanes: Vec<Lane> = (0..LANES)
+        .into_par_iter()
+        .map(|lane| {
+            crate::smt::fresh_context(|| {
+                let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
+                engine.small_witnesses = opts.small_witnesses;
+                engine.profile = profiling.then(Vec::new);
+                let mut answers = Vec::new();
+                for (n, job) in jobs.iter().enumerate().skip(lane).step_by(LANES) {
+                    if engine.expired {
+                        break;
+                    }
+                    answers.push((n, run_job(&mut engine, job)));
+                }
+                Lane {
+                    answers,
+                    queries: engine.queries,
+                    expired: engine.expired,
+                    stats: engine.profile.take().unwrap_or_default(),
+                }
+            })
+        })
+        .collect();
+    let mut answers: Vec<(usize, Answer)> = Vec::new();
+    let mut queries = 0;
+    let mut expired = false;
+    let mut stats = Vec::new();
+    for lane in lanes {
+        answers.extend(lane.answers);
+        queries += lane.queries;
+        expired |= lane.expired;
+        stats.extend(lane.stats);
+    }
+    answers.sort_by_key(|(n, _)| *n);
+    let mut races = RaceSet::default();
+    for (n, (outcome, benign, rel)) in answers {
+        let job = &jobs[n];
+        races.record(
+            &sites[job.sites.0],
+            &sites[job.sites.1],
+            job.scope,
+            rel,
+            outcome,
+            benign,
+        );
+    }
     phase("queries", profile);
     if let Some(p) = profile {
-        p.queries = engine.profile.take().unwrap_or_default();
+        p.queries = stats;
     }
     let (harmful, benign) = races.finish(opts.strict);
     report.races = harmful;
     report.benign = benign;
-    report.queries = engine.queries;
-    if engine.expired {
+    report.queries = queries;
+    if expired {
         report.inconclusive.push(Inconclusive {
             span: k.span,
             message: format!(
-                "the kernel's time budget ran out after {} solver queries; not every access pair was checked",
-                engine.queries
+                "the kernel's time budget ran out after {queries} solver queries; not every access pair was checked"
             ),
         });
     }
     report
+}
+
+/// Lanes the conflict queries of one check are spread over (see [`check_in_context`]).
+const LANES: usize = 2;
+
+/// One conflict query of a check and where its answer goes.
+struct Job<'k> {
+    /// Indices of the two access sites.
+    sites: (usize, usize),
+    scope: RaceScope,
+    /// The iteration relation (intra-block queries).
+    rel: Option<IterRelation>,
+    /// See [`not_last_loop`].
+    not_last: Option<(Label, u32)>,
+    q: Query<'k>,
+}
+
+/// A job's outcome, whether the race is benign, and the relation to record.
+type Answer = (Outcome, bool, Option<IterRelation>);
+
+/// What one lane answered: (job index, answer) in job order, and its solver statistics.
+struct Lane {
+    answers: Vec<(usize, Answer)>,
+    queries: u64,
+    expired: bool,
+    stats: Vec<QueryStat>,
+}
+
+/// Runs a job: its query, classified (see [`run_classified`]); for a race whose first access is
+/// in a loop the second is after, whether it needs that loop's last iteration. Returns the
+/// outcome, whether the race is benign, and the relation to record.
+fn run_job(engine: &mut Engine, job: &Job) -> Answer {
+    let (outcome, benign) = run_classified(engine, &job.q);
+    let rel = match (&outcome, job.not_last, job.rel) {
+        // A loop the first access leaves before the second: when the race cannot happen from
+        // that loop's last iteration, say so (synthesis may then cut it with a barrier every
+        // later iteration passes).
+        (Outcome::Sat(_), Some((l, depth)), Some(_)) => {
+            let last = Query {
+                also: vec![(1, Bound::Last(l))],
+                ..job.q.clone()
+            };
+            match engine.run(&last) {
+                Outcome::Unsat => Some(IterRelation::NotLastIteration(depth)),
+                _ => job.rel,
+            }
+        }
+        _ => job.rel,
+    };
+    (outcome, benign, rel)
 }
 
 /// Runs a conflict query; for a race between two stores, also asks whether the stores can
