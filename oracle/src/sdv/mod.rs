@@ -253,7 +253,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     let profiling = profile.is_some();
     // The jobs go round-robin to a fixed number of lanes, each with its own Z3 context, run on
     // rayon's pool: the answers do not depend on how many cores the machine has.
-    let lanes: Vec<Lane> = (0..LANES)
+    let lanes: Vec<Lane> = (0..LANES.min(jobs.len()))
         .into_par_iter()
         .map(|lane| {
             crate::smt::fresh_context(|| {
