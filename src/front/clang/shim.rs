@@ -161,7 +161,9 @@ pub fn families<'t>(texts: impl IntoIterator<Item = &'t str>) -> Vec<&'static st
                 "ANNOT"
             } else if MATH.contains(&id) {
                 "MATH"
-            } else if id.starts_with("__") && INTRINSICS.contains(&id) || matches!(id, "clock" | "clock64") {
+            } else if id.starts_with("__") && crate::front::lower::library::INTEGER_INTRINSICS.contains(&id)
+                || matches!(id, "__mul24" | "__umul24" | "__globaltimer" | "clock" | "clock64")
+            {
                 "INTRIN"
             } else {
                 continue;
@@ -254,48 +256,6 @@ const ANNOTATIONS: &[&str] = &[
     "__write_offset",
     "__non_temporal_loads_begin",
     "__non_temporal_loads_end",
-];
-
-const INTRINSICS: &[&str] = &[
-    "__mul24",
-    "__umul24",
-    "__mulhi",
-    "__umulhi",
-    "__mul64hi",
-    "__umul64hi",
-    "__popc",
-    "__popcll",
-    "__clz",
-    "__clzll",
-    "__ffs",
-    "__ffsll",
-    "__brev",
-    "__brevll",
-    "__byte_perm",
-    "__funnelshift_l",
-    "__funnelshift_r",
-    "__sad",
-    "__usad",
-    "__hadd",
-    "__rhadd",
-    "__uhadd",
-    "__float2int_rn",
-    "__float2int_rz",
-    "__float2int_rd",
-    "__float2int_ru",
-    "__float2uint_rn",
-    "__float2uint_rz",
-    "__int2float_rn",
-    "__uint2float_rn",
-    "__float_as_int",
-    "__float_as_uint",
-    "__int_as_float",
-    "__uint_as_float",
-    "__double_as_longlong",
-    "__longlong_as_double",
-    "__double2int_rn",
-    "__double2float_rn",
-    "__globaltimer",
 ];
 
 const MATH: &[&str] = &[

@@ -6,8 +6,54 @@ use super::call::Callee;
 use super::expr::Value;
 use super::*;
 
+/// Integer and conversion intrinsics: pure (see [`PURE`]). The CUDA shim also uses this list to
+/// tell which of its declaration families a file needs.
+pub(crate) const INTEGER_INTRINSICS: &[&str] = &[
+    "__mulhi",
+    "__umulhi",
+    "__mul64hi",
+    "__umul64hi",
+    "__popc",
+    "__popcll",
+    "__clz",
+    "__clzll",
+    "__ffs",
+    "__ffsll",
+    "__brev",
+    "__brevll",
+    "__byte_perm",
+    "__funnelshift_l",
+    "__funnelshift_r",
+    "__sad",
+    "__usad",
+    "__hadd",
+    "__rhadd",
+    "__uhadd",
+    "__float2int_rn",
+    "__float2int_rz",
+    "__float2int_rd",
+    "__float2int_ru",
+    "__float2uint_rn",
+    "__float2uint_rz",
+    "__int2float_rn",
+    "__uint2float_rn",
+    "__float_as_int",
+    "__float_as_uint",
+    "__int_as_float",
+    "__uint_as_float",
+    "__double_as_longlong",
+    "__longlong_as_double",
+    "__double2int_rn",
+    "__double2float_rn",
+];
+
+/// Whether `name` is one of the functions that neither touch memory nor synchronize.
+fn is_pure(name: &str) -> bool {
+    PURE.contains(&name) || INTEGER_INTRINSICS.contains(&name)
+}
+
 /// Functions that neither touch memory nor synchronize: their results are opaque (a
-/// deterministic function of their arguments).
+/// deterministic function of their arguments). With [`INTEGER_INTRINSICS`].
 const PURE: &[&str] = &[
     // Math (float and double forms, fast intrinsics).
     "sqrt",
@@ -144,43 +190,6 @@ const PURE: &[&str] = &[
     "__dadd_rn",
     "__dmul_rn",
     "__fma_rn",
-    // Integer and conversion intrinsics.
-    "__mulhi",
-    "__umulhi",
-    "__mul64hi",
-    "__umul64hi",
-    "__popc",
-    "__popcll",
-    "__clz",
-    "__clzll",
-    "__ffs",
-    "__ffsll",
-    "__brev",
-    "__brevll",
-    "__byte_perm",
-    "__funnelshift_l",
-    "__funnelshift_r",
-    "__sad",
-    "__usad",
-    "__hadd",
-    "__rhadd",
-    "__uhadd",
-    "__float2int_rn",
-    "__float2int_rz",
-    "__float2int_rd",
-    "__float2int_ru",
-    "__float2uint_rn",
-    "__float2uint_rz",
-    "__int2float_rn",
-    "__uint2float_rn",
-    "__float_as_int",
-    "__float_as_uint",
-    "__int_as_float",
-    "__uint_as_float",
-    "__double_as_longlong",
-    "__longlong_as_double",
-    "__double2int_rn",
-    "__double2float_rn",
     "clock",
     "clock64",
     "__globaltimer",
@@ -468,7 +477,7 @@ impl<'a> Lowerer<'a> {
         if EXACT.contains(&base) {
             return self.exact_intrinsic(base, &args, &rt, span);
         }
-        if PURE.contains(&base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
+        if is_pure(base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
             let mut vals = Vec::new();
             for a in &args {
                 match self.rvalue(*a)? {
@@ -1005,7 +1014,7 @@ fn linear_tid() -> Expr {
 /// Clang builtins that compute without memory: math and bit operations.
 fn is_pure_builtin(name: &str) -> bool {
     let n = name.trim_start_matches("__builtin_");
-    PURE.contains(&n)
+    is_pure(n)
         || matches!(
             n,
             "popcount"

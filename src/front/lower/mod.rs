@@ -14,7 +14,7 @@ mod call;
 mod expr;
 pub mod helpers;
 pub mod kernels;
-mod library;
+pub(crate) mod library;
 pub mod source;
 mod stmt;
 pub mod types;
