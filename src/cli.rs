@@ -162,7 +162,7 @@ struct RunArgs {
     /// Also print front-end notes, excluded files, the config used and per-kernel statistics.
     #[arg(short, long)]
     verbose: bool,
-    /// Files processed in parallel (0: one per CPU).
+    /// Threads: files in parallel, and the two query lanes of each check (0: one per CPU).
     #[arg(short = 'j', long, default_value_t = 0)]
     jobs: usize,
     /// The path standard input (`-`) stands for: config lookup, includes and messages use it.
