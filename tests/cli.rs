@@ -439,3 +439,26 @@ fn partial_fix_writes_what_barriers_fix_and_exits_3() {
     assert!(text.contains("race (WAW) on `o` between blocks"), "{text}");
     assert!(!text.contains("on `s`"), "{text}");
 }
+
+/// The conflict queries of a check are spread over a fixed number of lanes, not over the
+/// machine's cores: one thread and many give the same findings, witnesses included.
+#[test]
+fn verdicts_and_witnesses_do_not_depend_on_the_thread_count() {
+    for file in [
+        "corpus/precision/matmul_partial.cu",
+        "corpus/precision/haar_levels_racy.cu",
+    ] {
+        let one = stdout_of(&["check", "-j", "1", "--format", "json", file]);
+        let many = stdout_of(&["check", "-j", "4", "--format", "json", file]);
+        assert_eq!(one.0, 1, "{file}: {}", one.1);
+        assert!(one.1.contains("\"witness\""), "{file}: {}", one.1);
+        // Only the timing differs between runs.
+        let strip = |s: &str| {
+            s.lines()
+                .filter(|l| !l.contains("\"millis\""))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(&one.1), strip(&many.1), "{file}");
+    }
+}
