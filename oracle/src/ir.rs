@@ -375,6 +375,15 @@ pub enum AccessKind {
     Atomic,
 }
 
+impl AccessKind {
+    /// Whether accesses of these kinds to one address conflict: at least one writes, and they
+    /// are not both atomic.
+    pub fn conflicts_with(self, other: AccessKind) -> bool {
+        use AccessKind::*;
+        !matches!((self, other), (Read, Read) | (Atomic, Atomic))
+    }
+}
+
 /// One memory access: `size` bytes at byte `offset` of `array`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Access {

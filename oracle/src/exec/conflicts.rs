@@ -60,12 +60,6 @@ fn same_store(a: Option<u8>, b: Option<u8>) -> bool {
     matches!((a, b), (Some(x), Some(y)) if x == y)
 }
 
-/// Whether two access kinds conflict: at least one writes and they are not both atomic.
-pub fn kinds_conflict(a: AccessKind, b: AccessKind) -> bool {
-    use AccessKind::*;
-    !matches!((a, b), (Read, Read) | (Atomic, Atomic))
-}
-
 /// The ordering-relevant facts of one access inside a block-barrier epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AccessClass {
@@ -87,7 +81,7 @@ impl AccessClass {
     /// Whether an access of class `self` and one of `other`, by two different threads in the
     /// same block epoch, are unordered and conflicting.
     fn races_with(&self, other: &AccessClass) -> bool {
-        if !kinds_conflict(self.kind, other.kind) {
+        if !self.kind.conflicts_with(other.kind) {
             return false;
         }
         if self.warp == other.warp && self.warp_epoch != other.warp_epoch {
@@ -193,7 +187,7 @@ impl GridTable {
     pub fn record(&mut self, array: ArrayId, byte: u64, class: GridClass, who: Who, out: &mut Conflicts) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
-            if !kinds_conflict(s.class.1, class.1) {
+            if !s.class.1.conflicts_with(class.1) {
                 continue;
             }
             if let Some(earlier) = s.other(who, same_block) {

@@ -112,11 +112,8 @@ type Signature = Vec<(ArrayId, AccessKind)>;
 /// Whether an access of `a` and one of `b` may conflict: one array, not both reads, not both
 /// atomics (as the checker's own filter).
 fn may_conflict(a: &Signature, b: &Signature) -> bool {
-    use AccessKind::*;
-    a.iter().any(|(x, xk)| {
-        b.iter()
-            .any(|(y, yk)| x == y && !matches!((xk, yk), (Read, Read) | (Atomic, Atomic)))
-    })
+    a.iter()
+        .any(|(x, xk)| b.iter().any(|(y, yk)| x == y && xk.conflicts_with(*yk)))
 }
 
 /// [`Signature`]s of the statements of `k` with shared or global accesses.

@@ -464,10 +464,7 @@ fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
 
 /// Cheap filter: same array, not both reads, not both atomics.
 fn may_conflict(k: &Kernel, a: &Access, b: &Access) -> bool {
-    use AccessKind::*;
-    a.array == b.array
-        && k.array(a.array).space != Space::Local
-        && !matches!((a.kind, b.kind), (Read, Read) | (Atomic, Atomic))
+    a.array == b.array && k.array(a.array).space != Space::Local && a.kind.conflicts_with(b.kind)
 }
 
 /// Races collected per (first label, second label, array, scope).

@@ -214,6 +214,8 @@ pub(crate) struct Engine<'k> {
     fallback: Option<Solver>,
     walks: HashMap<(u8, bool, Vec<Label>), Rc<Walk>>,
     memo: HashMap<Bool, Outcome>,
+    /// The constants of each term sliced so far (queries share most of their terms).
+    constants: HashMap<Dynamic, Rc<HashSet<String>>>,
     /// Number of solver calls.
     pub queries: u64,
     /// Per-query solver limit.
@@ -276,6 +278,7 @@ impl<'k> Engine<'k> {
             profile: None,
             walks: HashMap::new(),
             memo: HashMap::new(),
+            constants: HashMap::new(),
             queries: 0,
             timeout_ms,
             deadline,
@@ -448,7 +451,7 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        let sliced = slice(&parts, [&s1.offset, &s2.offset]);
+        let sliced = slice(&parts, [&s1.offset, &s2.offset], &mut self.constants);
         let abstracted = abstract_products(
             sliced.as_ref().unwrap_or(&formula),
             [&w1, &w2],
@@ -897,14 +900,13 @@ fn constants(t: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> R
 /// The conjuncts of `parts` connected to the offsets through constants other than thread and
 /// block indices; `None` when that is more than half of them. Dropping conjuncts only relaxes the query, so
 /// an unsatisfiable slice proves the whole query unsatisfiable.
-fn slice(parts: &[Bool], offsets: [&BV; 2]) -> Option<Bool> {
+fn slice(parts: &[Bool], offsets: [&BV; 2], memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Option<Bool> {
     let all = conjuncts(parts);
-    let mut memo = HashMap::new();
     let hub = |n: &str| n.starts_with("tid") || n.starts_with("bid");
     let vars: Vec<HashSet<String>> = all
         .iter()
         .map(|c| {
-            constants(&Dynamic::from_ast(c), &mut memo)
+            constants(&Dynamic::from_ast(c), memo)
                 .iter()
                 .filter(|n| !hub(n))
                 .cloned()
@@ -914,7 +916,7 @@ fn slice(parts: &[Bool], offsets: [&BV; 2]) -> Option<Bool> {
     let mut live: HashSet<String> = HashSet::new();
     for o in offsets {
         live.extend(
-            constants(&Dynamic::from_ast(o), &mut memo)
+            constants(&Dynamic::from_ast(o), memo)
                 .iter()
                 .filter(|n| !hub(n))
                 .cloned(),
@@ -963,12 +965,13 @@ mod slice_tests {
                 more.bvult(c(5)),
                 other.bvugt(&tid),
             ];
-            let s = slice(&parts, [&offset, &offset]).expect("drops half of the conjuncts");
+            let memo = &mut HashMap::new();
+            let s = slice(&parts, [&offset, &offset], memo).expect("drops half of the conjuncts");
             let text = s.to_string();
             assert!(text.contains("param_n") && text.contains("tid1_x"), "{text}");
             assert!(!text.contains("x9_s") && !text.contains("x10_s"), "{text}");
             // Nothing to drop: no slice.
-            assert!(slice(&parts[..2], [&offset, &offset]).is_none());
+            assert!(slice(&parts[..2], [&offset, &offset], memo).is_none());
         });
     }
 }
