@@ -244,8 +244,9 @@ impl Cfg {
         b.cfg
     }
 
-    /// For each target label reachable from `src` without crossing a blocking barrier, what
-    /// each such path says (see [`Reached`]).
+    /// For each target label reachable from `src` without crossing a blocking barrier whose
+    /// accesses may conflict with `src`'s (no others are ever asked about), what each such path
+    /// says (see [`Reached`]).
     ///
     /// A barrier-free stretch of the lock-step execution is a path here that crosses a loop's
     /// back edge once per iteration it moves on; when no path crosses it twice (every iteration
