@@ -875,26 +875,40 @@ fn conjuncts(parts: &[Bool]) -> Vec<Bool> {
     out
 }
 
-/// Names of the uninterpreted constants in `t`.
-fn constants(t: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Rc<HashSet<String>> {
-    if let Some(s) = memo.get(t) {
-        return s.clone();
-    }
-    let mut out = HashSet::new();
-    if t.kind() == z3::AstKind::App && t.num_children() == 0 {
-        let name = t.to_string();
-        // `true`, `false` and an empty `and`/`or` are applications without arguments too.
-        if !matches!(name.as_str(), "true" | "false" | "and" | "or") {
-            out.insert(name);
+/// Names of the uninterpreted constants in `root` (memoized per term; an explicit stack, as
+/// terms of long straight-line kernels are deep).
+fn constants(root: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Rc<HashSet<String>> {
+    let mut stack = vec![(root.clone(), false)];
+    while let Some((t, expanded)) = stack.pop() {
+        if memo.contains_key(&t) {
+            continue;
         }
-    } else {
-        for c in t.children() {
-            out.extend(constants(&c, memo).iter().cloned());
+        if t.kind() == z3::AstKind::App && t.num_children() == 0 {
+            let name = t.to_string();
+            let mut out = HashSet::new();
+            // `true`, `false` and an empty `and`/`or` are applications without arguments too.
+            if !matches!(name.as_str(), "true" | "false" | "and" | "or") {
+                out.insert(name);
+            }
+            memo.insert(t, Rc::new(out));
+        } else if expanded {
+            let mut out = HashSet::new();
+            for c in t.children() {
+                out.extend(memo[&c].iter().cloned());
+            }
+            memo.insert(t, Rc::new(out));
+        } else {
+            let children = t.children();
+            stack.push((t, true));
+            stack.extend(
+                children
+                    .into_iter()
+                    .filter(|c| !memo.contains_key(c))
+                    .map(|c| (c, false)),
+            );
         }
     }
-    let out = Rc::new(out);
-    memo.insert(t.clone(), out.clone());
-    out
+    memo[root].clone()
 }
 
 /// The conjuncts of `parts` connected to the offsets through constants other than thread and
