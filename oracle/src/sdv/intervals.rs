@@ -255,10 +255,12 @@ impl Cfg {
     pub(crate) fn reach(&self, src: Label, src_loops: &[Label], blocking: Blocking) -> Reach {
         let starts = self.at.get(&src).map(Vec::as_slice).unwrap_or_default();
         let Some(sig) = self.accesses.get(&src) else {
-            return Reach::new();
+            // A statement without shared or global accesses (no caller asks about one): every
+            // statement it reaches, unfiltered.
+            return self.search(starts, src_loops, blocking, None);
         };
         if !src_loops.is_empty() {
-            return self.search(starts, src_loops, blocking, sig);
+            return self.search(starts, src_loops, blocking, Some(sig));
         }
         let mut out = Reach::new();
         for &s in starts {
@@ -279,13 +281,14 @@ impl Cfg {
         if let Some(r) = self.plain.borrow().get(&key) {
             return r.clone();
         }
-        let r = Rc::new(self.search(&[s], &[], blocking, sig));
+        let r = Rc::new(self.search(&[s], &[], blocking, Some(sig)));
         self.plain.borrow_mut().insert(key, r.clone());
         r
     }
 
-    /// The search of [`Cfg::reach`] from the nodes `starts`.
-    fn search(&self, starts: &[usize], src_loops: &[Label], blocking: Blocking, sig: &Signature) -> Reach {
+    /// The search of [`Cfg::reach`] from the nodes `starts`, recording the statements whose
+    /// accesses may conflict with `sig` (all statements without one).
+    fn search(&self, starts: &[usize], src_loops: &[Label], blocking: Blocking, sig: Option<&Signature>) -> Reach {
         /// A search state: node, outermost crossed depth, crossed more than once, loops entered
         /// and not iterated since (sorted), position in each of the source's loops, the
         /// unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
@@ -382,7 +385,7 @@ impl Cfg {
             match self.nodes[n] {
                 Node::BlockBarrier => continue,
                 Node::WarpBarrier if blocking == Blocking::BlockAndWarp => continue,
-                Node::Stmt(l) if self.accesses.get(&l).is_some_and(|t| may_conflict(sig, t)) => {
+                Node::Stmt(l) if sig.is_none_or(|sig| self.accesses.get(&l).is_some_and(|t| may_conflict(sig, t))) => {
                     let unrolled = |c: usize| self.ctxs[c].iter().map(|(l, j)| Bound::Iter(*l, *j));
                     let mut at_target: Vec<Bound> = st.3.iter().map(|l| Bound::Iter(*l, 0)).collect();
                     at_target.extend(unrolled(self.ctx[n]));
@@ -411,7 +414,7 @@ impl Cfg {
                     && st.3.is_empty()
                     && st.6.is_empty()
                     && st.5 == self.ctx[n];
-                if root {
+                if let (true, Some(sig)) = (root, sig) {
                     if let Some(r) = self.plain.borrow().get(&(n, blocking, sig.clone())) {
                         for (l, rs) in r.iter() {
                             out.entry(*l).or_default().extend(rs.iter().cloned());
@@ -942,7 +945,7 @@ mod tests {
                 for &l in &labels {
                     let loops = tree.get(l).loop_owners();
                     let starts = fresh.at[&l].clone();
-                    let want = fresh.search(&starts, &loops, blocking, &fresh.accesses[&l]);
+                    let want = fresh.search(&starts, &loops, blocking, Some(&fresh.accesses[&l]));
                     assert_eq!(memo.reach(l, &loops, blocking), want, "{l:?}");
                 }
             }

@@ -216,6 +216,8 @@ pub(crate) struct Engine<'k> {
     memo: HashMap<Bool, Outcome>,
     /// The constants of each term sliced so far (queries share most of their terms).
     constants: HashMap<Dynamic, Rc<HashSet<String>>>,
+    /// Names of the thread and block indices of `intra` and `inter` (see [`slice`]).
+    hubs: HashSet<String>,
     /// Number of solver calls.
     pub queries: u64,
     /// Per-query solver limit.
@@ -263,6 +265,11 @@ impl<'k> Engine<'k> {
             ThreadVars::with_block(2, "bidB", false),
         ];
         let solver = crate::smt::query_solver(timeout_ms);
+        let hubs: HashSet<String> = intra
+            .iter()
+            .chain(inter.iter())
+            .flat_map(ThreadVars::index_names)
+            .collect();
         let all: Vec<&ThreadVars> = intra.iter().chain(inter.iter()).collect();
         for c in geometry_constraints(k, &geom, &all) {
             solver.assert(&c);
@@ -279,6 +286,7 @@ impl<'k> Engine<'k> {
             walks: HashMap::new(),
             memo: HashMap::new(),
             constants: HashMap::new(),
+            hubs,
             queries: 0,
             timeout_ms,
             deadline,
@@ -451,7 +459,7 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        let sliced = slice(&parts, [&s1.offset, &s2.offset], &mut self.constants);
+        let sliced = slice(&parts, [&s1.offset, &s2.offset], &self.hubs, &mut self.constants);
         let abstracted = abstract_products(
             sliced.as_ref().unwrap_or(&formula),
             [&w1, &w2],
@@ -911,12 +919,18 @@ fn constants(root: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -
     memo[root].clone()
 }
 
-/// The conjuncts of `parts` connected to the offsets through constants other than thread and
-/// block indices; `None` when that is more than half of them. Dropping conjuncts only relaxes the query, so
-/// an unsatisfiable slice proves the whole query unsatisfiable.
-fn slice(parts: &[Bool], offsets: [&BV; 2], memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Option<Bool> {
+/// The conjuncts of `parts` connected to the offsets through constants other than the thread
+/// and block indices named in `hubs` (nearly every conjunct mentions those); `None` when that is
+/// more than half of them. Dropping conjuncts only relaxes the query, so an unsatisfiable slice
+/// proves the whole query unsatisfiable.
+fn slice(
+    parts: &[Bool],
+    offsets: [&BV; 2],
+    hubs: &HashSet<String>,
+    memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>,
+) -> Option<Bool> {
     let all = conjuncts(parts);
-    let hub = |n: &str| n.starts_with("tid") || n.starts_with("bid");
+    let hub = |n: &str| hubs.contains(n);
     let vars: Vec<HashSet<String>> = all
         .iter()
         .map(|c| {
@@ -980,12 +994,13 @@ mod slice_tests {
                 other.bvugt(&tid),
             ];
             let memo = &mut HashMap::new();
-            let s = slice(&parts, [&offset, &offset], memo).expect("drops half of the conjuncts");
+            let hubs: HashSet<String> = ThreadVars::new(1).index_names().collect();
+            let s = slice(&parts, [&offset, &offset], &hubs, memo).expect("drops half of the conjuncts");
             let text = s.to_string();
             assert!(text.contains("param_n") && text.contains("tid1_x"), "{text}");
             assert!(!text.contains("x9_s") && !text.contains("x10_s"), "{text}");
             // Nothing to drop: no slice.
-            assert!(slice(&parts[..2], [&offset, &offset], memo).is_none());
+            assert!(slice(&parts[..2], [&offset, &offset], &hubs, memo).is_none());
         });
     }
 }

@@ -65,6 +65,11 @@ impl ThreadVars {
             same_block,
         }
     }
+
+    /// Names of the thread- and block-index constants.
+    pub fn index_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.tid.iter().chain(self.bid.iter()).map(|v| v.to_string())
+    }
 }
 
 /// Control predicate and known facts at a program point.
