@@ -5,6 +5,8 @@
 //! Run: `cargo bench --bench sdv_profile [-- PATH_SUBSTRING]`. For every corpus kernel checked by
 //! the SDV checker (only those whose path contains the argument, when one is given), prints one
 //! line of totals; then, for the five slowest kernels, their phases and slowest solver calls.
+//! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
+//! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
 
 use autosync::check::uses_named_barriers;
 use autosync::front;
@@ -33,9 +35,21 @@ fn main() {
         if uses_named_barriers(&k) {
             continue;
         }
-        let t = Instant::now();
-        let (_, p) = sdv::check_profiled(&k, &sdv::SdvOptions::default());
-        let total = t.elapsed().as_secs_f64() * 1000.0;
+        // The fastest of `AUTOSYNC_PROFILE_RUNS` runs (default 1): the others are noise.
+        let runs_wanted: usize = std::env::var("AUTOSYNC_PROFILE_RUNS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        let mut best: Option<(f64, Profile)> = None;
+        for _ in 0..runs_wanted.max(1) {
+            let t = Instant::now();
+            let (_, p) = sdv::check_profiled(&k, &sdv::SdvOptions::default());
+            let total = t.elapsed().as_secs_f64() * 1000.0;
+            if best.as_ref().is_none_or(|(b, _)| total < *b) {
+                best = Some((total, p));
+            }
+        }
+        let (total, p) = best.expect("at least one run");
         let solver: f64 = p.queries.iter().map(|q| q.millis).sum();
         let max = p.queries.iter().map(|q| q.millis).fold(0.0, f64::max);
         let mut sizes: Vec<usize> = p.queries.iter().map(|q| q.size).collect();
@@ -62,7 +76,12 @@ fn main() {
         }
         let mut qs = p.queries.clone();
         qs.sort_by(|a, b| b.millis.total_cmp(&a.millis));
-        for q in qs.iter().take(8) {
+        // `AUTOSYNC_PROFILE_CALLS` slowest calls per kernel (default 8).
+        let calls: usize = std::env::var("AUTOSYNC_PROFILE_CALLS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(8);
+        for q in qs.iter().take(calls) {
             let line = |l| {
                 autosync_oracle::tree::LabelTree::new(k)
                     .info

@@ -31,6 +31,11 @@ pub(crate) fn fallback_solver(timeout_ms: u32) -> Solver {
 /// 2-core x86-64 machine; the lower end is taken so the budget is at most about the time asked).
 const RLIMIT_PER_MS: u64 = 7000;
 
+/// The milliseconds of solver work `units` Z3 resource units stand for (at least 1).
+pub(crate) fn millis_of(units: u64) -> u32 {
+    units.div_ceil(RLIMIT_PER_MS).clamp(1, u64::from(u32::MAX)) as u32
+}
+
 /// How much longer than its budget a check may take on the wall clock before it is cut off.
 const WALL_CLOCK_SLACK: u64 = 10;
 

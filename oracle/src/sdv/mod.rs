@@ -250,10 +250,11 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
         }
     }
 
+    let groups = groups(&jobs, &sites);
     let profiling = profile.is_some();
-    // The jobs go round-robin to a fixed number of lanes, each with its own Z3 context, run on
+    // The groups go round-robin to a fixed number of lanes, each with its own Z3 context, run on
     // rayon's pool: the answers do not depend on how many cores the machine has.
-    let lanes: Vec<Lane> = (0..LANES.min(jobs.len()))
+    let lanes: Vec<Lane> = (0..LANES.min(groups.len()))
         .into_par_iter()
         .map(|lane| {
             crate::smt::fresh_context(|| {
@@ -261,11 +262,32 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
                 engine.small_witnesses = opts.small_witnesses;
                 engine.profile = profiling.then(Vec::new);
                 let mut answers = Vec::new();
-                for (n, job) in jobs.iter().enumerate().skip(lane).step_by(LANES) {
+                for group in groups.iter().skip(lane).step_by(LANES) {
                     if engine.expired {
                         break;
                     }
-                    answers.push((n, run_job(&mut engine, job)));
+                    // The first job alone; when it was cheap and race-free, the rest are asked
+                    // together first (the jobs of a group are alike: they tend to cost the same).
+                    let (&first, rest) = group.split_first().expect("groups are not empty");
+                    let spent = engine.spent;
+                    let answer = run_job(&mut engine, &jobs[first]);
+                    let cost = engine.spent - spent;
+                    let cheap = matches!(answer.0, Outcome::Unsat) && cost <= CHEAP_QUERY;
+                    answers.push((first, answer));
+                    if rest.len() > 1 && cheap && !engine.expired {
+                        let qs: Vec<&Query> = rest.iter().map(|&n| &jobs[n].q).collect();
+                        let budget = crate::smt::millis_of(2 * cost * rest.len() as u64);
+                        if engine.none_of(&qs, budget.min(opts.timeout_ms.div_ceil(32))) {
+                            answers.extend(rest.iter().map(|&n| (n, (Outcome::Unsat, false, jobs[n].rel))));
+                            continue;
+                        }
+                    }
+                    for &n in rest {
+                        if engine.expired {
+                            break;
+                        }
+                        answers.push((n, run_job(&mut engine, &jobs[n])));
+                    }
                 }
                 Lane {
                     answers,
@@ -320,6 +342,37 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
 
 /// Lanes the conflict queries of one check are spread over (see [`check_in_context`]).
 const LANES: usize = 2;
+
+/// Most jobs in one group (see [`groups`]).
+const GROUP_SIZE: usize = 9;
+
+/// Z3 resource units (about 8 ms of solver work) under which a group's first query counts as
+/// cheap: then the rest of the group is asked together (see [`Engine::none_of`]).
+const CHEAP_QUERY: u64 = 56_000;
+
+/// The jobs in groups that are first asked together (see [`Engine::none_of`]): jobs of one
+/// scope, pairing and pair of arrays, on walks of the same shared loops, in job order, at most
+/// [`GROUP_SIZE`] each. Groups are in the order of their first jobs.
+fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
+    type Key = (RaceScope, Pairing, Vec<Label>, ArrayId, ArrayId);
+    let key = |j: &Job| -> Key {
+        let (a, b) = (&sites[j.sites.0], &sites[j.sites.1]);
+        (j.scope, j.q.pairing, j.q.shared.clone(), a.access.array, b.access.array)
+    };
+    let mut out: Vec<(Key, Vec<usize>)> = Vec::new();
+    for (n, j) in jobs.iter().enumerate() {
+        let k = key(j);
+        match out
+            .iter_mut()
+            .rev()
+            .find(|(g, members)| *g == k && members.len() < GROUP_SIZE)
+        {
+            Some((_, members)) => members.push(n),
+            None => out.push((k, vec![n])),
+        }
+    }
+    out.into_iter().map(|(_, members)| members).collect()
+}
 
 /// One conflict query of a check and where its answer goes.
 struct Job<'k> {

@@ -2,7 +2,7 @@
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
 use super::intervals::{Bound, PathBounds};
-use super::symex::{self, resize, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
+use super::symex::{self, resize, Geometry, Product, SiteTerms, ThreadVars, Val, Values, Walk};
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
@@ -212,7 +212,7 @@ pub(crate) struct Engine<'k> {
     solver: Solver,
     /// [`crate::smt::fallback_solver`], with the geometry constraints, once a query needs it.
     fallback: Option<Solver>,
-    walks: HashMap<(u8, bool, Vec<Label>), Rc<Walk>>,
+    walks: HashMap<(u8, bool, Vec<Label>, Values), Rc<Walk>>,
     memo: HashMap<Bool, Outcome>,
     /// The constants of each term sliced so far (queries share most of their terms).
     constants: HashMap<Dynamic, Rc<HashSet<String>>>,
@@ -220,6 +220,10 @@ pub(crate) struct Engine<'k> {
     hubs: HashSet<String>,
     /// Number of solver calls.
     pub queries: u64,
+    /// Z3 resource units spent by the checks so far (deterministic, unlike time).
+    pub spent: u64,
+    /// The context's resource count after the last check.
+    resources_seen: u64,
     /// Per-query solver limit.
     timeout_ms: u32,
     /// Wall-clock end of the whole check, if bounded.
@@ -248,6 +252,15 @@ pub struct QueryStat {
     pub millis: f64,
     /// `sat`, `unsat` or `unknown`.
     pub result: &'static str,
+}
+
+/// A query's formula and the walks it is built from.
+struct Built {
+    w1: Rc<Walk>,
+    w2: Rc<Walk>,
+    /// The conjuncts of `formula`, as assembled.
+    parts: Vec<Bool>,
+    formula: Bool,
 }
 
 impl<'k> Engine<'k> {
@@ -288,6 +301,8 @@ impl<'k> Engine<'k> {
             constants: HashMap::new(),
             hubs,
             queries: 0,
+            spent: 0,
+            resources_seen: 0,
             timeout_ms,
             deadline,
             expired: false,
@@ -310,6 +325,13 @@ impl<'k> Engine<'k> {
         let started = std::time::Instant::now();
         let res = solver.check();
         let millis = started.elapsed().as_secs_f64() * 1000.0;
+        // Z3's resource count is per context and only grows: the difference is this check's.
+        let count = match solver.get_statistics().value("rlimit count") {
+            Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
+            _ => self.resources_seen,
+        };
+        self.spent += count.saturating_sub(self.resources_seen);
+        self.resources_seen = count;
         self.queries += 1;
         if let Some(p) = &mut self.profile {
             p.push(QueryStat {
@@ -353,8 +375,8 @@ impl<'k> Engine<'k> {
         self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 
-    fn walk(&mut self, tag: u8, inter: bool, shared: &[Label]) -> Rc<Walk> {
-        let key = (tag, inter, shared.to_vec());
+    fn walk(&mut self, tag: u8, inter: bool, shared: &[Label], values: Values) -> Rc<Walk> {
+        let key = (tag, inter, shared.to_vec(), values);
         if let Some(w) = self.walks.get(&key) {
             return w.clone();
         }
@@ -364,19 +386,22 @@ impl<'k> Engine<'k> {
             &self.intra[tag as usize - 1]
         };
         let set: HashSet<Label> = shared.iter().copied().collect();
-        let w = Rc::new(symex::walk(self.k, self.unif, &self.geom, th, &set));
+        let w = Rc::new(symex::walk(self.k, self.unif, &self.geom, th, &set, values));
         self.walks.insert(key, w.clone());
         w
     }
 
-    /// Decides one query.
-    pub(crate) fn run(&mut self, q: &Query) -> Outcome {
+    /// The formula of a query and the walks it was built from; `None` when the walks cannot
+    /// express the query (it is then undecided).
+    fn build(&mut self, q: &Query) -> Option<Built> {
         let inter = q.pairing == Pairing::InterBlock;
-        let w1 = self.walk(1, inter, &q.shared);
-        let w2 = self.walk(2, inter, &q.shared);
+        // Only whether two stores may write different values needs the values themselves.
+        let values = if q.differ { Values::All } else { Values::Steering };
+        let w1 = self.walk(1, inter, &q.shared, values);
+        let w2 = self.walk(2, inter, &q.shared, values);
         let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1))) else {
             // Every access is visited by the walk; a missing one would be a bug: assume a race.
-            return Outcome::Unknown;
+            return None;
         };
         let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
         let (t1, t2) = (&t1, &t2);
@@ -428,7 +453,7 @@ impl<'k> Engine<'k> {
             match bounds_term(std::slice::from_ref(&q.also), [&w1, &w2]) {
                 Some(c) => parts.push(c),
                 // A bound the walks cannot express: the query would not be the one asked for.
-                None => return Outcome::Unknown,
+                None => return None,
             }
         }
         if q.differ {
@@ -438,7 +463,77 @@ impl<'k> Engine<'k> {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
         let formula = Bool::and(&parts);
-        if let Some(o) = self.memo.get(&formula) {
+        let (w1, w2) = (w1.clone(), w2.clone());
+        Some(Built { w1, w2, parts, formula })
+    }
+
+    /// The sites of a query in the walks of `b`.
+    fn sites<'b>(b: &'b Built, q: &Query) -> (&'b SiteTerms, &'b SiteTerms) {
+        (&b.w1.sites[&(q.a.0, q.a.1)], &b.w2.sites[&(q.b.0, q.b.1)])
+    }
+
+    /// Whether none of the queries `qs` can be satisfied, asked as one solver call on their
+    /// disjunction (a few queries of one array and pairing are nearly always all unsatisfiable
+    /// together in a race-free kernel; one call costs about what one query does). `false` says
+    /// nothing: the queries are then asked one by one. Each disjunct is the query's slice when it
+    /// has one (relaxations only, so an unsatisfiable disjunction settles every query).
+    pub(crate) fn none_of(&mut self, qs: &[&Query], budget_ms: u32) -> bool {
+        let mut alternatives: Vec<Vec<Bool>> = Vec::new();
+        let mut formulas = Vec::new();
+        for q in qs {
+            let Some(b) = self.build(q) else { return false };
+            match self.memo.get(&b.formula) {
+                Some(Outcome::Unsat) => continue,
+                Some(_) => return false,
+                None => {}
+            }
+            let (s1, s2) = Self::sites(&b, q);
+            let relaxed = slice(&b.parts, &offset_roots(s1, s2), &self.hubs, &mut self.constants)
+                .unwrap_or_else(|| b.formula.clone());
+            alternatives.push(conjuncts(&[relaxed]));
+            formulas.push(b.formula);
+        }
+        if alternatives.is_empty() {
+            return true;
+        }
+        if self.deadline_passed() {
+            self.expired = true;
+            return false;
+        }
+        // Conjuncts every alternative has (the walks' facts, mostly) are asserted once.
+        let common: Vec<Bool> = alternatives[0]
+            .iter()
+            .filter(|c| alternatives[1..].iter().all(|a| a.contains(c)))
+            .cloned()
+            .collect();
+        let rest: Vec<Bool> = alternatives
+            .iter()
+            .map(|a| Bool::and(&a.iter().filter(|c| !common.contains(c)).cloned().collect::<Vec<_>>()))
+            .collect();
+        let f = Bool::and(&[Bool::and(&common), Bool::or(&rest)]);
+        let res = self.attempt(&f, false, budget_ms, (qs[0].a.0, qs[0].b.0, "group"));
+        self.solver.pop(1);
+        if res != SatResult::Unsat {
+            return false;
+        }
+        for f in formulas {
+            self.memo.insert(f, Outcome::Unsat);
+        }
+        true
+    }
+
+    /// Decides one query.
+    pub(crate) fn run(&mut self, q: &Query) -> Outcome {
+        let Some(built) = self.build(q) else {
+            return Outcome::Unknown;
+        };
+        let inter = q.pairing == Pairing::InterBlock;
+        let (w1, w2) = (&built.w1, &built.w2);
+        let (s1, s2) = Self::sites(&built, q);
+        let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
+        let (t1, t2) = (&t1, &t2);
+        let (parts, formula) = (&built.parts, &built.formula);
+        if let Some(o) = self.memo.get(formula) {
             return o.clone();
         }
         if self.deadline_passed() {
@@ -459,12 +554,8 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        let sliced = slice(&parts, [&s1.offset, &s2.offset], &self.hubs, &mut self.constants);
-        let abstracted = abstract_products(
-            sliced.as_ref().unwrap_or(&formula),
-            [&w1, &w2],
-            [&s1.offset, &s2.offset],
-        );
+        let sliced = slice(parts, &offset_roots(s1, s2), &self.hubs, &mut self.constants);
+        let abstracted = abstract_products(sliced.as_ref().unwrap_or(formula), [w1, w2], [&s1.offset, &s2.offset]);
         let budget = self.timeout_ms;
         let mut plan = Vec::new();
         if sliced.is_some() {
@@ -488,7 +579,7 @@ impl<'k> Engine<'k> {
             let (f, what) = match (&form, &abstracted, &sliced) {
                 (Form::Abstract, Some(a), _) => (a, abstract_kind.as_str()),
                 (Form::Sliced, _, Some(s)) => (s, "slice"),
-                _ => (&formula, kind),
+                _ => (formula, kind),
             };
             let res = self.attempt(f, fallback, ms, (q.a.0, q.b.0, what));
             let solver = self.holder(fallback);
@@ -513,7 +604,7 @@ impl<'k> Engine<'k> {
                 break;
             }
         }
-        self.memo.insert(formula, outcome.clone());
+        self.memo.insert(formula.clone(), outcome.clone());
         outcome
     }
 
@@ -919,13 +1010,18 @@ fn constants(root: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -
     memo[root].clone()
 }
 
-/// The conjuncts of `parts` connected to the offsets through constants other than the thread
-/// and block indices named in `hubs` (nearly every conjunct mentions those); `None` when that is
-/// more than half of them. Dropping conjuncts only relaxes the query, so an unsatisfiable slice
-/// proves the whole query unsatisfiable.
-fn slice(
+/// The two offsets of a query, as the roots of its slice.
+fn offset_roots(s1: &SiteTerms, s2: &SiteTerms) -> [Dynamic; 2] {
+    [Dynamic::from_ast(&s1.offset), Dynamic::from_ast(&s2.offset)]
+}
+
+/// The conjuncts of `parts` connected to the terms `roots` through constants other than the
+/// thread and block indices named in `hubs` (nearly every conjunct mentions those); `None` when
+/// that is more than half of them. Dropping conjuncts only relaxes the query, so an
+/// unsatisfiable slice proves the whole query unsatisfiable.
+pub(crate) fn slice(
     parts: &[Bool],
-    offsets: [&BV; 2],
+    roots: &[Dynamic],
     hubs: &HashSet<String>,
     memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>,
 ) -> Option<Bool> {
@@ -942,13 +1038,8 @@ fn slice(
         })
         .collect();
     let mut live: HashSet<String> = HashSet::new();
-    for o in offsets {
-        live.extend(
-            constants(&Dynamic::from_ast(o), memo)
-                .iter()
-                .filter(|n| !hub(n))
-                .cloned(),
-        );
+    for o in roots {
+        live.extend(constants(o, memo).iter().filter(|n| !hub(n)).cloned());
     }
     let mut taken = vec![false; all.len()];
     loop {
@@ -995,12 +1086,12 @@ mod slice_tests {
             ];
             let memo = &mut HashMap::new();
             let hubs: HashSet<String> = ThreadVars::new(1).index_names().collect();
-            let s = slice(&parts, [&offset, &offset], &hubs, memo).expect("drops half of the conjuncts");
+            let s = slice(&parts, &[Dynamic::from_ast(&offset)], &hubs, memo).expect("drops half of the conjuncts");
             let text = s.to_string();
             assert!(text.contains("param_n") && text.contains("tid1_x"), "{text}");
             assert!(!text.contains("x9_s") && !text.contains("x10_s"), "{text}");
             // Nothing to drop: no slice.
-            assert!(slice(&parts[..2], [&offset, &offset], &hubs, memo).is_none());
+            assert!(slice(&parts[..2], &[Dynamic::from_ast(&offset)], &hubs, memo).is_none());
         });
     }
 }

@@ -157,11 +157,31 @@ struct Frame {
     var: Option<VarId>,
 }
 
+/// What a walk computes besides addresses and conditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Values {
+    /// Only what steers: a variable whose value reaches no address, condition, assumption or
+    /// barrier operand (see [`Uniformity::steering_vars`]) gets a fresh unknown at each
+    /// assignment, and stored values are not computed. Every query but "can two stores write
+    /// different values" needs no more (a hash's rounds cost nothing then).
+    Steering,
+    /// Every assigned and stored value.
+    All,
+}
+
 /// Walks `k` as thread `th`. `unif` tells which variables are non-uniform and which reads give
 /// every thread the same value; `shared` holds the loops in whose current iteration both
 /// threads of the query are.
-pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVars, shared: &HashSet<Label>) -> Walk {
+pub(crate) fn walk(
+    k: &Kernel,
+    unif: &Uniformity,
+    geom: &Geometry,
+    th: &ThreadVars,
+    shared: &HashSet<Label>,
+    values: Values,
+) -> Walk {
     let mut w = Walker {
+        values,
         k,
         nu: unif.nu_vars(),
         uniform_reads: unif.uniform_reads(),
@@ -190,6 +210,7 @@ pub(crate) fn walk(k: &Kernel, unif: &Uniformity, geom: &Geometry, th: &ThreadVa
 }
 
 struct Walker<'a> {
+    values: Values,
     k: &'a Kernel,
     nu: &'a HashSet<VarId>,
     uniform_reads: &'a HashSet<(Label, usize)>,
@@ -429,7 +450,8 @@ impl<'a> Walker<'a> {
                         },
                     );
                 }
-                match op {
+                let constant = x.as_u64().is_some() && y.as_u64().is_some();
+                let r = match op {
                     Add | Sub | Mul if s && self.cond_depth == 0 => {
                         self.no_signed_overflow(op, &x, &y);
                         self.eval_bin_bits(op, &x, &y)
@@ -457,6 +479,13 @@ impl<'a> Walker<'a> {
                     Eq => pb(x.eq(&y)),
                     Ne => pb(x.eq(&y).not()),
                     And | Or => unreachable!("handled above"),
+                };
+                // Folded (`64 * 8` from a macro): Z3 builds `bvmul` of two numerals as is, and a
+                // product of two numerals would look like a product of unknowns to the queries.
+                match r {
+                    Val::Bv(v) if constant => Val::Bv(v.simplify()),
+                    Val::B(b) if constant => Val::B(b.simplify()),
+                    r => r,
                 }
             }
         }
@@ -490,6 +519,13 @@ impl<'a> Walker<'a> {
 
     fn assign(&mut self, v: VarId, e: &Expr) {
         let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
+        if !self.tracks(v) {
+            // A fresh unknown per assignment (never one per variable: two assignments with
+            // different values would then have to agree, and a real execution could be lost).
+            let val = self.unknown("nv", ty, false);
+            self.env.insert(v, val);
+            return;
+        }
         let val = self.eval_as(e, ty);
         if self.steering.contains(&v) {
             self.flush_ub();
@@ -503,6 +539,11 @@ impl<'a> Walker<'a> {
             self.pow2.insert(v, (exp, x.clone()));
         }
         self.env.insert(v, val);
+    }
+
+    /// Whether the walk computes `v`'s values (see [`Values`]).
+    fn tracks(&self, v: VarId) -> bool {
+        self.values == Values::All || self.steering.contains(&v)
     }
 
     /// The exponent of `v` while it holds the power of two recorded for it.
@@ -619,7 +660,7 @@ impl<'a> Walker<'a> {
         }
         // The stored value's own undefined-behaviour conditions are dropped (fewer facts only
         // widen what a query considers).
-        let stored = stored.map(|e| self.eval(e));
+        let stored = stored.filter(|_| self.values == Values::All).map(|e| self.eval(e));
         self.ub.clear();
         self.out.sites.insert(
             (label, op),
@@ -788,7 +829,9 @@ impl<'a> Walker<'a> {
     ) {
         let entry_ctrl = self.ctrl.clone();
         let entry_facts = self.facts.clone();
-        let mods = modified_vars(header, body, step);
+        // Variables the walk does not track keep the unknowns their assignments give them.
+        let mut mods = modified_vars(header, body, step);
+        mods.retain(|&v| self.tracks(v));
         // The first test on the entry values: when it fails nothing in the loop runs.
         let first_test = (kind != LoopKind::DoWhile && header.is_empty()).then(|| {
             let c = self.eval_bool(cond);
@@ -813,7 +856,8 @@ impl<'a> Walker<'a> {
             32,
         );
         self.out.iters.insert(label, iter.clone());
-        let ind = inductions(self.k, header, body, step);
+        let mut ind = inductions(self.k, header, body, step);
+        ind.retain(|(v, _)| self.tracks(*v));
         let mut closed = Vec::new();
         let mut no_wrap = Vec::new();
         let mut limits = Vec::new();
@@ -909,7 +953,8 @@ impl<'a> Walker<'a> {
         self.block(body);
         if has_jump(body, &|k| matches!(k, StmtKind::Continue)) {
             // Threads arrive at the step from the end of the body and from `continue`s.
-            let body_mods = modified_vars(&[], body, &[]);
+            let mut body_mods = modified_vars(&[], body, &[]);
+            body_mods.retain(|&v| self.tracks(v));
             self.havoc(label, &body_mods, "c", false);
         }
         self.ctrl = body_ctrl;
@@ -1073,6 +1118,9 @@ impl Walker<'_> {
     ) -> Vec<GuardedGroup<'k>> {
         let mut out = Vec::new();
         'groups: for info in guarded_inductions(self.k, header, body, step) {
+            if info.updates.iter().all(|(v, _)| !self.tracks(*v)) {
+                continue;
+            }
             // A uniform group in a loop both threads are in the same iteration of has run the
             // same number of times in both.
             let uniform =

@@ -10,7 +10,10 @@
 use super::symex::{self, ThreadVars};
 use crate::ir::*;
 use crate::tree::Position;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use z3::ast::{Bool, Dynamic};
 use z3::{SatResult, Solver};
 
 /// How uniform the predicate of a label is.
@@ -512,7 +515,11 @@ struct WarpCheck {
     w1_any: symex::Walk,
     w2_any: symex::Walk,
     /// The two threads are in one warp.
-    same_warp: z3::ast::Bool,
+    same_warp: Bool,
+    /// The thread and block index names (see [`super::query::slice`]).
+    hubs: HashSet<String>,
+    /// Constants per term, for slicing.
+    constants: RefCell<HashMap<Dynamic, Rc<HashSet<String>>>>,
 }
 
 impl WarpCheck {
@@ -527,12 +534,12 @@ impl WarpCheck {
                 all_loops.insert(s.label);
             }
         });
-        let w1 = symex::walk(k, unif, &geom, &t1, &all_loops);
-        let w2 = symex::walk(k, unif, &geom, &t2, &all_loops);
+        let w1 = symex::walk(k, unif, &geom, &t1, &all_loops, symex::Values::Steering);
+        let w2 = symex::walk(k, unif, &geom, &t2, &all_loops, symex::Values::Steering);
         let mut k_any = k.clone();
         k_any.launch.params.clear();
-        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops);
-        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops);
+        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Values::Steering);
+        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Values::Steering);
         let solver = crate::smt::query_solver(2000);
         for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
             solver.assert(&c);
@@ -540,6 +547,7 @@ impl WarpCheck {
         let w1_ = super::query::warp_of(&t1, &geom);
         let w2_ = super::query::warp_of(&t2, &geom);
         let same_warp = w1_.eq(&w2_);
+        let hubs = t1.index_names().chain(t2.index_names()).collect();
         WarpCheck {
             solver,
             w1,
@@ -547,7 +555,28 @@ impl WarpCheck {
             w1_any,
             w2_any,
             same_warp,
+            hubs,
+            constants: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Whether the two threads can disagree on a condition (`c1` in thread 1, `c2` in thread 2)
+    /// under `parts`, asked of the slice of `parts` connected to the condition when there is one.
+    /// The slice drops conjuncts, so its `Unsat` is exact, and its `Sat` may claim a
+    /// disagreement that cannot happen: a less uniform level than the truth, which assumes less
+    /// (unanswered queries are taken the same way).
+    fn can_disagree(&self, mut parts: Vec<Bool>, c1: &Bool, c2: &Bool) -> SatResult {
+        parts.push(c1.xor(c2));
+        let roots = [Dynamic::from_ast(c1), Dynamic::from_ast(c2)];
+        let sliced = super::query::slice(&parts, &roots, &self.hubs, &mut self.constants.borrow_mut());
+        self.solver.push();
+        match sliced {
+            Some(f) => self.solver.assert(&f),
+            None => parts.iter().for_each(|p| self.solver.assert(p)),
+        }
+        let r = self.solver.check();
+        self.solver.pop(1);
+        r
     }
 
     /// [`Level::Block`] when no two threads of the block that reach condition `src` can evaluate
@@ -560,28 +589,17 @@ impl WarpCheck {
         // Two lanes of one warp that disagree (with this run's parameters) are two threads of
         // the block that disagree for some parameters: most conditions (`tid < n`) are settled
         // by this one query, the cheaper of the two.
-        self.solver.push();
-        for p in [&c1.0, &c2.0] {
-            self.solver.assert(&p.ctrl);
-            self.solver.assert(&p.facts);
-        }
-        self.solver.assert(c1.1.xor(&c2.1));
-        self.solver.assert(&self.same_warp);
-        let in_warp = self.solver.check();
-        self.solver.pop(1);
+        let parts = |p1: &symex::PointTerms, p2: &symex::PointTerms| {
+            vec![p1.ctrl.clone(), p1.facts.clone(), p2.ctrl.clone(), p2.facts.clone()]
+        };
+        let mut in_warp = parts(&c1.0, &c2.0);
+        in_warp.push(self.same_warp.clone());
+        let in_warp = self.can_disagree(in_warp, &c1.1, &c2.1);
         if in_warp == SatResult::Sat {
             return Level::Thread;
         }
         if let (Some(a1), Some(a2)) = (self.w1_any.conds.get(&src), self.w2_any.conds.get(&src)) {
-            self.solver.push();
-            for p in [&a1.0, &a2.0] {
-                self.solver.assert(&p.ctrl);
-                self.solver.assert(&p.facts);
-            }
-            self.solver.assert(a1.1.xor(&a2.1));
-            let uniform = self.solver.check() == SatResult::Unsat;
-            self.solver.pop(1);
-            if uniform {
+            if self.can_disagree(parts(&a1.0, &a2.0), &a1.1, &a2.1) == SatResult::Unsat {
                 return Level::Block;
             }
         }
