@@ -52,7 +52,7 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u3
     }
     let geom = geometry(k);
     let th = ThreadVars::new(1);
-    let w = symex::walk(k, unif, &geom, &th, &HashSet::new(), symex::Values::Steering);
+    let w = symex::walk(k, unif, &geom, &th, &HashSet::new(), symex::Detail::Conditions);
     let solver = crate::smt::query_solver(timeout_ms);
     for c in geometry_constraints(k, &geom, &[&th]) {
         solver.assert(&c);

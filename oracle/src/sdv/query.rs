@@ -2,7 +2,7 @@
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
 use super::intervals::{Bound, PathBounds};
-use super::symex::{self, resize, Geometry, Product, SiteTerms, ThreadVars, Val, Values, Walk};
+use super::symex::{self, resize, Detail, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
@@ -212,7 +212,7 @@ pub(crate) struct Engine<'k> {
     solver: Solver,
     /// [`crate::smt::fallback_solver`], with the geometry constraints, once a query needs it.
     fallback: Option<Solver>,
-    walks: HashMap<(u8, bool, Vec<Label>, Values), Rc<Walk>>,
+    walks: HashMap<(u8, bool, Vec<Label>, Detail), Rc<Walk>>,
     memo: HashMap<Bool, Outcome>,
     /// The constants of each term sliced so far (queries share most of their terms).
     constants: HashMap<Dynamic, Rc<HashSet<String>>>,
@@ -375,8 +375,8 @@ impl<'k> Engine<'k> {
         self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 
-    fn walk(&mut self, tag: u8, inter: bool, shared: &[Label], values: Values) -> Rc<Walk> {
-        let key = (tag, inter, shared.to_vec(), values);
+    fn walk(&mut self, tag: u8, inter: bool, shared: &[Label], detail: Detail) -> Rc<Walk> {
+        let key = (tag, inter, shared.to_vec(), detail);
         if let Some(w) = self.walks.get(&key) {
             return w.clone();
         }
@@ -386,7 +386,7 @@ impl<'k> Engine<'k> {
             &self.intra[tag as usize - 1]
         };
         let set: HashSet<Label> = shared.iter().copied().collect();
-        let w = Rc::new(symex::walk(self.k, self.unif, &self.geom, th, &set, values));
+        let w = Rc::new(symex::walk(self.k, self.unif, &self.geom, th, &set, detail));
         self.walks.insert(key, w.clone());
         w
     }
@@ -396,9 +396,9 @@ impl<'k> Engine<'k> {
     fn build(&mut self, q: &Query) -> Option<Built> {
         let inter = q.pairing == Pairing::InterBlock;
         // Only whether two stores may write different values needs the values themselves.
-        let values = if q.differ { Values::All } else { Values::Steering };
-        let w1 = self.walk(1, inter, &q.shared, values);
-        let w2 = self.walk(2, inter, &q.shared, values);
+        let detail = if q.differ { Detail::Stores } else { Detail::Accesses };
+        let w1 = self.walk(1, inter, &q.shared, detail);
+        let w2 = self.walk(2, inter, &q.shared, detail);
         let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1))) else {
             // Every access is visited by the walk; a missing one would be a bug: assume a race.
             return None;
@@ -489,7 +489,7 @@ impl<'k> Engine<'k> {
             }
             let (s1, s2) = Self::sites(&b, q);
             let relaxed = slice(&b.parts, &offset_roots(s1, s2), &self.hubs, &mut self.constants)
-                .unwrap_or_else(|| b.formula.clone());
+                .map_or_else(|| b.formula.clone(), |s| s.formula);
             alternatives.push(conjuncts(&[relaxed]));
             formulas.push(b.formula);
         }
@@ -554,10 +554,15 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        let sliced = slice(parts, &offset_roots(s1, s2), &self.hubs, &mut self.constants);
-        let abstracted = abstract_products(sliced.as_ref().unwrap_or(formula), [w1, w2], [&s1.offset, &s2.offset]);
+        let slice = slice(parts, &offset_roots(s1, s2), &self.hubs, &mut self.constants);
+        let abstracted = abstract_products(
+            slice.as_ref().map_or(formula, |s| &s.formula),
+            [w1, w2],
+            [&s1.offset, &s2.offset],
+        );
         let budget = self.timeout_ms;
         let mut plan = Vec::new();
+        let sliced = slice.filter(|s| s.small).map(|s| s.formula);
         if sliced.is_some() {
             plan.push((Form::Sliced, false, budget.div_ceil(32)));
         }
@@ -962,10 +967,20 @@ fn conjuncts(parts: &[Bool]) -> Vec<Bool> {
             Some(z3::DeclKind::True) => {}
             Some(z3::DeclKind::Implies) => {
                 let ch = b.children();
-                if ch[0].as_bool().and_then(|c| c.as_bool()) == Some(true) {
-                    stack.push(ch[1].as_bool().expect("implies of bools"));
-                } else {
-                    out.push(b);
+                let (c, x) = (
+                    ch[0].as_bool().expect("implies of bools"),
+                    ch[1].as_bool().expect("implies of bools"),
+                );
+                match (c.as_bool(), x.safe_decl().map(|d| d.kind()).ok()) {
+                    (Some(true), _) => stack.push(x),
+                    // `c => (x1 and x2)` is `(c => x1) and (c => x2)`: the facts a walk keeps
+                    // under a path condition become separate conjuncts for the slice.
+                    (_, Some(z3::DeclKind::And)) => {
+                        for y in x.children().into_iter().rev() {
+                            stack.push(c.implies(y.as_bool().expect("and of bools")));
+                        }
+                    }
+                    _ => out.push(b),
                 }
             }
             _ => out.push(b),
@@ -1017,26 +1032,34 @@ fn offset_roots(s1: &SiteTerms, s2: &SiteTerms) -> [Dynamic; 2] {
 
 /// The conjuncts of `parts` connected to the terms `roots` through constants other than the
 /// thread and block indices named in `hubs` (nearly every conjunct mentions those); `None` when
-/// that is more than half of them. Dropping conjuncts only relaxes the query, so an
-/// unsatisfiable slice proves the whole query unsatisfiable.
+/// that is all of them. Dropping conjuncts only relaxes the query, so an unsatisfiable slice
+/// proves the whole query unsatisfiable.
 pub(crate) fn slice(
     parts: &[Bool],
     roots: &[Dynamic],
     hubs: &HashSet<String>,
     memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>,
-) -> Option<Bool> {
+) -> Option<Slice> {
     let all = conjuncts(parts);
     let hub = |n: &str| hubs.contains(n);
-    let vars: Vec<HashSet<String>> = all
+    let names = |t: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>| -> HashSet<String> {
+        constants(t, memo).iter().filter(|n| !hub(n)).cloned().collect()
+    };
+    // A conjunct is taken when its anchor meets what the roots depend on; taking it adds all
+    // its constants. The anchor of `c => x` is `x` alone: a path condition says when a fact
+    // holds, not what it is about (most facts of a kernel sit under conditions on its
+    // parameters, which would otherwise connect every fact to every offset).
+    let (vars, anchors): (Vec<HashSet<String>>, Vec<HashSet<String>>) = all
         .iter()
         .map(|c| {
-            constants(&Dynamic::from_ast(c), memo)
-                .iter()
-                .filter(|n| !hub(n))
-                .cloned()
-                .collect()
+            let vars = names(&Dynamic::from_ast(c), memo);
+            let anchor = match c.safe_decl().map(|d| d.kind()).ok() {
+                Some(z3::DeclKind::Implies) => names(&c.children()[1], memo),
+                _ => vars.clone(),
+            };
+            (vars, anchor)
         })
-        .collect();
+        .unzip();
     let mut live: HashSet<String> = HashSet::new();
     for o in roots {
         live.extend(constants(o, memo).iter().filter(|n| !hub(n)).cloned());
@@ -1044,8 +1067,8 @@ pub(crate) fn slice(
     let mut taken = vec![false; all.len()];
     loop {
         let mut grew = false;
-        for (i, v) in vars.iter().enumerate() {
-            if !taken[i] && (v.is_empty() || v.iter().any(|n| live.contains(n))) {
+        for (i, (v, a)) in vars.iter().zip(&anchors).enumerate() {
+            if !taken[i] && (a.is_empty() || a.iter().any(|n| live.contains(n))) {
                 taken[i] = true;
                 grew = true;
                 live.extend(v.iter().cloned());
@@ -1055,12 +1078,21 @@ pub(crate) fn slice(
             break;
         }
     }
-    // A slice that keeps most of the query costs about as much as the query.
-    if taken.iter().filter(|t| **t).count() * 2 > all.len() {
-        return None;
-    }
+    let total = all.len();
     let kept: Vec<Bool> = all.into_iter().zip(taken).filter(|(_, t)| *t).map(|(c, _)| c).collect();
-    Some(Bool::and(&kept))
+    (kept.len() < total).then(|| Slice {
+        formula: Bool::and(&kept),
+        small: kept.len() * 2 <= total,
+    })
+}
+
+/// What [`slice`] keeps of a formula.
+pub(crate) struct Slice {
+    /// The kept conjuncts.
+    pub formula: Bool,
+    /// At most half of the conjuncts are kept: worth a solver call of its own (a slice that
+    /// keeps most of the query costs about as much as the query).
+    pub small: bool,
 }
 
 #[cfg(test)]
@@ -1086,12 +1118,39 @@ mod slice_tests {
             ];
             let memo = &mut HashMap::new();
             let hubs: HashSet<String> = ThreadVars::new(1).index_names().collect();
-            let s = slice(&parts, &[Dynamic::from_ast(&offset)], &hubs, memo).expect("drops half of the conjuncts");
-            let text = s.to_string();
+            let s = slice(&parts, &[Dynamic::from_ast(&offset)], &hubs, memo).expect("drops conjuncts");
+            assert!(s.small, "drops half of the conjuncts");
+            let text = s.formula.to_string();
             assert!(text.contains("param_n") && text.contains("tid1_x"), "{text}");
             assert!(!text.contains("x9_s") && !text.contains("x10_s"), "{text}");
             // Nothing to drop: no slice.
             assert!(slice(&parts[..2], &[Dynamic::from_ast(&offset)], &hubs, memo).is_none());
+        });
+    }
+
+    #[test]
+    fn facts_under_a_path_condition_are_sliced_by_what_they_say() {
+        crate::smt::fresh_context(|| {
+            let bv = |n: &str| BV::new_const(n, 32);
+            let (tid, n, it, ex) = (bv("tid1_x"), bv("param_n"), bv("it5_s"), bv("ex9_s"));
+            let c = |v: u64| BV::from_u64(v, 32);
+            let offset = tid.bvadd(&it);
+            // The path condition mentions `n`, which the offset's own guard connects to; the
+            // facts under it are about `it` (kept) and about another loop's exit count (dropped).
+            let guard = it.bvult(&n);
+            let parts = vec![
+                guard.clone(),
+                guard.implies(Bool::and(&[it.bvult(c(8)), ex.bvult(c(32)), ex.bvugt(c(0))])),
+                n.bvugt(c(0)).implies(ex.eq(c(4))),
+            ];
+            let memo = &mut HashMap::new();
+            let hubs: HashSet<String> = ThreadVars::new(1).index_names().collect();
+            let s = slice(&parts, &[Dynamic::from_ast(&offset)], &hubs, memo).expect("drops conjuncts");
+            let text = s.formula.to_string();
+            assert!(text.contains("it5_s") && text.contains("param_n"), "{text}");
+            assert!(!text.contains("ex9_s"), "{text}");
+            // 2 of 5 conjuncts kept: small enough for a call of its own.
+            assert!(s.small);
         });
     }
 }

@@ -157,16 +157,18 @@ struct Frame {
     var: Option<VarId>,
 }
 
-/// What a walk computes besides addresses and conditions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Values {
-    /// Only what steers: a variable whose value reaches no address, condition, assumption or
-    /// barrier operand (see [`Uniformity::steering_vars`]) gets a fresh unknown at each
-    /// assignment, and stored values are not computed. Every query but "can two stores write
-    /// different values" needs no more (a hash's rounds cost nothing then).
-    Steering,
-    /// Every assigned and stored value.
-    All,
+/// How much a walk computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Detail {
+    /// Conditions and loops, without access sites (what uniformity and branch decisions use).
+    Conditions,
+    /// Also every access site with its offset. A variable whose value reaches no address,
+    /// condition, assumption or barrier operand (see [`Uniformity::steering_vars`]) gets a
+    /// fresh unknown at each assignment, and stored values are not computed: every query but
+    /// "can two stores write different values" needs no more (a hash's rounds cost nothing).
+    Accesses,
+    /// Also every assigned and stored value.
+    Stores,
 }
 
 /// Walks `k` as thread `th`. `unif` tells which variables are non-uniform and which reads give
@@ -178,10 +180,10 @@ pub(crate) fn walk(
     geom: &Geometry,
     th: &ThreadVars,
     shared: &HashSet<Label>,
-    values: Values,
+    detail: Detail,
 ) -> Walk {
     let mut w = Walker {
-        values,
+        detail,
         k,
         nu: unif.nu_vars(),
         uniform_reads: unif.uniform_reads(),
@@ -210,7 +212,7 @@ pub(crate) fn walk(
 }
 
 struct Walker<'a> {
-    values: Values,
+    detail: Detail,
     k: &'a Kernel,
     nu: &'a HashSet<VarId>,
     uniform_reads: &'a HashSet<(Label, usize)>,
@@ -541,9 +543,9 @@ impl<'a> Walker<'a> {
         self.env.insert(v, val);
     }
 
-    /// Whether the walk computes `v`'s values (see [`Values`]).
+    /// Whether the walk computes `v`'s values (see [`Detail`]).
     fn tracks(&self, v: VarId) -> bool {
-        self.values == Values::All || self.steering.contains(&v)
+        self.detail == Detail::Stores || self.steering.contains(&v)
     }
 
     /// The exponent of `v` while it holds the power of two recorded for it.
@@ -628,6 +630,9 @@ impl<'a> Walker<'a> {
     }
 
     fn site(&mut self, label: Label, op: usize, acc: &Access, stored: Option<&Expr>) {
+        if self.detail == Detail::Conditions {
+            return;
+        }
         let (offset, index) = match scaled_index(self.k, &acc.offset, acc.size) {
             Some((x, ty)) => {
                 // Evaluated once, so the index is the very term inside the offset.
@@ -660,7 +665,7 @@ impl<'a> Walker<'a> {
         }
         // The stored value's own undefined-behaviour conditions are dropped (fewer facts only
         // widen what a query considers).
-        let stored = stored.filter(|_| self.values == Values::All).map(|e| self.eval(e));
+        let stored = stored.filter(|_| self.detail == Detail::Stores).map(|e| self.eval(e));
         self.ub.clear();
         self.out.sites.insert(
             (label, op),

@@ -279,6 +279,41 @@ fn sdv_stores_of_one_value_are_benign_races() {
 }
 
 #[test]
+fn sdv_stored_values_computed_off_the_address_path_are_compared() {
+    // x = 3; for (i = 0; i < 4; i++) x = x * 2 + i; flag[0] = x;  (or x + tid). `x` reaches no
+    // address or condition, so conflict queries leave it unknown; whether the stores can differ
+    // must still be decided on its real values: the same in every thread (benign), or not.
+    let build = |by_thread: bool| {
+        let mut b = Kb::new(Some([64, 1, 1]));
+        let sh = b.array("flag", Space::Shared);
+        let (x, i) = (b.local("x"), b.local("i"));
+        let init = b.assign(x, u(3));
+        let step = ub(BinOp::Add, ub(BinOp::Mul, var(x), u(2)), var(i));
+        let update = b.assign(x, step);
+        let mut body = vec![init];
+        body.extend(b.for_(
+            i,
+            u(0),
+            ub(BinOp::Lt, var(i), u(4)),
+            ub(BinOp::Add, var(i), u(1)),
+            vec![update],
+        ));
+        let value = if by_thread {
+            ub(BinOp::Add, var(x), tid())
+        } else {
+            var(x)
+        };
+        body.push(b.store(sh, u(0), value));
+        b.finish(body)
+    };
+    let r = run(&build(false));
+    assert!(r.is_clean(), "{r:#?}");
+    assert_eq!(r.benign.len(), 1, "{r:#?}");
+    let r = run(&build(true));
+    assert_eq!((r.races.len(), r.benign.len()), (1, 0), "{r:#?}");
+}
+
+#[test]
 fn sdv_atomics() {
     let mut b = Kb::new(Some([64, 1, 1]));
     let sh = b.array("sh", Space::Shared);

@@ -534,12 +534,12 @@ impl WarpCheck {
                 all_loops.insert(s.label);
             }
         });
-        let w1 = symex::walk(k, unif, &geom, &t1, &all_loops, symex::Values::Steering);
-        let w2 = symex::walk(k, unif, &geom, &t2, &all_loops, symex::Values::Steering);
+        let w1 = symex::walk(k, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
+        let w2 = symex::walk(k, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
         let mut k_any = k.clone();
         k_any.launch.params.clear();
-        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Values::Steering);
-        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Values::Steering);
+        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
+        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
         let solver = crate::smt::query_solver(2000);
         for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
             solver.assert(&c);
@@ -571,7 +571,7 @@ impl WarpCheck {
         let sliced = super::query::slice(&parts, &roots, &self.hubs, &mut self.constants.borrow_mut());
         self.solver.push();
         match sliced {
-            Some(f) => self.solver.assert(&f),
+            Some(s) => self.solver.assert(&s.formula),
             None => parts.iter().for_each(|p| self.solver.assert(p)),
         }
         let r = self.solver.check();
