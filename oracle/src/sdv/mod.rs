@@ -346,8 +346,9 @@ const LANES: usize = 2;
 /// Most jobs in one group (see [`groups`]).
 const GROUP_SIZE: usize = 9;
 
-/// Z3 resource units (about 8 ms of solver work) under which a group's first query counts as
-/// cheap: then the rest of the group is asked together (see [`Engine::none_of`]).
+/// Z3 resource units under which a group's first query counts as cheap (5–15 ms of solver
+/// work on the realistic kernels): then the rest of the group is asked together (see
+/// [`Engine::none_of`]).
 const CHEAP_QUERY: u64 = 56_000;
 
 /// The jobs in groups that are first asked together (see [`Engine::none_of`]): jobs of one
