@@ -363,19 +363,19 @@ fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
         let (a, b) = (&sites[j.sites.0], &sites[j.sites.1]);
         (j.scope, j.q.pairing, j.q.shared.clone(), a.access.array, b.access.array)
     };
-    let mut out: Vec<(Key, Vec<usize>)> = Vec::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    // The group of each key that still has room.
+    let mut open: HashMap<Key, usize> = HashMap::new();
     for (n, j) in jobs.iter().enumerate() {
-        let k = key(j);
-        match out
-            .iter_mut()
-            .rev()
-            .find(|(g, members)| *g == k && members.len() < GROUP_SIZE)
-        {
-            Some((_, members)) => members.push(n),
-            None => out.push((k, vec![n])),
+        match open.get(&key(j)) {
+            Some(&g) if out[g].len() < GROUP_SIZE => out[g].push(n),
+            _ => {
+                open.insert(key(j), out.len());
+                out.push(vec![n]);
+            }
         }
     }
-    out.into_iter().map(|(_, members)| members).collect()
+    out
 }
 
 /// One conflict query of a check and where its answer goes.

@@ -463,7 +463,6 @@ impl<'k> Engine<'k> {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
         let formula = Bool::and(&parts);
-        let (w1, w2) = (w1.clone(), w2.clone());
         Some(Built { w1, w2, parts, formula })
     }
 
@@ -501,14 +500,16 @@ impl<'k> Engine<'k> {
             return false;
         }
         // Conjuncts every alternative has (the walks' facts, mostly) are asserted once.
+        let sets: Vec<HashSet<&Bool>> = alternatives.iter().map(|a| a.iter().collect()).collect();
         let common: Vec<Bool> = alternatives[0]
             .iter()
-            .filter(|c| alternatives[1..].iter().all(|a| a.contains(c)))
+            .filter(|c| sets[1..].iter().all(|a| a.contains(c)))
             .cloned()
             .collect();
+        let shared: HashSet<&Bool> = common.iter().collect();
         let rest: Vec<Bool> = alternatives
             .iter()
-            .map(|a| Bool::and(&a.iter().filter(|c| !common.contains(c)).cloned().collect::<Vec<_>>()))
+            .map(|a| Bool::and(&a.iter().filter(|c| !shared.contains(c)).cloned().collect::<Vec<_>>()))
             .collect();
         let f = Bool::and(&[Bool::and(&common), Bool::or(&rest)]);
         let res = self.attempt(&f, false, budget_ms, (qs[0].a.0, qs[0].b.0, "group"));

@@ -328,12 +328,12 @@ impl<'a> Walker<'a> {
                 match v {
                     _ if from == ScalarTy::Opaque => self.unknown("cast", to, shareable),
                     Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, bits), &BV::from_u64(0, bits))),
-                    Val::Bv(x) => Val::Bv(resize(&x, bits, signed(from))),
+                    Val::Bv(x) => Val::Bv(resize_folded(&x, bits, signed(from))),
                 }
             }
             ScalarTy::Opaque => match v {
                 Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, 64), &BV::from_u64(0, 64))),
-                Val::Bv(x) => Val::Bv(resize(&x, 64, signed(from))),
+                Val::Bv(x) => Val::Bv(resize_folded(&x, 64, signed(from))),
             },
         }
     }
@@ -1338,6 +1338,17 @@ pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
         std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
         std::cmp::Ordering::Less if from_signed => x.sign_ext(bits - w),
         std::cmp::Ordering::Less => x.zero_ext(bits - w),
+    }
+}
+
+/// [`resize`], and a numeral stays a numeral (an extension of one is not, to Z3's term
+/// builder; see the folding in [`Walker::eval_bin`]).
+fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
+    let r = resize(x, bits, from_signed);
+    if x.as_u64().is_some() && r.as_u64().is_none() {
+        r.simplify()
+    } else {
+        r
     }
 }
 
