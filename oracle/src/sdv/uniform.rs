@@ -326,7 +326,9 @@ fn confirmed_reads(
     let prelim = Uniformity {
         nu_vars: nu.clone(),
         uniform_reads: keep.clone(),
-        steering: HashSet::new(),
+        // Only the CFG is built from this one, but a walk of it must not take every variable
+        // for one that steers nothing.
+        steering: steering_vars(k),
         before: taint.before.iter().map(|(l, s)| (*l, level(s))).collect(),
         after: taint.after.iter().map(|(l, s)| (*l, level(s))).collect(),
     };
