@@ -459,6 +459,15 @@ impl<'k> Engine<'k> {
         if q.differ {
             parts.push(stores_differ(s1, q.a.2.size, s2, q.b.2.size));
         }
+        // Valid lemmas about offsets in mixed radix: they change no answer, only how fast the
+        // solver finds it.
+        let (o1, o2) = match (&s1.index, &s2.index) {
+            (Some((i1, _)), Some((i2, _))) => (i1, i2),
+            _ => (&s1.offset, &s2.offset),
+        };
+        let mut lemmas = Vec::new();
+        radix_lemmas([&w1, &w2], o1, o2, 3, &mut lemmas);
+        parts.extend(lemmas);
         if let (Some(n), false) = (q.lockstep_group, inter) {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
@@ -815,9 +824,8 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
     for (p, f) in products.iter().zip(&fresh) {
         subst.push((Dynamic::from_ast(&p.x.bvmul(&p.y)), Dynamic::from_ast(f)));
         if p.signed {
-            for nov in [p.x.bvmul_no_overflow(&p.y, true), p.x.bvmul_no_underflow(&p.y)] {
-                subst.push((Dynamic::from_ast(&nov), Dynamic::from_ast(&Bool::from_bool(true))));
-            }
+            let nov = crate::smt::signed_mul_facts(&p.x, &p.y);
+            subst.push((Dynamic::from_ast(&nov), Dynamic::from_ast(&Bool::from_bool(true))));
         }
     }
     let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
@@ -902,6 +910,104 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
         }
     }
     Some(Bool::and(&parts))
+}
+
+/// The addends of `t` (nested `bvadd`s flattened).
+fn addends(t: &BV) -> Vec<BV> {
+    let mut out = Vec::new();
+    let mut stack = vec![t.clone()];
+    while let Some(x) = stack.pop() {
+        match x.safe_decl().map(|d| d.kind()).ok() {
+            Some(z3::DeclKind::Badd) => stack.extend(x.children().iter().rev().filter_map(|c| c.as_bv())),
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+/// Lemmas of integer arithmetic that equal mixed-radix offsets have equal digits: when
+/// `t1 = y1 * w + c1` and `t2 = y2 * w + c2` (products of unknowns with a shared operand `w`, as
+/// recorded by the walks), `0 <= ci < w`, and neither product nor sum overflows, then
+/// `t1 = t2` gives `y1 = y2` and `c1 = c2`; likewise for the digits, a few levels deep
+/// (`(z * h + y) * w + x`).
+///
+/// Each lemma states its premises, so it is a valid bit-vector formula: conjoined to a query it
+/// changes no answer. What it changes is the proof: that a row offset is a multiple of a
+/// symbolic row length and a column stays below it is what separates the two rows, and a
+/// solver that bit-blasts the multipliers does not find that argument on its own (the
+/// inter-block query of a guarded `out[dim * n + i]` store: seconds without the lemma,
+/// milliseconds with it).
+fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<Bool>) {
+    const MAX_LEMMAS: usize = 16;
+    if depth == 0 || t1.get_size() != t2.get_size() || out.len() >= MAX_LEMMAS {
+        return;
+    }
+    let products = |t: &BV| -> Vec<(BV, Product, BV)> {
+        let parts = addends(t);
+        let mut found = Vec::new();
+        for (i, a) in parts.iter().enumerate() {
+            if let Some(p) = walks.iter().find_map(|w| w.products.get(a)) {
+                let rest: Vec<&BV> = parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, b)| b)
+                    .collect();
+                let c = match rest.as_slice() {
+                    [] => BV::from_u64(0, t.get_size()),
+                    [one] => (*one).clone(),
+                    more => more[1..].iter().fold(more[0].clone(), |acc, b| acc.bvadd(*b)),
+                };
+                found.push((a.clone(), p.clone(), c));
+            }
+        }
+        found
+    };
+    let (ps1, ps2) = (products(t1), products(t2));
+    for (prod1, p1, c1) in &ps1 {
+        for (prod2, p2, c2) in &ps2 {
+            if p1.signed != p2.signed || p1.x.get_size() != t1.get_size() || p2.x.get_size() != t1.get_size() {
+                continue;
+            }
+            // The shared operand `w` and the other operands (multiplication commutes).
+            let (y1, y2, w) = if p1.y == p2.y {
+                (&p1.x, &p2.x, &p1.y)
+            } else if p1.x == p2.x {
+                (&p1.y, &p2.y, &p1.x)
+            } else if p1.x == p2.y {
+                (&p1.y, &p2.x, &p1.x)
+            } else if p1.y == p2.x {
+                (&p1.x, &p2.y, &p1.y)
+            } else {
+                continue;
+            };
+            let zero = BV::from_u64(0, w.get_size());
+            let sites = [(t1, p1, prod1, c1, y1), (t2, p2, prod2, c2, y2)];
+            let conclusion = Bool::and(&[y1.eq(y2), c1.eq(c2)]);
+            let mut premises = vec![t1.eq(t2)];
+            for (t, p, prod, c, y) in sites {
+                if p.signed {
+                    // Non-negative digits of a signed product: the walks' facts about the
+                    // product (the same terms, so these premises cost the solver nothing) are
+                    // exact for non-negative operands, so `y * w` and `c` are below 2^31 and
+                    // `prod + c` cannot wrap as an unsigned sum (it may overflow as a signed
+                    // one when part of it was computed unsigned: no premise about it).
+                    premises.extend([
+                        crate::smt::signed_mul_facts(&p.x, &p.y),
+                        y.bvsge(&zero),
+                        w.bvsgt(&zero),
+                        c.bvult(w),
+                    ]);
+                } else {
+                    // Unsigned digits: no overflow of the product, `c < w`, no wrap of `prod + c`.
+                    premises.extend([p.x.bvmul_no_overflow(&p.y, false), c.bvult(w), t.bvuge(prod)]);
+                }
+            }
+            out.push(Bool::and(&premises).implies(conclusion));
+            radix_lemmas(walks, y1, y2, depth - 1, out);
+            radix_lemmas(walks, c1, c2, depth - 1, out);
+        }
+    }
 }
 
 /// A condition under which the unsigned product `x * y` does not overflow: one operand below
@@ -1152,6 +1258,60 @@ mod slice_tests {
             assert!(!text.contains("ex9_s"), "{text}");
             // 2 of 5 conjuncts kept: small enough for a call of its own.
             assert!(s.small);
+        });
+    }
+}
+
+#[cfg(test)]
+mod radix_tests {
+    use super::*;
+    use z3::Solver;
+
+    /// The lemmas about offsets `y * w + c` (signed and unsigned products, one and two levels
+    /// of digits) are valid bit-vector formulas: Z3 finds no assignment of 8-bit unknowns
+    /// that falsifies one. A lemma that was not valid could make a racy query unsatisfiable.
+    #[test]
+    fn radix_lemmas_are_valid() {
+        crate::smt::fresh_context(|| {
+            for signed in [true, false] {
+                let bv = |n: &str| BV::new_const(format!("{n}_{signed}"), 8);
+                let (z1, z2, h, y1, y2, w, c1, c2) = (
+                    bv("z1"),
+                    bv("z2"),
+                    bv("h"),
+                    bv("y1"),
+                    bv("y2"),
+                    bv("w"),
+                    bv("c1"),
+                    bv("c2"),
+                );
+                let mut walk = Walk::default();
+                let mut product = |x: &BV, y: &BV| {
+                    let p = x.bvmul(y);
+                    walk.products.insert(
+                        p.clone(),
+                        Product {
+                            x: x.clone(),
+                            y: y.clone(),
+                            signed,
+                        },
+                    );
+                    p
+                };
+                // Two levels: ((z * h + y) * w + c).
+                let r1 = product(&z1, &h).bvadd(&y1);
+                let r2 = product(&z2, &h).bvadd(&y2);
+                let t1 = product(&r1, &w).bvadd(&c1);
+                let t2 = product(&r2, &w).bvadd(&c2);
+                let mut lemmas = Vec::new();
+                radix_lemmas([&walk, &Walk::default()], &t1, &t2, 3, &mut lemmas);
+                assert_eq!(lemmas.len(), 2, "one lemma per level (signed {signed})");
+                for l in &lemmas {
+                    let s = Solver::new();
+                    s.assert(l.not());
+                    assert_eq!(s.check(), SatResult::Unsat, "valid (signed {signed}): {l}");
+                }
+            }
         });
     }
 }

@@ -452,6 +452,11 @@ impl<'a> Walker<'a> {
                         },
                     );
                 }
+                if let (Some(a), Some(b)) = (x.as_u64(), y.as_u64()) {
+                    if let Some(v) = fold_numerals(op, a, b, x.get_size(), s) {
+                        return v;
+                    }
+                }
                 let constant = x.as_u64().is_some() && y.as_u64().is_some();
                 let r = match op {
                     Add | Sub | Mul if s && self.cond_depth == 0 => {
@@ -498,7 +503,7 @@ impl<'a> Walker<'a> {
         let conds = match op {
             BinOp::Add => [x.bvadd_no_overflow(y, true), x.bvadd_no_underflow(y)],
             BinOp::Sub => [x.bvsub_no_overflow(y), x.bvsub_no_underflow(y, true)],
-            _ => [x.bvmul_no_overflow(y, true), x.bvmul_no_underflow(y)],
+            _ => [crate::smt::signed_mul_facts(x, y), Bool::from_bool(true)],
         };
         self.ub.extend(conds);
     }
@@ -633,7 +638,18 @@ impl<'a> Walker<'a> {
         if self.detail == Detail::Conditions {
             return;
         }
-        let (offset, index) = match scaled_index(self.k, &acc.offset, acc.size) {
+        // `base + x * size` with a base that evaluates to 0: an element of an array passed by
+        // pointer to an inlined function (the pointer holds the array's start).
+        let scaled = match &acc.offset {
+            Expr::Bin(BinOp::Add, ScalarTy::Int { bits: 64, .. }, a, b) => {
+                [(a, b), (b, a)].into_iter().find_map(|(base, rest)| {
+                    let x = scaled_index(self.k, rest, acc.size)?;
+                    matches!(self.eval_as(base, ScalarTy::I64), Val::Bv(v) if v.as_u64() == Some(0)).then_some(x)
+                })
+            }
+            offset => scaled_index(self.k, offset, acc.size),
+        };
+        let (offset, index) = match scaled {
             Some((x, ty)) => {
                 // Evaluated once, so the index is the very term inside the offset.
                 let Val::Bv(i) = self.eval_as(x, ty) else {
@@ -1344,11 +1360,97 @@ pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
 /// [`resize`], and a numeral stays a numeral (an extension of one is not, to Z3's term
 /// builder; see the folding in [`Walker::eval_bin`]).
 fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
+    let w = x.get_size();
+    if let (Some(v), true) = (x.as_u64(), bits <= 64 && w <= 64) {
+        let negative = from_signed && (v >> (w - 1)) & 1 == 1;
+        let extended = if negative { v | !mask(w) } else { v };
+        return BV::from_u64(extended & mask(bits), bits);
+    }
     let r = resize(x, bits, from_signed);
     if x.as_u64().is_some() && r.as_u64().is_none() {
         r.simplify()
     } else {
         r
+    }
+}
+
+/// The low `w` bits set (`w` at most 64).
+fn mask(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+/// `op` on two numerals of `w <= 64` bits, computed here (a Z3 simplifier call per constant
+/// expression was a quarter of the walk of a hashing kernel full of constants); the same value
+/// the bit-vector operation has. `None` when the result is not a plain numeral: signed
+/// overflow (undefined behaviour, which the walk records as a condition), division by zero,
+/// or an operation not folded here.
+fn fold_numerals(op: BinOp, x: u64, y: u64, w: u32, signed: bool) -> Option<Val> {
+    use BinOp::*;
+    if w == 0 || w > 64 {
+        return None;
+    }
+    let m = mask(w);
+    let sext = |v: u64| -> i64 {
+        let shift = 64 - w;
+        ((v << shift) as i64) >> shift
+    };
+    let (sx, sy) = (sext(x), sext(y));
+    let in_range = |r: i128| r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1));
+    let num = |v: u64| Some(Val::Bv(BV::from_u64(v & m, w)));
+    let boolean = |b: bool| Some(Val::B(Bool::from_bool(b)));
+    match op {
+        Add | Sub | Mul if signed => {
+            let r = match op {
+                Add => sx as i128 + sy as i128,
+                Sub => sx as i128 - sy as i128,
+                _ => sx as i128 * sy as i128,
+            };
+            if in_range(r) {
+                num(r as u64)
+            } else {
+                None
+            }
+        }
+        Add => num(x.wrapping_add(y)),
+        Sub => num(x.wrapping_sub(y)),
+        Mul => num(x.wrapping_mul(y)),
+        Div | Rem if y == 0 => None,
+        Div if signed => {
+            let q = sx as i128 / sy as i128;
+            if in_range(q) {
+                num(q as u64)
+            } else {
+                None
+            }
+        }
+        Rem if signed => num((sx as i128 % sy as i128) as u64),
+        Div => num(x / y),
+        Rem => num(x % y),
+        Shl => num(if y >= w as u64 { 0 } else { x << y }),
+        Shr if signed => num(if y >= w as u64 {
+            (sx >> 63) as u64
+        } else {
+            (sx >> y) as u64
+        }),
+        Shr => num(if y >= w as u64 { 0 } else { x >> y }),
+        BitAnd => num(x & y),
+        BitOr => num(x | y),
+        BitXor => num(x ^ y),
+        Lt if signed => boolean(sx < sy),
+        Lt => boolean(x < y),
+        Le if signed => boolean(sx <= sy),
+        Le => boolean(x <= y),
+        Gt if signed => boolean(sx > sy),
+        Gt => boolean(x > y),
+        Ge if signed => boolean(sx >= sy),
+        Ge => boolean(x >= y),
+        Eq => boolean(x == y),
+        Ne => boolean(x != y),
+        And | Or => None,
     }
 }
 
@@ -1414,6 +1516,129 @@ mod pow2_tests {
             // Not rewritten: 1, non-powers of two, and 2^(w-1) (negative as a signed value).
             for c in [1u64, 3, 1u64 << (w - 1)] {
                 assert_eq!(pow2_divisor(&BV::from_u64(c, w)), None, "{c} in {w} bits");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::*;
+
+    /// Numerals folded here equal what Z3 computes for the same operation, at edge values of
+    /// several widths; and folding declines exactly where the operation is undefined (signed
+    /// overflow, division by zero).
+    #[test]
+    fn folded_numerals_equal_the_solver_semantics() {
+        use BinOp::*;
+        let ops = [
+            Add, Sub, Mul, Div, Rem, Shl, Shr, BitAnd, BitOr, BitXor, Lt, Le, Gt, Ge, Eq, Ne,
+        ];
+        for w in [8u32, 16, 32, 64] {
+            let m = mask(w);
+            let half = 1u64 << (w - 1);
+            let values = [
+                0,
+                1,
+                2,
+                3,
+                7,
+                w as u64 - 1,
+                w as u64,
+                half - 1,
+                half,
+                half + 1,
+                m - 1,
+                m,
+                0x5a5a_5a5a_5a5a_5a5a & m,
+            ];
+            for signed in [false, true] {
+                for op in ops {
+                    for &a in &values {
+                        for &b in &values {
+                            let (x, y) = (BV::from_u64(a, w), BV::from_u64(b, w));
+                            let folded = fold_numerals(op, a, b, w, signed);
+                            let what = format!("{op:?} {a:#x} {b:#x} in {w} bits, signed {signed}");
+                            let overflow = match op {
+                                Add if signed => {
+                                    Some(Bool::and(&[x.bvadd_no_overflow(&y, true), x.bvadd_no_underflow(&y)]))
+                                }
+                                Sub if signed => {
+                                    Some(Bool::and(&[x.bvsub_no_overflow(&y), x.bvsub_no_underflow(&y, true)]))
+                                }
+                                Mul if signed => Some(x.sign_ext(w).bvmul(y.sign_ext(w)).eq(x.bvmul(&y).sign_ext(w))),
+                                Div if signed => Some(x.bvsdiv_no_overflow(&y)),
+                                _ => None,
+                            }
+                            .map(|ok| ok.not().simplify().as_bool() == Some(true));
+                            if overflow == Some(true) || (matches!(op, Div | Rem) && b == 0) {
+                                assert!(folded.is_none(), "{what}: undefined, yet folded");
+                                continue;
+                            }
+                            let expected = match op {
+                                Add => Val::Bv(x.bvadd(&y)),
+                                Sub => Val::Bv(x.bvsub(&y)),
+                                Mul => Val::Bv(x.bvmul(&y)),
+                                Div if signed => Val::Bv(x.bvsdiv(&y)),
+                                Div => Val::Bv(x.bvudiv(&y)),
+                                Rem if signed => Val::Bv(x.bvsrem(&y)),
+                                Rem => Val::Bv(x.bvurem(&y)),
+                                Shl => Val::Bv(x.bvshl(&y)),
+                                Shr if signed => Val::Bv(x.bvashr(&y)),
+                                Shr => Val::Bv(x.bvlshr(&y)),
+                                BitAnd => Val::Bv(x.bvand(&y)),
+                                BitOr => Val::Bv(x.bvor(&y)),
+                                BitXor => Val::Bv(x.bvxor(&y)),
+                                Lt if signed => Val::B(x.bvslt(&y)),
+                                Lt => Val::B(x.bvult(&y)),
+                                Le if signed => Val::B(x.bvsle(&y)),
+                                Le => Val::B(x.bvule(&y)),
+                                Gt if signed => Val::B(x.bvsgt(&y)),
+                                Gt => Val::B(x.bvugt(&y)),
+                                Ge if signed => Val::B(x.bvsge(&y)),
+                                Ge => Val::B(x.bvuge(&y)),
+                                Eq => Val::B(x.eq(&y)),
+                                Ne => Val::B(x.eq(&y).not()),
+                                And | Or => unreachable!("not in the list"),
+                            };
+                            match (folded, expected) {
+                                (Some(Val::Bv(f)), Val::Bv(e)) => {
+                                    assert_eq!(f.as_u64(), e.simplify().as_u64(), "{what}")
+                                }
+                                (Some(Val::B(f)), Val::B(e)) => {
+                                    assert_eq!(f.as_bool(), e.simplify().as_bool(), "{what}")
+                                }
+                                (f, _) => panic!("{what}: folded to {:?}", f.is_some()),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resizing a numeral gives the numeral Z3 computes for the extension or truncation.
+    #[test]
+    fn resized_numerals_equal_the_solver_semantics() {
+        for (w, v) in [
+            (8u32, 0x80u64),
+            (8, 0x7f),
+            (32, 0xffff_fffe),
+            (32, 5),
+            (64, u64::MAX),
+            (16, 0x8001),
+        ] {
+            let x = BV::from_u64(v, w);
+            for bits in [8u32, 16, 32, 64] {
+                for signed in [false, true] {
+                    let r = resize_folded(&x, bits, signed);
+                    assert_eq!(r.get_size(), bits);
+                    assert_eq!(
+                        r.as_u64(),
+                        resize(&x, bits, signed).simplify().as_u64(),
+                        "{v:#x} {w} -> {bits} {signed}"
+                    );
+                }
             }
         }
     }
