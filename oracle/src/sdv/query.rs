@@ -878,15 +878,7 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
             if a.x.get_size() != b.x.get_size() || a.signed != b.signed {
                 continue;
             }
-            let (xa, xb, y) = if a.y == b.y {
-                (&a.x, &b.x, &a.y)
-            } else if a.x == b.x {
-                (&a.y, &b.y, &a.x)
-            } else if a.x == b.y {
-                (&a.y, &b.x, &a.x)
-            } else if a.y == b.x {
-                (&a.x, &b.y, &a.y)
-            } else {
+            let Some((xa, xb, y)) = a.shared_operand(b) else {
                 continue;
             };
             // Equal operands give equal products, overflow or not.
@@ -969,16 +961,7 @@ fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<B
             if p1.signed != p2.signed || p1.x.get_size() != t1.get_size() || p2.x.get_size() != t1.get_size() {
                 continue;
             }
-            // The shared operand `w` and the other operands (multiplication commutes).
-            let (y1, y2, w) = if p1.y == p2.y {
-                (&p1.x, &p2.x, &p1.y)
-            } else if p1.x == p2.x {
-                (&p1.y, &p2.y, &p1.x)
-            } else if p1.x == p2.y {
-                (&p1.y, &p2.x, &p1.x)
-            } else if p1.y == p2.x {
-                (&p1.x, &p2.y, &p1.y)
-            } else {
+            let Some((y1, y2, w)) = p1.shared_operand(p2) else {
                 continue;
             };
             let zero = BV::from_u64(0, w.get_size());

@@ -152,6 +152,24 @@ pub(crate) struct Product {
     pub signed: bool,
 }
 
+impl Product {
+    /// When `self` and `other` have an operand in common (multiplication commutes): their
+    /// other operands and the common one.
+    pub fn shared_operand<'p>(&'p self, other: &'p Product) -> Option<(&'p BV, &'p BV, &'p BV)> {
+        if self.y == other.y {
+            Some((&self.x, &other.x, &self.y))
+        } else if self.x == other.x {
+            Some((&self.y, &other.y, &self.x))
+        } else if self.x == other.y {
+            Some((&self.y, &other.x, &self.x))
+        } else if self.y == other.x {
+            Some((&self.x, &other.y, &self.y))
+        } else {
+            None
+        }
+    }
+}
+
 struct Frame {
     shared: bool,
     var: Option<VarId>,
