@@ -1,7 +1,9 @@
 //! How the checkers build their Z3 solvers.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use z3::ast::{Bool, BV};
-use z3::{Params, Solver, Tactic};
+use z3::{Context, Params, Solver, Tactic};
 
 /// A solver for one-shot conflict queries (`push`, assert, `check`, `pop`), limited to
 /// `timeout_ms` per `check`.
@@ -62,8 +64,8 @@ pub(crate) fn set_limits(solver: &Solver, timeout_ms: u32, wall_left_ms: Option<
 /// `[o, o+s)` lies inside an array of `len` bytes (66-bit arithmetic: no wrap-around).
 pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
     let x = o.sign_ext(2);
-    let end = x.bvadd(BV::from_u64(s as u64, 66));
-    Bool::and(&[x.bvsge(BV::from_u64(0, 66)), end.bvsle(BV::from_u64(len, 66))])
+    let end = x.bvadd(numeral(s as u64, 66));
+    Bool::and(&[x.bvsge(numeral(0, 66)), end.bvsle(numeral(len, 66))])
 }
 
 /// Runs `f` with a Z3 context of its own. Z3's work on a query (and so whether it fits the
@@ -71,7 +73,47 @@ pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
 /// checker call keeps a verdict independent of which kernels the thread checked earlier (files
 /// run on a thread pool in whatever order the scheduler picks).
 pub(crate) fn fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync) -> R {
-    z3::with_z3_config(&z3::Config::new(), f)
+    z3::with_z3_config(&z3::Config::new(), || {
+        let r = f();
+        // The context ends here: so do the numerals made in it.
+        NUMERALS.with(|n| n.borrow_mut().take());
+        r
+    })
+}
+
+/// Numerals by (value, width), and the context they belong to.
+type NumeralCache = Option<(Context, HashMap<(u64, u32), BV>)>;
+
+thread_local! {
+    /// The numerals made so far in this thread's current context (see [`numeral`]).
+    static NUMERALS: RefCell<NumeralCache> = const { RefCell::new(None) };
+}
+
+/// The `w`-bit numeral with the low `w` bits of `v`. Each is made once per context: Z3 makes
+/// the same term every time, but through a sort and a rational each time (a third of the walk
+/// of a long kernel full of constants).
+pub(crate) fn numeral(v: u64, w: u32) -> BV {
+    if w > 64 {
+        return BV::from_u64(v, w);
+    }
+    let v = if w == 64 { v } else { v & ((1u64 << w) - 1) };
+    NUMERALS.with(|n| {
+        let mut n = n.borrow_mut();
+        let ctx = Context::thread_local();
+        if n.as_ref().is_none_or(|(c, _)| *c != ctx) {
+            *n = Some((ctx, HashMap::new()));
+        }
+        let (_, map) = n.as_mut().expect("just set");
+        map.entry((v, w)).or_insert_with(|| BV::from_u64(v, w)).clone()
+    })
+}
+
+/// The `w`-bit numeral of `v` in two's complement (see [`numeral`]).
+pub(crate) fn numeral_i(v: i64, w: u32) -> BV {
+    if w > 64 {
+        return BV::from_i64(v, w);
+    }
+    numeral(v as u64, w)
 }
 
 /// A condition every signed product `x * y` without overflow meets: exactly "no overflow"
@@ -88,7 +130,7 @@ pub(crate) fn fresh_context<R: Send + Sync>(f: impl FnOnce() -> R + Send + Sync)
 /// operands of one sign, with magnitudes, still 1.3-2x.
 pub(crate) fn signed_mul_facts(x: &BV, y: &BV) -> Bool {
     let w = x.get_size();
-    let numeral = |v: &BV| {
+    let value = |v: &BV| {
         v.as_u64()
             .filter(|_| w <= 64)
             .map(|u| (((u << (64 - w)) as i64) >> (64 - w)) as i128)
@@ -100,13 +142,13 @@ pub(crate) fn signed_mul_facts(x: &BV, y: &BV) -> Bool {
         if lo > hi {
             return Bool::from_bool(false);
         }
-        let num = |n: i128| BV::from_u64(n as u64, w);
+        let num = |n: i128| numeral(n as u64, w);
         Bool::and(&[v.bvsge(num(lo)), v.bvsle(num(hi))])
     };
-    match (numeral(x), numeral(y)) {
+    match (value(x), value(y)) {
         (Some(a), Some(b)) => Bool::from_bool((min..=max).contains(&(a * b))),
         (Some(c), None) | (None, Some(c)) => {
-            let v = if numeral(x).is_some() { y } else { x };
+            let v = if value(x).is_some() { y } else { x };
             match c {
                 0 => Bool::from_bool(true),
                 // v * c within [min, max]: v within [ceil(min / c), floor(max / c)] for c > 0,
@@ -117,7 +159,7 @@ pub(crate) fn signed_mul_facts(x: &BV, y: &BV) -> Bool {
         }
         (None, None) if w >= 2 => {
             // Two non-negative operands: exactly "the product fits w-1 unsigned bits".
-            let zero = BV::from_u64(0, w);
+            let zero = numeral(0, w);
             let low = |v: &BV| v.extract(w - 2, 0);
             Bool::and(&[x.bvsge(&zero), y.bvsge(&zero)]).implies(low(x).bvmul_no_overflow(&low(y), false))
         }
@@ -145,6 +187,30 @@ mod tests {
     use super::*;
     use z3::ast::Ast;
     use z3::{SatResult, Solver};
+
+    /// A cached numeral is the term Z3 makes for the value (wrapped to its width), and each
+    /// context gets its own: a numeral of an ended context is never handed out.
+    #[test]
+    fn numerals_are_z3_numerals_of_the_current_context() {
+        for _ in 0..2 {
+            fresh_context(|| {
+                for w in [1, 8, 32, 64, 66] {
+                    for v in [0u64, 1, 5, 255, 256, u64::MAX, 1 << 40] {
+                        let expected = BV::from_u64(v, w);
+                        assert_eq!(numeral(v, w), expected, "{v} in {w} bits");
+                        // The cached term, a second time.
+                        assert_eq!(numeral(v, w), expected, "{v} in {w} bits");
+                    }
+                    assert_eq!(numeral_i(-3, w), BV::from_i64(-3, w), "-3 in {w} bits");
+                }
+                // Used with fresh terms of this context: a numeral of another one would crash Z3.
+                let x = BV::new_const("x", 32);
+                let s = Solver::new();
+                s.assert(x.bvadd(numeral(1, 32)).eq(numeral(0, 32)));
+                assert_eq!(s.check(), SatResult::Sat);
+            });
+        }
+    }
 
     /// The exact condition: the product of the sign extensions fits.
     fn exact(x: &BV, y: &BV) -> Bool {

@@ -10,8 +10,9 @@ use super::query::{geometry, geometry_constraints};
 use super::symex::{self, ThreadVars};
 use super::uniform::Uniformity;
 use crate::ir::*;
+use crate::smt::numeral;
 use std::collections::{HashMap, HashSet};
-use z3::ast::{Bool, BV};
+use z3::ast::Bool;
 use z3::SatResult;
 
 /// What is decided: for each decided `if`, the branch every thread takes (`true`: then);
@@ -79,7 +80,7 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u3
         let (Some((at, c)), Some(it), Some(first)) = (w.conds.get(&l), w.iters.get(&l), w.first.get(&l)) else {
             continue;
         };
-        let zero = it.eq(BV::from_u64(0, 32));
+        let zero = it.eq(numeral(0, 32));
         if never(&[at.ctrl.clone(), at.facts.clone(), zero, first.clone(), c.not()]) {
             out.entered.insert(l);
         }

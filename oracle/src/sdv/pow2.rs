@@ -9,6 +9,7 @@
 
 use super::symex::resize;
 use crate::ir::ScalarTy;
+use crate::smt::numeral;
 use z3::ast::{Bool, BV};
 
 /// The largest exponent a variable of type `ty` can hold as a power of two.
@@ -28,26 +29,26 @@ pub(crate) fn const_exponent(c: i64, w: u32, cap: u32) -> Option<BV> {
         (c as u64) & ((1u64 << w) - 1)
     };
     if u == 0 {
-        return Some(BV::from_u64(w as u64, 32));
+        return Some(numeral(w as u64, 32));
     }
-    (u.is_power_of_two() && u.trailing_zeros() <= cap).then(|| BV::from_u64(u.trailing_zeros() as u64, 32))
+    (u.is_power_of_two() && u.trailing_zeros() <= cap).then(|| numeral(u.trailing_zeros() as u64, 32))
 }
 
 /// The value of a `w`-bit variable with exponent `exp`.
 pub(crate) fn value(exp: &BV, w: u32) -> BV {
     // A shift by w or more gives 0, which is what exponent w stands for.
-    BV::from_u64(1, w).bvshl(resize(exp, w, false))
+    numeral(1, w).bvshl(resize(exp, w, false))
 }
 
 /// The exponent after `r` shifts by `amount` bits (left or right) of a `w`-bit variable with
 /// exponent `e0`: left shifts past `cap` and right shifts past 2^0 give zero, and zero stays.
 pub(crate) fn shifted(e0: &BV, r: &BV, amount: u32, left: bool, cap: u32, w: u32) -> BV {
     let e = e0.zero_ext(32);
-    let total = r.zero_ext(32).bvmul(BV::from_u64(amount as u64, 64));
-    let zero = BV::from_u64(w as u64, 64);
+    let total = r.zero_ext(32).bvmul(numeral(amount as u64, 64));
+    let zero = numeral(w as u64, 64);
     let out = if left {
         let s = e.bvadd(&total);
-        s.bvugt(BV::from_u64(cap as u64, 64)).ite(&zero, &s)
+        s.bvugt(numeral(cap as u64, 64)).ite(&zero, &s)
     } else {
         Bool::or(&[e.eq(&zero), e.bvult(&total)]).ite(&zero, &e.bvsub(&total))
     };

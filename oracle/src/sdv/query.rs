@@ -6,6 +6,7 @@ use super::symex::{self, resize, Detail, Geometry, Product, SiteTerms, ThreadVar
 use super::uniform::Uniformity;
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
+use crate::smt::numeral;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Dynamic, BV};
@@ -16,7 +17,7 @@ pub(crate) fn geometry(k: &Kernel) -> Geometry {
     let dims = ["x", "y", "z"];
     let pick = |known: Option<[u32; 3]>, name: &str| -> [BV; 3] {
         std::array::from_fn(|i| match known {
-            Some(v) => BV::from_u64(v[i] as u64, 32),
+            Some(v) => numeral(v[i] as u64, 32),
             None => BV::new_const(format!("{name}_{}", dims[i]), 32),
         })
     };
@@ -30,7 +31,7 @@ pub(crate) fn geometry(k: &Kernel) -> Geometry {
 pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadVars]) -> Vec<Bool> {
     let mut out = Vec::new();
     let used = used_dims(k);
-    let one = BV::from_u64(1, 32);
+    let one = numeral(1, 32);
     // CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535.
     let block_max = [1024u64, 1024, 64];
     let grid_max = [u32::MAX as u64 >> 1, 65535, 65535];
@@ -40,19 +41,19 @@ pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadV
         for (i, d) in g.bdim.iter().enumerate() {
             if used.thread[i] {
                 out.push(d.bvuge(&one));
-                out.push(d.bvule(BV::from_u64(block_max[i], 32)));
+                out.push(d.bvule(numeral(block_max[i], 32)));
             } else {
                 // A dimension the kernel never looks at is assumed to be 1.
                 out.push(d.eq(&one));
             }
         }
-        out.push(total.bvule(BV::from_u64(1024, 64)));
+        out.push(total.bvule(numeral(1024, 64)));
     }
     if k.launch.grid_dim.is_none() {
         for (i, d) in g.gdim.iter().enumerate() {
             if used.block[i] {
                 out.push(d.bvuge(&one));
-                out.push(d.bvule(BV::from_u64(grid_max[i], 32)));
+                out.push(d.bvule(numeral(grid_max[i], 32)));
             } else {
                 out.push(d.eq(&one));
             }
@@ -64,7 +65,7 @@ pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadV
         out.push(
             gd.zero_ext(32)
                 .bvmul(bd.zero_ext(32))
-                .bvule(BV::from_u64(i32::MAX as u64, 64)),
+                .bvule(numeral(i32::MAX as u64, 64)),
         );
     }
     for t in threads {
@@ -144,7 +145,7 @@ pub(crate) fn warp_of(t: &ThreadVars, g: &Geometry) -> BV {
 
 /// The lock-step group of `n` consecutive threads a thread belongs to.
 pub(crate) fn group_of(t: &ThreadVars, g: &Geometry, n: u32) -> BV {
-    linear_tid(t, g).bvudiv(BV::from_u64(n.max(1) as u64, 64))
+    linear_tid(t, g).bvudiv(numeral(n.max(1) as u64, 64))
 }
 
 fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
@@ -442,7 +443,7 @@ impl<'k> Engine<'k> {
                 let (early, late) = if first_earlier { (r1, r2) } else { (r2, r1) };
                 parts.push(early.bvult(late));
                 if q.consecutive {
-                    parts.push(late.eq(early.bvadd(BV::from_u64(1, early.get_size()))));
+                    parts.push(late.eq(early.bvadd(numeral(1, early.get_size()))));
                 }
             }
         }
@@ -462,7 +463,7 @@ impl<'k> Engine<'k> {
         // Valid lemmas about offsets in mixed radix: they change no answer, only how fast the
         // solver finds it.
         let (o1, o2) = match (&s1.index, &s2.index) {
-            (Some((i1, _)), Some((i2, _))) => (i1, i2),
+            (Some((i1, _)), Some((i2, _))) if s1.base == s2.base => (i1, i2),
             _ => (&s1.offset, &s2.offset),
         };
         let mut lemmas = Vec::new();
@@ -705,9 +706,9 @@ fn smaller_model(k: &Kernel, solver: &Solver, geom: &Geometry, m: Model, threads
         let within: Vec<Bool> = small
             .iter()
             .map(|(x, signed)| {
-                let b = BV::from_u64(bound, x.get_size());
+                let b = numeral(bound, x.get_size());
                 if *signed {
-                    Bool::and(&[x.bvsge(BV::from_u64(0, x.get_size())), x.bvsle(&b)])
+                    Bool::and(&[x.bvsge(numeral(0, x.get_size())), x.bvsle(&b)])
                 } else {
                     x.bvule(&b)
                 }
@@ -738,7 +739,7 @@ fn bounds_term(alternatives: &[PathBounds], walks: [&Walk; 2]) -> Option<Bool> {
                 let w = walks[(*t as usize).clamp(1, 2) - 1];
                 match b {
                     Bound::Iter(l, j) => {
-                        let it = w.iters.get(l)?.eq(BV::from_u64(*j as u64, 32));
+                        let it = w.iters.get(l)?.eq(numeral(*j as u64, 32));
                         match (j, w.first.get(l)) {
                             (0, Some(f)) => Some(Bool::and(&[it, f.clone()])),
                             _ => Some(it),
@@ -840,7 +841,7 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
             }
         })
         .collect();
-    let zero = |v: &BV| BV::from_u64(0, v.get_size());
+    let zero = |v: &BV| numeral(0, v.get_size());
     for ((p, f), e) in products.iter().zip(&fresh).zip(&exact) {
         // Exact products fit their own width: two more bits hold differences and magnitudes.
         let w = |v: &BV| if p.signed { v.sign_ext(2) } else { v.zero_ext(2) };
@@ -865,8 +866,8 @@ fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV; 2]) -> Op
         let (xw, yw, pw) = (abs(&wide(&p.x)), abs(&wide(&p.y)), abs(&wide(f)));
         let n = p.x.get_size();
         for k in (4..n).step_by(4) {
-            let bound = BV::from_u64(1u64 << k.min(63), 2 * n);
-            let shift = BV::from_u64(k as u64, 2 * n);
+            let bound = numeral(1u64 << k.min(63), 2 * n);
+            let shift = numeral(k as u64, 2 * n);
             facts.push(xw.bvult(&bound).implies(pw.bvult(yw.bvshl(&shift))));
             facts.push(yw.bvult(&bound).implies(pw.bvult(xw.bvshl(&shift))));
         }
@@ -946,7 +947,7 @@ fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<B
                     .map(|(_, b)| b)
                     .collect();
                 let c = match rest.as_slice() {
-                    [] => BV::from_u64(0, t.get_size()),
+                    [] => numeral(0, t.get_size()),
                     [one] => (*one).clone(),
                     more => more[1..].iter().fold(more[0].clone(), |acc, b| acc.bvadd(*b)),
                 };
@@ -964,7 +965,7 @@ fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<B
             let Some((y1, y2, w)) = p1.shared_operand(p2) else {
                 continue;
             };
-            let zero = BV::from_u64(0, w.get_size());
+            let zero = numeral(0, w.get_size());
             let sites = [(t1, p1, prod1, c1, y1), (t2, p2, prod2, c2, y2)];
             let conclusion = Bool::and(&[y1.eq(y2), c1.eq(c2)]);
             let mut premises = vec![t1.eq(t2)];
@@ -997,8 +998,8 @@ fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<B
 /// 2^k and the other below 2^(w-k) for one of a few splits k (or an operand at most 1).
 fn unsigned_exact(x: &BV, y: &BV) -> Bool {
     let w = x.get_size();
-    let below = |v: &BV, bits: u32| v.bvult(BV::from_u64(1u64.checked_shl(bits).unwrap_or(u64::MAX), w));
-    let one = BV::from_u64(1, w);
+    let below = |v: &BV, bits: u32| v.bvult(numeral(1u64.checked_shl(bits).unwrap_or(u64::MAX), w));
+    let one = numeral(1, w);
     let mut cases = vec![x.bvule(&one), y.bvule(&one)];
     for k in (4..w).step_by(4) {
         cases.push(Bool::and(&[below(x, k), below(y, w - k)]));
@@ -1020,11 +1021,11 @@ fn stores_differ(a: &SiteTerms, size_a: u32, b: &SiteTerms, size_b: u32) -> Bool
     Bool::and(&[a.offset.eq(&b.offset), same_value]).not()
 }
 
-/// The two accesses touch a common byte. Accesses of one size at `index * size` overlap
-/// exactly when the indices (extended to 64 bits) are equal, which the solver decides far more
-/// easily than the byte ranges.
+/// The two accesses touch a common byte. Accesses of one size at `base + index * size` with
+/// one base term overlap exactly when the indices (extended to 64 bits) are equal, which the
+/// solver decides far more easily than the byte ranges.
 fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> Bool {
-    if let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2) {
+    if let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2 && a.base == b.base) {
         if x1 == x2 && i1.get_size() == i2.get_size() {
             return i1.eq(i2);
         }
@@ -1037,8 +1038,8 @@ fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> Bool {
 fn byte_overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     let x1 = o1.sign_ext(2);
     let x2 = o2.sign_ext(2);
-    let e1 = x1.bvadd(BV::from_u64(s1 as u64, 66));
-    let e2 = x2.bvadd(BV::from_u64(s2 as u64, 66));
+    let e1 = x1.bvadd(numeral(s1 as u64, 66));
+    let e2 = x2.bvadd(numeral(s2 as u64, 66));
     Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
 }
 

@@ -13,6 +13,7 @@ use super::induction::{guarded_inductions, inductions, Update};
 use super::pow2;
 use super::uniform::Uniformity;
 use crate::ir::*;
+use crate::smt::{numeral, numeral_i};
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
@@ -92,10 +93,13 @@ pub(crate) struct SiteTerms {
     pub loop_vals: Vec<(VarId, BV)>,
     /// The value a store writes (none for loads and atomics).
     pub stored: Option<Val>,
-    /// When the offset is `(64-bit)index * size` (an element of the access's own size): the
-    /// index, and whether it is sign-extended. Two such accesses overlap exactly when their
-    /// extended indices are equal.
+    /// When the offset is `base + (64-bit)index * size` (an element of the access's own size):
+    /// the index, and whether it is sign-extended. Two such accesses with the same base term
+    /// overlap exactly when their extended indices are equal (the 64-bit offsets then differ by
+    /// a non-zero multiple of the size smaller than 2^34, also when one of them wraps).
     pub index: Option<(BV, bool)>,
+    /// The base of `index`; `None` for 0.
+    pub base: Option<BV>,
 }
 
 /// The result of walking a kernel as one thread.
@@ -103,10 +107,6 @@ pub(crate) struct SiteTerms {
 pub(crate) struct Walk {
     /// Accesses by (statement label, op index).
     pub sites: HashMap<(Label, usize), SiteTerms>,
-    /// Every statement and block label: the point where it starts.
-    pub before: HashMap<Label, PointTerms>,
-    /// Every statement label: the point right after it.
-    pub after: HashMap<Label, PointTerms>,
     /// The iteration counter of every loop (32 bits).
     pub iters: HashMap<Label, BV>,
     /// Every loop: what holds when its summarised iteration is the first besides the counter
@@ -271,7 +271,7 @@ impl Val {
     pub fn to_bool(&self) -> Bool {
         match self {
             Val::B(b) => b.clone(),
-            Val::Bv(x) => x.eq(BV::from_u64(0, x.get_size())).not(),
+            Val::Bv(x) => x.eq(numeral(0, x.get_size())).not(),
         }
     }
 }
@@ -319,9 +319,11 @@ impl<'a> Walker<'a> {
         let Some(info) = self.k.vars.get(v.0 as usize) else {
             return self.unknown("bad", ScalarTy::I64, false);
         };
-        let val = if info.kind == VarKind::Param {
+        // A parameter's own value only until the walk forgets an untracked one (see
+        // [`Walker::forget`]; parameters are in `env` from the start).
+        let val = if info.kind == VarKind::Param && self.tracks(v) {
             match (self.k.launch.params.get(&info.name), info.ty) {
-                (Some(&c), ScalarTy::Int { bits, .. }) => Val::Bv(BV::from_i64(c, bits as u32)),
+                (Some(&c), ScalarTy::Int { bits, .. }) => Val::Bv(numeral_i(c, bits as u32)),
                 (Some(&c), ScalarTy::Bool) => Val::B(Bool::from_bool(c != 0)),
                 (_, ScalarTy::Bool) => Val::B(Bool::new_const(format!("param_{}", info.name))),
                 (_, ty) => Val::Bv(BV::new_const(format!("param_{}", info.name), width(ty))),
@@ -345,12 +347,12 @@ impl<'a> Walker<'a> {
                 let bits = bits as u32;
                 match v {
                     _ if from == ScalarTy::Opaque => self.unknown("cast", to, shareable),
-                    Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, bits), &BV::from_u64(0, bits))),
+                    Val::B(b) => Val::Bv(b.ite(&numeral(1, bits), &numeral(0, bits))),
                     Val::Bv(x) => Val::Bv(resize_folded(&x, bits, signed(from))),
                 }
             }
             ScalarTy::Opaque => match v {
-                Val::B(b) => Val::Bv(b.ite(&BV::from_u64(1, 64), &BV::from_u64(0, 64))),
+                Val::B(b) => Val::Bv(b.ite(&numeral(1, 64), &numeral(0, 64))),
                 Val::Bv(x) => Val::Bv(resize_folded(&x, 64, signed(from))),
             },
         }
@@ -371,14 +373,14 @@ impl<'a> Walker<'a> {
         match e {
             Expr::Const(v, ty) => match ty {
                 ScalarTy::Bool => Val::B(Bool::from_bool(*v != 0)),
-                _ => Val::Bv(BV::from_i64(*v, width(*ty))),
+                _ => Val::Bv(numeral_i(*v, width(*ty))),
             },
             Expr::Builtin(b) => Val::Bv(match b {
                 Builtin::ThreadIdx(d) => self.th.tid[d.index()].clone(),
                 Builtin::BlockIdx(d) => self.th.bid[d.index()].clone(),
                 Builtin::BlockDim(d) => self.geom.bdim[d.index()].clone(),
                 Builtin::GridDim(d) => self.geom.gdim[d.index()].clone(),
-                Builtin::WarpSize => BV::from_u64(32, 32),
+                Builtin::WarpSize => numeral(32, 32),
             }),
             Expr::Var(v) => self.var(*v),
             Expr::Un(op, ty, a) => {
@@ -545,10 +547,7 @@ impl<'a> Walker<'a> {
     fn assign(&mut self, v: VarId, e: &Expr) {
         let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         if !self.tracks(v) {
-            // A fresh unknown per assignment (never one per variable: two assignments with
-            // different values would then have to agree, and a real execution could be lost).
-            let val = self.unknown("nv", ty, false);
-            self.env.insert(v, val);
+            self.forget(v);
             return;
         }
         let val = self.eval_as(e, ty);
@@ -564,6 +563,16 @@ impl<'a> Walker<'a> {
             self.pow2.insert(v, (exp, x.clone()));
         }
         self.env.insert(v, val);
+    }
+
+    /// Gives `v` an arbitrary value of its own, made only if something reads it (see
+    /// [`Walker::var`]): values the walk does not track are rarely read, and a long kernel has
+    /// thousands of their assignments. Never one unknown per variable: two assignments with
+    /// different values would then have to agree, and a real execution could be lost.
+    fn forget(&mut self, v: VarId) {
+        // Names stay as they were with an unknown made here (both threads' walks count alike).
+        self.counter += 1;
+        self.env.remove(&v);
     }
 
     /// Whether the walk computes `v`'s values (see [`Detail`]).
@@ -620,9 +629,9 @@ impl<'a> Walker<'a> {
         let amount = resize(&exp, w, false);
         let shifted = x.bvshl(&amount);
         // Zero is recorded as exponent `src`: a shift by it in a wider type would not give 0.
-        let is_zero = exp.eq(BV::from_u64(src as u64, 32));
+        let is_zero = exp.eq(numeral(src as u64, 32));
         let product = if src < w {
-            is_zero.ite(&BV::from_u64(0, w), &shifted)
+            is_zero.ite(&numeral(0, w), &shifted)
         } else {
             shifted.clone()
         };
@@ -634,6 +643,10 @@ impl<'a> Walker<'a> {
     }
 
     fn fresh_into(&mut self, v: VarId, kind: &str) {
+        if !self.tracks(v) {
+            self.forget(v);
+            return;
+        }
         let ty = self.k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque);
         let val = self.unknown(kind, ty, false);
         self.env.insert(v, val);
@@ -656,32 +669,35 @@ impl<'a> Walker<'a> {
         if self.detail == Detail::Conditions {
             return;
         }
-        // `base + x * size` with a base that evaluates to 0: an element of an array passed by
-        // pointer to an inlined function (the pointer holds the array's start).
+        // `base + x * size`: an element of a row (`dst = out + row * width; dst[i]`), or of an
+        // array passed by pointer to an inlined function (a base that evaluates to 0).
         let scaled = match &acc.offset {
-            Expr::Bin(BinOp::Add, ScalarTy::Int { bits: 64, .. }, a, b) => {
-                [(a, b), (b, a)].into_iter().find_map(|(base, rest)| {
-                    let x = scaled_index(self.k, rest, acc.size)?;
-                    matches!(self.eval_as(base, ScalarTy::I64), Val::Bv(v) if v.as_u64() == Some(0)).then_some(x)
-                })
-            }
-            offset => scaled_index(self.k, offset, acc.size),
+            Expr::Bin(BinOp::Add, ScalarTy::Int { bits: 64, .. }, a, b) => [(a, b), (b, a)]
+                .into_iter()
+                .find_map(|(base, rest)| Some((Some(&**base), scaled_index(self.k, rest, acc.size)?))),
+            offset => scaled_index(self.k, offset, acc.size).map(|x| (None, x)),
         };
-        let (offset, index) = match scaled {
-            Some((x, ty)) => {
+        let (offset, index, base) = match scaled {
+            Some((base, (x, ty))) => {
+                let base = base.and_then(|b| match self.eval_as(b, ScalarTy::I64) {
+                    Val::Bv(v) if v.as_u64() == Some(0) => None,
+                    Val::Bv(v) => Some(v),
+                    Val::B(_) => unreachable!("int conversion yields bit-vectors"),
+                });
                 // Evaluated once, so the index is the very term inside the offset.
                 let Val::Bv(i) = self.eval_as(x, ty) else {
                     unreachable!("int conversion yields bit-vectors")
                 };
                 let s = signed(ty);
-                let off = resize(&i, 64, s).bvmul(BV::from_u64(acc.size as u64, 64));
-                (off, Some((i, s)))
+                let scaled = resize(&i, 64, s).bvmul(numeral(acc.size as u64, 64));
+                let off = base.as_ref().map_or_else(|| scaled.clone(), |b| b.bvadd(&scaled));
+                (off, Some((i, s)), base)
             }
             None => {
                 let Val::Bv(o) = self.eval_as(&acc.offset, ScalarTy::I64) else {
                     unreachable!("int conversion yields bit-vectors")
                 };
-                (o, None)
+                (o, None, None)
             }
         };
         // The offset's no-overflow conditions concern this access only: keeping them out of
@@ -709,19 +725,18 @@ impl<'a> Walker<'a> {
                 loop_vals,
                 stored,
                 index,
+                base,
             },
         );
     }
 
     fn block(&mut self, b: &Block) {
-        self.out.before.insert(b.label, self.point());
         for s in &b.stmts {
             self.stmt(s);
         }
     }
 
     fn stmt(&mut self, s: &Stmt) {
-        self.out.before.insert(s.label, self.point());
         match &s.kind {
             StmtKind::Basic(ops) => {
                 for (i, op) in ops.iter().enumerate() {
@@ -731,9 +746,13 @@ impl<'a> Walker<'a> {
                             self.site(s.label, i, acc, None);
                             // Every thread reads the same value here: shared by both threads
                             // when they are in the same iterations.
-                            let ty = self.k.vars.get(d.0 as usize).map_or(ScalarTy::Opaque, |x| x.ty);
-                            let val = self.unknown("rd", ty, true);
-                            self.env.insert(*d, val);
+                            if self.tracks(*d) {
+                                let ty = self.k.vars.get(d.0 as usize).map_or(ScalarTy::Opaque, |x| x.ty);
+                                let val = self.unknown("rd", ty, true);
+                                self.env.insert(*d, val);
+                            } else {
+                                self.forget(*d);
+                            }
                         }
                         Op::Read(dst, acc) | Op::Atomic(dst, acc, _) => {
                             self.site(s.label, i, acc, None);
@@ -771,7 +790,6 @@ impl<'a> Walker<'a> {
                 var,
             } => self.loop_(s.label, *kind, header, cond, body, step, *var),
         }
-        self.out.after.insert(s.label, self.point());
     }
 
     fn if_(&mut self, label: Label, cond: &Expr, then_blk: &Block, else_blk: &Block) {
@@ -973,7 +991,7 @@ impl<'a> Walker<'a> {
             self.flush_ub();
             self.out.conds.insert(label, (self.point(), c.clone()));
             if test_determined && leaves_only_by_test {
-                let next = iter.bvadd(BV::from_u64(1, 32));
+                let next = iter.bvadd(numeral(1, 32));
                 self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
                 head_test = Some(c.clone());
             }
@@ -1025,9 +1043,9 @@ impl<'a> Walker<'a> {
         // closed form at that count (`stride` after a halving loop), not fresh values.
         let counted_exit = match &head_test {
             Some(c) if !exit_vals.is_empty() => {
-                let prev = exit_count.bvsub(BV::from_u64(1, 32));
+                let prev = exit_count.bvsub(numeral(1, 32));
                 let mut facts = vec![exit_count
-                    .eq(BV::from_u64(0, 32))
+                    .eq(numeral(0, 32))
                     .not()
                     .implies(c.substitute(&[(&iter, &prev)]))];
                 for (v, c) in &exit_vals {
@@ -1131,11 +1149,11 @@ impl Walker<'_> {
             };
             back.eq(&init)
         };
-        let next = at.bvadd(BV::from_u64(1, 32));
+        let next = at.bvadd(numeral(1, 32));
         let def = Bool::and(&[
-            at.bvult(BV::from_u64(2 * w as u64, 32)),
+            at.bvult(numeral(2 * w as u64, 32)),
             exact(&at),
-            Bool::or(&[init.eq(BV::from_u64(0, w)), exact(&next).not()]),
+            Bool::or(&[init.eq(numeral(0, w)), exact(&next).not()]),
         ]);
         Some(ShiftLimit {
             at,
@@ -1258,11 +1276,11 @@ impl Walker<'_> {
                 };
                 let (lo, hi) = if var_signed {
                     (
-                        BV::from_i64(-(1i64 << (w - 1).min(62)), wide),
-                        BV::from_i64(1i64 << (w - 1).min(62), wide),
+                        numeral_i(-(1i64 << (w - 1).min(62)), wide),
+                        numeral_i(1i64 << (w - 1).min(62), wide),
                     )
                 } else {
-                    (BV::from_i64(0, wide), BV::from_u64(1u64 << w.min(63), wide))
+                    (numeral_i(0, wide), numeral(1u64 << w.min(63), wide))
                 };
                 let fits = if w >= 64 {
                     // 64-bit counters: keep only the sign condition (the bound does not fit in i64).
@@ -1336,8 +1354,8 @@ fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr
 /// The total shift after `r` shifts by `amount` bits of a `w`-bit value: repeated shifts
 /// saturate, so it is min(r·amount, w), in `w` bits.
 fn shift_amount(r: &BV, amount: u32, w: u32) -> BV {
-    let times = r.zero_ext(32).bvmul(BV::from_u64(amount as u64, 64));
-    let wbv = BV::from_u64(w as u64, 64);
+    let times = r.zero_ext(32).bvmul(numeral(amount as u64, 64));
+    let wbv = numeral(w as u64, 64);
     resize(&times.bvuge(&wbv).ite(&wbv, &times), w, false)
 }
 
@@ -1355,12 +1373,12 @@ fn signed_pow2_div_rem(op: BinOp, x: &BV, y: &BV) -> BV {
     let w = x.get_size();
     let k = pow2_divisor(y).expect("checked by the caller") as u64;
     // Negative dividends round up: add 2^k - 1 before the arithmetic shift.
-    let sign = x.bvashr(BV::from_u64(w as u64 - 1, w));
-    let bias = sign.bvlshr(BV::from_u64(w as u64 - k, w));
-    let q = x.bvadd(&bias).bvashr(BV::from_u64(k, w));
+    let sign = x.bvashr(numeral(w as u64 - 1, w));
+    let bias = sign.bvlshr(numeral(w as u64 - k, w));
+    let q = x.bvadd(&bias).bvashr(numeral(k, w));
     match op {
         BinOp::Div => q,
-        _ => x.bvsub(q.bvshl(BV::from_u64(k, w))),
+        _ => x.bvsub(q.bvshl(numeral(k, w))),
     }
 }
 
@@ -1382,7 +1400,7 @@ fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
     if let (Some(v), true) = (x.as_u64(), bits <= 64 && w <= 64) {
         let negative = from_signed && (v >> (w - 1)) & 1 == 1;
         let extended = if negative { v | !mask(w) } else { v };
-        return BV::from_u64(extended & mask(bits), bits);
+        return numeral(extended & mask(bits), bits);
     }
     let r = resize(x, bits, from_signed);
     if x.as_u64().is_some() && r.as_u64().is_none() {
@@ -1418,7 +1436,7 @@ fn fold_numerals(op: BinOp, x: u64, y: u64, w: u32, signed: bool) -> Option<Val>
     };
     let (sx, sy) = (sext(x), sext(y));
     let in_range = |r: i128| r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1));
-    let num = |v: u64| Some(Val::Bv(BV::from_u64(v & m, w)));
+    let num = |v: u64| Some(Val::Bv(numeral(v & m, w)));
     let boolean = |b: bool| Some(Val::B(Bool::from_bool(b)));
     match op {
         Add | Sub | Mul if signed => {
