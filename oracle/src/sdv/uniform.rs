@@ -10,6 +10,7 @@
 use super::symex::{self, ThreadVars};
 use crate::ir::*;
 use crate::tree::Position;
+use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -142,10 +143,23 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
         steering: steering_vars(k),
         ..Default::default()
     };
-    if !sources.is_empty() {
+    // Several conditions are checked on a fixed number of lanes, each with its own Z3 context,
+    // on rayon's pool (the answers do not depend on the core count; a lane walks the kernel
+    // again, which only pays for several conditions).
+    let levels_of = |mine: &[Label]| -> Vec<(Label, Level)> {
         let warp = WarpCheck::new(k, &u);
-        for src in sources {
-            cond_level.insert(src, warp.level(src));
+        mine.iter().map(|&src| (src, warp.level(src))).collect()
+    };
+    match sources.len() {
+        0 => {}
+        1..=3 => cond_level.extend(levels_of(&sources)),
+        _ => {
+            let shares = lane_shares(k, &sources, super::LANES);
+            let levels: Vec<Vec<(Label, Level)>> = shares
+                .par_iter()
+                .map(|mine| crate::smt::fresh_context(|| levels_of(mine)))
+                .collect();
+            cond_level.extend(levels.into_iter().flatten());
         }
     }
     let classify = |srcs: &Srcs| {
@@ -163,6 +177,28 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
         u.after.insert(l, classify(srcs));
     }
     u
+}
+
+/// `sources` shared out over `lanes` lanes, longest first, each to the lane with the least
+/// work so far. A condition inside loops costs more (its facts carry the loops' closed forms,
+/// `lane >= d` under `d <<= 1` takes several times `lane == 31`): the estimate is 1 plus 3 per
+/// enclosing loop. Depends only on the kernel.
+fn lane_shares(k: &Kernel, sources: &[Label], lanes: usize) -> Vec<Vec<Label>> {
+    let tree = crate::tree::LabelTree::new(k);
+    let mut by_cost: Vec<(usize, Label)> = sources
+        .iter()
+        .map(|&l| (1 + 3 * tree.get(l).loop_owners().len(), l))
+        .collect();
+    by_cost.sort_by_key(|&(cost, l)| (std::cmp::Reverse(cost), l));
+    let mut shares = vec![(0, Vec::new()); lanes.max(1)];
+    for (cost, l) in by_cost {
+        let lane = (0..shares.len())
+            .min_by_key(|&i| shares[i].0)
+            .expect("at least one lane");
+        shares[lane].0 += cost;
+        shares[lane].1.push(l);
+    }
+    shares.into_iter().map(|(_, mine)| mine).collect()
 }
 
 /// The variables an address, condition, assumption or barrier operand can depend on: those
