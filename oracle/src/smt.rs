@@ -96,7 +96,7 @@ pub(crate) fn numeral(v: u64, w: u32) -> BV {
     if w > 64 {
         return BV::from_u64(v, w);
     }
-    let v = if w == 64 { v } else { v & ((1u64 << w) - 1) };
+    let v = v & mask(w);
     NUMERALS.with(|n| {
         let mut n = n.borrow_mut();
         let ctx = Context::thread_local();
@@ -106,6 +106,15 @@ pub(crate) fn numeral(v: u64, w: u32) -> BV {
         let (_, map) = n.as_mut().expect("just set");
         map.entry((v, w)).or_insert_with(|| BV::from_u64(v, w)).clone()
     })
+}
+
+/// The low `w` bits set (`w` at most 64).
+pub(crate) fn mask(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
 }
 
 /// The `w`-bit numeral of `v` in two's complement (see [`numeral`]).

@@ -13,7 +13,7 @@ use super::induction::{guarded_inductions, inductions, Update};
 use super::pow2;
 use super::uniform::Uniformity;
 use crate::ir::*;
-use crate::smt::{numeral, numeral_i};
+use crate::smt::{mask, numeral, numeral_i};
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
@@ -1407,15 +1407,6 @@ fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
         r.simplify()
     } else {
         r
-    }
-}
-
-/// The low `w` bits set (`w` at most 64).
-fn mask(w: u32) -> u64 {
-    if w >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << w) - 1
     }
 }
 
