@@ -3,9 +3,9 @@
 //! Run: `cargo bench --bench check_corpus`. Prints, per kernel, the lowering time and the check
 //! time (median of 3 runs), then the median and maximum over the corpus.
 
-use autosync::check::{check_kernel, OracleChoice};
 use autosync::front;
-use autosync::manifest;
+use autosync::jobs::check::{check_kernel, OracleChoice};
+use autosync_devtools::manifest;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! `getrusage`) are measured alone.
 
 use autosync::front;
-use autosync::manifest;
+use autosync_devtools::manifest;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};

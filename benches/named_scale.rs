@@ -5,7 +5,7 @@
 //! lowering and checking time, the verdict, and the process's peak resident memory.
 
 use autosync::front::{lower_text, FrontOptions};
-use autosync::workload::{pipeline_kernel, PipelineShape};
+use autosync_devtools::workload::{pipeline_kernel, PipelineShape};
 use autosync_oracle::named;
 use std::time::Instant;
 

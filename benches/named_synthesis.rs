@@ -6,9 +6,9 @@
 //! which is the interesting case for them. Ends with the median and maximum time.
 
 use autosync::front;
-use autosync::manifest;
 use autosync::synth::block::SynthOptions;
 use autosync::synth::named::{synthesize, NamedOutcome};
+use autosync_devtools::manifest;
 use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::tree::{for_each_stmt, remove_stmts};
 use std::path::Path;

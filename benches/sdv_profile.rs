@@ -8,11 +8,11 @@
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
 
-use autosync::check::uses_named_barriers;
 use autosync::front;
-use autosync::manifest;
+use autosync_devtools::manifest;
 use autosync_oracle::ir::Kernel;
 use autosync_oracle::sdv::{self, Profile};
+use autosync_oracle::tree::uses_named_barriers;
 use std::path::Path;
 use std::time::Instant;
 

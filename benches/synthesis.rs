@@ -7,11 +7,11 @@
 //! oracle but needed more than 2 oracle calls.
 //! `AUTOSYNC_BENCH_FILTER=real/` restricts the run to kernels whose manifest path starts with it.
 
-use autosync::check::uses_named_barriers;
 use autosync::front;
-use autosync::manifest;
 use autosync::synth::block::{synthesize, synthesize_naive, Outcome, SynthOptions};
+use autosync_devtools::manifest;
 use autosync_oracle::report::IterRelation;
+use autosync_oracle::tree::uses_named_barriers;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

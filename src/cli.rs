@@ -1,13 +1,12 @@
 //! Command-line interface: the only module that knows clap. It parses the flags into the plain
 //! option structs of `workflow.rs` and runs them.
 
-use crate::check::OracleChoice;
-use crate::config::{front_options_for, ConfigCache};
-use crate::exit;
-use crate::fix::Strategy;
 use crate::front::{self, FrontOptions};
-use crate::results::FileError;
+use crate::jobs::check::OracleChoice;
+use crate::jobs::fix::Strategy;
 use crate::synth::named::NamedStyle;
+use crate::vocab::exit;
+use crate::workflow::config::{front_options_for, ConfigCache};
 use crate::workflow::{self, CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -443,7 +442,7 @@ fn run_ir(a: &IrArgs) -> u8 {
     let unit = match front::load(&a.file, &opts) {
         Ok(u) => u,
         Err(e) => {
-            let rec = FileError::from_front(&a.file.display().to_string(), None, &e);
+            let rec = workflow::front_error(&a.file.display().to_string(), None, &e);
             eprintln!("{}", rec.render());
             return rec.exit_code;
         }
@@ -563,7 +562,10 @@ mod tests {
         let mut opts = workflow::fix_options(&r, None, vec![]);
         assert_eq!(opts.synth.kernel_timeout, Some(std::time::Duration::from_secs(60)));
         opts.synth.kernel_timeout = None;
-        assert_eq!(format!("{opts:?}"), format!("{:?}", crate::fix::FixOptions::default()));
+        assert_eq!(
+            format!("{opts:?}"),
+            format!("{:?}", crate::jobs::fix::FixOptions::default())
+        );
         let a = Fix::try_parse_from(["autosync", "--diff", "--reserved-ids", "0-3", "k.cu"])
             .unwrap()
             .args;

@@ -1,20 +1,14 @@
 //! autosync: synthesizes verified `__syncthreads()` and PTX named barriers for CUDA kernels.
+//!
+//! Imports run one way (ARCHITECTURE.md; checked by `tests/layering.rs`): [`cli`] →
+//! [`workflow`] → [`jobs`] → ([`front`], [`synth`], [`emit`], [`output`]) → [`vocab`], and all
+//! of them → the `autosync-oracle` crate.
 
-pub mod check;
 pub mod cli;
-pub mod config;
-pub mod diag;
 pub mod emit;
-pub mod exit;
-pub mod findings;
-pub mod fix;
 pub mod front;
-pub mod gen;
-pub mod manifest;
-pub mod results;
-pub mod sarif;
-pub mod suppress;
+pub mod jobs;
+pub mod output;
 pub mod synth;
-pub mod walk;
+pub mod vocab;
 pub mod workflow;
-pub mod workload;

@@ -2,9 +2,10 @@
 //! line pairs (extra pairs only when listed as a known imprecision), divergences, and the class
 //! of named-barrier defects.
 
-use autosync::check::{check_kernel, check_kernel_within, verdict, OracleChoice, Verdict};
 use autosync::front;
-use autosync::manifest::{self, Entry};
+use autosync::jobs::check::{check_kernel, check_kernel_within, OracleChoice};
+use autosync::output::results::{verdict, Verdict};
+use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::report::{Report, SyncDefectKind};
 use std::collections::BTreeSet;
 use std::path::Path;

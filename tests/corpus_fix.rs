@@ -2,14 +2,14 @@
 //! every corpus kernel's barriers and re-synthesizing, brute-force optimality on small kernels,
 //! and idempotence of `fix` over the whole corpus.
 
-use autosync::check::uses_named_barriers;
-use autosync::fix::{fix_file, FixOptions};
 use autosync::front;
-use autosync::manifest::{self, Entry};
+use autosync::jobs::fix::{fix_file, FixOptions};
 use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cost, Outcome, SynthOptions};
 use autosync::synth::named::{self, NamedOutcome};
+use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Barrier, Kernel, StmtKind};
 use autosync_oracle::sdv;
+use autosync_oracle::tree::uses_named_barriers;
 use autosync_oracle::tree::{for_each_stmt, insert_barriers, remove_stmts};
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Every corpus kernel lowers; spans of accesses and barriers point at the right text.
 
 use autosync::front;
-use autosync::manifest;
+use autosync_devtools::manifest;
 use autosync_oracle::ir::*;
 use autosync_oracle::tree::for_each_stmt;
 use std::path::Path;

@@ -2,12 +2,12 @@
 //! finds (zero misses), and the SDV and named-barrier checkers agree on `__syncthreads` kernels
 //! with concrete parameters.
 
-use autosync::check::uses_named_barriers;
 use autosync::front;
-use autosync::manifest::{self, Entry};
+use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::exec::{execute, ExecConfig, ExecError};
 use autosync_oracle::ir::{ArrayId, Kernel, Label};
 use autosync_oracle::report::{RaceScope, Report};
+use autosync_oracle::tree::uses_named_barriers;
 use autosync_oracle::{named, sdv};
 use std::collections::BTreeSet;
 use std::path::Path;

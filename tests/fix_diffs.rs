@@ -1,8 +1,8 @@
 //! Snapshots of the diffs `autosync fix --diff` produces for corpus kernels (CRLF, brace-less
 //! bodies, nested loops, ifs, several barriers).
 
-use autosync::fix::{fix_file, FixOptions};
-use autosync::manifest;
+use autosync::jobs::fix::{fix_file, FixOptions};
+use autosync_devtools::manifest;
 use std::path::Path;
 
 const FILES: &[&str] = &[

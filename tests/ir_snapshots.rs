@@ -1,7 +1,7 @@
 //! Snapshots of the IR of representative corpus kernels (`autosync ir` output).
 
 use autosync::front;
-use autosync::manifest;
+use autosync_devtools::manifest;
 use std::path::Path;
 
 const KERNELS: &[&str] = &[

@@ -2,12 +2,12 @@
 //! verified, correct kernels stripped of their barriers are re-synthesized, IDs respect the
 //! allowed set, and the diffs are snapshotted.
 
-use autosync::fix::{fix_file, FixOptions};
 use autosync::front;
-use autosync::manifest::{self, Entry};
+use autosync::jobs::fix::{fix_file, FixOptions};
 use autosync::synth::block::SynthOptions;
 use autosync::synth::named::roles::{Roles, WARP};
 use autosync::synth::named::{self, NamedKind, NamedOutcome, NamedPlaced, NamedSettings};
+use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::named::{check, NamedOptions};
 use autosync_oracle::tree::{for_each_stmt, remove_stmts};
@@ -215,7 +215,7 @@ fn existing_ids_are_kept_and_avoided() {
     }
 }
 
-fn fix_text(name: &str, src: &str) -> autosync::fix::FileFix {
+fn fix_text(name: &str, src: &str) -> autosync::jobs::fix::FileFix {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join(name);
     std::fs::write(&p, src).unwrap();

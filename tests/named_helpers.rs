@@ -4,11 +4,11 @@
 
 mod common;
 
-use autosync::fix::{fix_file, FileFix, FixOptions};
 use autosync::front::{self, FrontOptions};
-use autosync::manifest::{self, Entry};
+use autosync::jobs::fix::{fix_file, FileFix, FixOptions};
 use autosync::synth::block::SynthOptions;
 use autosync::synth::named::{NamedSettings, NamedStyle};
+use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Barrier, BarrierHelper, Expr, HelperKind, Kernel, Op, StmtKind};
 use autosync_oracle::named::{check, NamedOptions};
 use autosync_oracle::tree::for_each_stmt;

@@ -1,4 +1,4 @@
-//! Differential tests on randomly generated kernels (`autosync::gen`), lowered from CUDA text:
+//! Differential tests on randomly generated kernels (`autosync_devtools::gen`), lowered from CUDA text:
 //! - the SDV oracle reports every race the brute-force executor finds (zero misses);
 //! - `fix` output, lowered again, is race-free under the executor for several values of `n`;
 //! - the SDV and named-barrier checkers agree on concrete `__syncthreads` kernels.
@@ -7,9 +7,9 @@
 //! can search more seeds; a failing seed is printed with its kernel text. Cases run in parallel
 //! on rayon's pool (almost all their time is Z3 solving, which is per thread).
 
-use autosync::fix::{fix_file, FixOptions};
 use autosync::front::{self, FrontOptions};
-use autosync::gen::{generate, GenConfig, GenKernel};
+use autosync::jobs::fix::{fix_file, FixOptions};
+use autosync_devtools::gen::{generate, GenConfig, GenKernel};
 use autosync_oracle::exec::{execute, ExecConfig, ExecError, ExecReport};
 use autosync_oracle::ir::{ArrayId, Kernel, Label};
 use autosync_oracle::report::{RaceScope, Report};

@@ -5,8 +5,8 @@
 mod common;
 
 use autosync::emit::{write_atomic, write_atomic_failing, FailPoint};
-use autosync::fix::{fix_file, write_back_with, FixOptions};
 use autosync::front::FrontOptions;
+use autosync::jobs::fix::{fix_file, write_back_with, FixOptions};
 use common::run;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! Kernels that lower are checked with short solver limits so each input stays fast.
 #![no_main]
 
-use autosync::fix::{fix_file, FixOptions};
+use autosync::jobs::fix::{fix_file, FixOptions};
 use autosync::front::FrontOptions;
 use libfuzzer_sys::fuzz_target;
 

@@ -361,3 +361,14 @@ pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
         _ => {}
     }
 }
+
+/// Whether a kernel uses named barriers (anything but block-wide barrier 0).
+pub fn uses_named_barriers(k: &Kernel) -> bool {
+    let mut found = false;
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Barrier(b, _) = &s.kind {
+            found |= b.is_named();
+        }
+    });
+    found
+}

@@ -14,7 +14,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-pub use diff::{diff_path, unified_diff};
+pub use diff::unified_diff;
 pub use plan::plan;
 pub use write::{write_atomic, write_atomic_failing, FailPoint};
 

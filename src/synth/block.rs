@@ -49,7 +49,7 @@ pub struct SynthOptions {
     /// Benign races (every thread stores the same value) are races to fix, not warnings.
     pub strict: bool,
     /// Findings the user suppressed: synthesis treats them as absent (no barrier for them).
-    pub suppress: Option<std::sync::Arc<crate::suppress::Suppressions>>,
+    pub suppress: Option<std::sync::Arc<dyn crate::vocab::filter::Filter>>,
 }
 
 impl SynthOptions {

@@ -3,8 +3,10 @@
 //! `suppressions`, and (for `fix`) each verified barrier insertion as a fix on exactly the
 //! results it orders. Paths are relative URIs against `%SRCROOT%` (the working directory).
 
-use crate::findings::RULES;
-use crate::results::{Barrier, Defect, FileResult, KernelResult, Labeled, Location, Replacement, Severity, Warning};
+use super::defect::{Defect, Labeled, Severity};
+use super::results::{Barrier, FileResult, KernelResult, Replacement, Warning};
+use crate::vocab::rules::RULES;
+use crate::vocab::texts::Location;
 use serde_json::{json, Value};
 
 /// The base the relative URIs resolve against (the directory autosync ran in).
@@ -42,7 +44,7 @@ pub fn path_uri(path: &str) -> String {
 /// An `artifactLocation`: relative to `%SRCROOT%` when the file is below the working directory,
 /// else an absolute `file:` URI.
 fn artifact(path: &str) -> Value {
-    let rel = crate::emit::diff_path(std::path::Path::new(path));
+    let rel = crate::vocab::paths::diff_path(std::path::Path::new(path));
     if rel.starts_with("..") || std::path::Path::new(path).is_absolute() && !under_cwd(path) {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.into());
         json!({ "uri": format!("file://{}", path_uri(&abs.display().to_string())) })
@@ -337,7 +339,7 @@ pub fn log(files: &[FileResult], exit_code: u8) -> Value {
             "columnKind": "unicodeCodePoints",
             "results": results,
             "invocations": [{
-                "executionSuccessful": exit_code != crate::exit::INPUT,
+                "executionSuccessful": exit_code != crate::vocab::exit::INPUT,
                 "exitCode": exit_code,
                 "toolExecutionNotifications": notifications,
             }],

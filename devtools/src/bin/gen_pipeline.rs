@@ -2,7 +2,7 @@
 //! `gen_pipeline WARPS STAGES ITERATIONS ACCESSES [--defect]` (check it with
 //! `autosync check FILE --param iters=ITERATIONS`).
 
-use autosync::workload::{pipeline_kernel, PipelineShape};
+use autosync_devtools::workload::{pipeline_kernel, PipelineShape};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -593,7 +593,7 @@ fn ignore_entries(
         let rules = match names {
             Some(ns) => Some(
                 ns.into_iter()
-                    .map(|n| crate::suppress::check_rule(n).map_err(|m| err(format!("ignore[{i}]: {m}"))))
+                    .map(|n| crate::vocab::rules::check_rule(n).map_err(|m| err(format!("ignore[{i}]: {m}"))))
                     .collect::<Result<Vec<_>, _>>()?,
             ),
             None => None,

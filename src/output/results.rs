@@ -3,228 +3,14 @@
 //! Locations are 1-based lines and columns counted in Unicode code points (what SARIF calls
 //! `unicodeCodePoints`), so they are right for non-ASCII sources too.
 
-use crate::check::Verdict;
-use crate::exit;
-pub use crate::findings::{race_rule, sync_rule, RULES};
-use crate::fix::{BarrierJson, KernelFix};
-use crate::front::{FrontError, FrontErrorKind};
-use crate::suppress::{By, Suppressions};
-use autosync_oracle::ir::{Kernel, Span};
+use super::defect::Defect;
+use super::fixes::{BarrierJson, KernelFix};
+use crate::vocab::exit;
+use crate::vocab::filter::Filter;
+use crate::vocab::texts::{Location, Texts};
+use autosync_oracle::ir::Kernel;
 use autosync_oracle::report::Report;
 use serde::Serialize;
-
-/// A place in a source file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Location {
-    /// Path as given on the command line (or of the included file).
-    pub file: String,
-    /// 1-based line of the start.
-    pub line: u32,
-    /// 1-based column of the start (code points).
-    pub column: u32,
-    /// 1-based line of the end.
-    pub end_line: u32,
-    /// 1-based column one past the end (code points).
-    pub end_column: u32,
-    /// Index of the text in the unit (for snippets).
-    #[serde(skip)]
-    pub text_index: usize,
-    /// Byte range in that text (for snippets).
-    #[serde(skip)]
-    pub bytes: (u32, u32),
-}
-
-/// Source texts of one unit, to turn spans into locations and show snippets.
-pub struct Texts<'a> {
-    /// Texts by file id.
-    pub texts: &'a [String],
-}
-
-impl Texts<'_> {
-    /// The line/column of a byte offset in text `file`.
-    fn line_col(&self, file: usize, offset: u32) -> Option<(u32, u32)> {
-        let t = self.texts.get(file)?;
-        let off = (offset as usize).min(t.len());
-        let off = (0..=off).rev().find(|&o| t.is_char_boundary(o)).unwrap_or(0);
-        let before = &t[..off];
-        let line = before.matches('\n').count() as u32 + 1;
-        let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-        Some((line, before[start..].chars().count() as u32 + 1))
-    }
-
-    /// The location of a span of kernel `k` (None for synthesized spans).
-    pub fn location(&self, k: &Kernel, span: Span) -> Option<Location> {
-        if span.is_dummy() {
-            return None;
-        }
-        let fi = span.file.0 as usize;
-        let (line, column) = self.line_col(fi, span.lo)?;
-        let (end_line, end_column) = self.line_col(fi, span.hi.max(span.lo))?;
-        Some(Location {
-            file: k.files.get(fi).map(|f| f.path.clone()).unwrap_or_default(),
-            line,
-            column,
-            end_line,
-            end_column,
-            text_index: fi,
-            bytes: (span.lo, span.hi.max(span.lo)),
-        })
-    }
-
-    /// The text of 1-based `line` of text `file`, without its line ending.
-    pub fn line_text(&self, file: usize, line: u32) -> Option<&str> {
-        let t = self.texts.get(file)?;
-        t.split('\n')
-            .nth(line.checked_sub(1)? as usize)
-            .map(|l| l.trim_end_matches('\r'))
-    }
-}
-
-/// A location with a short label (`read`, `write`, `condition`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Labeled {
-    /// Where.
-    #[serde(flatten)]
-    pub location: Location,
-    /// What happens there.
-    pub label: String,
-}
-
-/// How bad a defect is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// A proven defect.
-    Error,
-    /// Could not decide (an assumed race, an inconclusive part).
-    Warning,
-}
-
-/// One defect of a kernel.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Defect {
-    /// Rule: `race`, `barrier-divergence`, `deadlock`, ..., `inconclusive` (`findings::RULES`).
-    pub rule: String,
-    /// Error or warning.
-    pub severity: Severity,
-    /// One-line description.
-    pub message: String,
-    /// Primary location with its label (the first access of a race).
-    pub primary: Option<Labeled>,
-    /// Other locations (the second access of a race, the condition of a divergence).
-    pub related: Vec<Labeled>,
-    /// Race kind in execution order (`RAW`, `WAR`, `WAW`, `atomic-vs-plain`; `WAR+RAW` when it
-    /// is one within an iteration and the other across iterations).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub race_kind: Option<String>,
-    /// The array raced on (as the checker names it: the declared array).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub array: Option<String>,
-    /// Races: the array as the source writes it at the accesses (a pointer into it, a member).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub written_as: Vec<String>,
-    /// Whether no barrier can fix it (inter-block race).
-    pub inter_block: bool,
-    /// The checker's witness (threads, index, parameter values), when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub witness: Option<serde_json::Value>,
-    /// Extra lines (iteration order and witness in words, named-barrier trace).
-    pub notes: Vec<String>,
-    /// Races in a called function: the kernel lines whose calls reach it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reached_from: Vec<u32>,
-    /// Indexes of the checker report's races this finding stands for.
-    #[serde(skip)]
-    pub races: Vec<usize>,
-    /// What suppressed it (only in `suppressed` lists).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub suppressed_by: Option<SuppressedBy>,
-}
-
-impl Defect {
-    /// An error of `rule` with nothing filled in.
-    pub fn plain(rule: &str) -> Defect {
-        Defect {
-            rule: rule.into(),
-            severity: Severity::Error,
-            message: String::new(),
-            primary: None,
-            related: vec![],
-            race_kind: None,
-            array: None,
-            written_as: vec![],
-            inter_block: false,
-            witness: None,
-            notes: vec![],
-            reached_from: vec![],
-            races: vec![],
-            suppressed_by: None,
-        }
-    }
-
-    /// Every location it names, primary first.
-    pub fn locations(&self) -> impl Iterator<Item = &Labeled> {
-        self.primary.iter().chain(self.related.iter())
-    }
-}
-
-/// What suppressed a finding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SuppressedBy {
-    /// `comment` (on a line of the finding), `kernel-comment` (`ignore-kernel`) or `config`
-    /// (an autosync.yaml `ignore:` entry).
-    pub kind: &'static str,
-    /// The file holding the suppression.
-    pub file: String,
-    /// Its 1-based line, when known.
-    pub line: Option<u32>,
-    /// The comment as written, or the config entry described.
-    pub text: String,
-    /// The config entry's `reason`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// Index of the comment in the file's suppressions (to find unused ones).
-    #[serde(skip)]
-    pub comment: Option<usize>,
-}
-
-impl SuppressedBy {
-    /// Describes suppression `by` of `sup` (spans and files of kernel `k`).
-    pub fn new(sup: &Suppressions, by: By, k: &Kernel) -> SuppressedBy {
-        match by {
-            By::Comment(i) => {
-                let c = &sup.comments[i];
-                SuppressedBy {
-                    kind: if c.kernel_level { "kernel-comment" } else { "comment" },
-                    file: k.files.get(c.file).map(|f| f.path.clone()).unwrap_or_default(),
-                    line: Some(c.line),
-                    text: c.text.clone(),
-                    reason: None,
-                    comment: Some(i),
-                }
-            }
-            By::Config(i) => {
-                let e = &sup.config[i];
-                SuppressedBy {
-                    kind: "config",
-                    file: e.config.display().to_string(),
-                    line: e.line.map(|l| l as u32),
-                    text: e.describe(),
-                    reason: e.reason.clone(),
-                    comment: None,
-                }
-            }
-        }
-    }
-
-    /// `k.cu:12: `// autosync: ignore[race]``: where and what, for text outputs.
-    pub fn describe(&self) -> String {
-        match self.kind {
-            "config" => self.text.clone(),
-            _ => format!("`{}` at {}:{}", self.text, self.file, self.line.unwrap_or(0)),
-        }
-    }
-}
 
 /// An inserted barrier with its position and what it orders.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -365,7 +151,7 @@ pub struct KernelResult {
     pub notes: Vec<String>,
     /// `fix --minimize` only: the author's barriers removed, cost before and after.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub minimized: Option<crate::fix::MinimizedJson>,
+    pub minimized: Option<super::fixes::MinimizedJson>,
     /// Oracle calls and time.
     pub stats: Stats,
     /// `check` only: the raw checker report.
@@ -384,10 +170,10 @@ pub struct Findings {
 
 impl Findings {
     /// The findings of a report split by `sup` into `kept` and `gone`.
-    pub fn of(k: &Kernel, tx: &Texts, kept: &Report, gone: &Report, sup: &Suppressions) -> Findings {
+    pub fn of(k: &Kernel, tx: &Texts, kept: &Report, gone: &Report, sup: &dyn Filter) -> Findings {
         Findings {
-            defects: crate::findings::defects(k, tx, kept, None),
-            suppressed: crate::findings::defects(k, tx, gone, Some(sup)),
+            defects: super::findings::defects(k, tx, kept, None),
+            suppressed: super::findings::defects(k, tx, gone, Some(sup)),
         }
     }
 
@@ -411,7 +197,7 @@ pub struct Checked {
 
 /// Builds the result of checking one kernel.
 pub fn from_check(file: &str, k: &Kernel, tx: &Texts, c: Checked) -> KernelResult {
-    let v = crate::check::verdict(&c.report);
+    let v = verdict(&c.report);
     let status = match v {
         Verdict::Clean => "clean",
         Verdict::Defects => "defects",
@@ -460,7 +246,7 @@ pub fn from_fix(
         location: k.and_then(|k| tx.location(k, k.span)),
         status: fix.status.into(),
         verdict: None,
-        checker: if k.is_some_and(crate::check::uses_named_barriers) {
+        checker: if k.is_some_and(autosync_oracle::tree::uses_named_barriers) {
             "named"
         } else {
             "sdv"
@@ -565,46 +351,6 @@ impl FileError {
             message: message.into(),
             help: help.map(str::to_string),
             exit_code: exit::INPUT,
-        }
-    }
-
-    /// A located record (`file:line:col`) of a front-end error, with its exit code; `texts`
-    /// are the unit's texts when the front end got that far.
-    pub fn from_front(path: &str, texts: Option<&[String]>, e: &FrontError) -> FileError {
-        let (line, column) = if e.span.is_dummy() {
-            (None, None)
-        } else {
-            let owned;
-            let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
-                Some(t) => t.as_str(),
-                None => {
-                    owned = std::fs::read(path)
-                        .ok()
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
-                    owned.as_str()
-                }
-            };
-            let f = autosync_oracle::ir::SourceFile::new(path, text);
-            let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
-            (Some(l), Some(c))
-        };
-        let kind = match e.kind {
-            FrontErrorKind::Input => "error",
-            FrontErrorKind::Unsupported => "unsupported",
-            FrontErrorKind::MissingValue => "needs a value",
-        };
-        FileError {
-            file: path.to_string(),
-            line,
-            column,
-            kind: kind.into(),
-            message: e.message.clone(),
-            help: e.help.clone(),
-            exit_code: match e.kind {
-                FrontErrorKind::Input => exit::INPUT,
-                _ => exit::INCONCLUSIVE,
-            },
         }
     }
 
@@ -755,5 +501,30 @@ impl Summary {
         parts.push(plural(self.warnings, "warning"));
         parts.push(plural(self.errors, "error"));
         format!("summary: {}", parts.join(", "))
+    }
+}
+
+/// Overall verdict of a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// No defect.
+    Clean,
+    /// Defects found.
+    Defects,
+    /// Could not conclude.
+    Inconclusive,
+}
+
+/// The verdict of a report: proven defects win; races the solver only assumed, or explicit
+/// inconclusive reasons, make the check inconclusive, never clean.
+pub fn verdict(r: &Report) -> Verdict {
+    let proven = r.races.iter().any(|x| !x.assumed) || !r.divergences.is_empty() || !r.sync_defects.is_empty();
+    if proven {
+        Verdict::Defects
+    } else if !r.races.is_empty() || !r.inconclusive.is_empty() {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Clean
     }
 }

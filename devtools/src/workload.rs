@@ -98,7 +98,7 @@ pub fn pipeline_kernel(s: &PipelineShape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::front::{lower_text, FrontOptions};
+    use autosync::front::{lower_text, FrontOptions};
     use autosync_oracle::named;
 
     fn check(shape: &PipelineShape) -> autosync_oracle::report::Report {

@@ -2,8 +2,10 @@
 //! `annotate-snippets`, the renderer of rustc and cargo), one line per finding (`concise`),
 //! GitHub Actions workflow commands (`github`), and what `fix` says per kernel.
 
-use crate::fix::KernelFix;
-use crate::results::{Defect, KernelResult, Severity, Texts};
+use super::defect::{Defect, Severity};
+use super::fixes::KernelFix;
+use super::results::KernelResult;
+use crate::vocab::texts::Texts;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 /// Colours for the terminal (all empty when colour is off).
@@ -270,7 +272,7 @@ fn fmt_cost(c: f64) -> String {
 }
 
 /// A named barrier's ID(s) and count as the text says them: `ID 1, 64 threads`.
-fn named_words(b: &crate::results::Barrier) -> String {
+fn named_words(b: &super::results::Barrier) -> String {
     if b.kind != "named" {
         return String::new();
     }

@@ -4,7 +4,7 @@
 //! and loop-dependent expressions, thread-dependent and uniform branches, nested loops with
 //! concrete or symbolic (`n`) bounds, and `__syncthreads()` at random block-uniform positions.
 //! [`GenKernel::to_cuda`] prints it as CUDA text, which the tests lower with
-//! [`crate::front::lower_text`], so the preprocessor and the front end are exercised too.
+//! [`autosync::front::lower_text`], so the preprocessor and the front end are exercised too.
 //! Barriers are only placed where every enclosing condition is block-uniform, so every
 //! generated kernel is free of barrier divergence and the checkers' race sets are comparable.
 

@@ -132,14 +132,14 @@ impl Entry {
 
     /// Front-end options for this entry (its params, defines, template values, include
     /// directories).
-    pub fn front_options(&self) -> crate::front::FrontOptions {
+    pub fn front_options(&self) -> autosync::front::FrontOptions {
         let text = |v: &serde_yaml_ng::Value| match v {
             serde_yaml_ng::Value::Number(n) => n.to_string(),
             serde_yaml_ng::Value::String(s) => s.clone(),
             serde_yaml_ng::Value::Bool(b) => b.to_string(),
             other => format!("{other:?}"),
         };
-        crate::front::FrontOptions {
+        autosync::front::FrontOptions {
             kernel: Some(self.kernel.clone()),
             params: self.params.clone(),
             defines: self

@@ -7,43 +7,11 @@
 //! Comments are read from the original source texts (not from the lowering), so any front end
 //! that gives spans into those texts gets suppressions for free.
 
-use crate::config::IgnoreEntry;
-use crate::results::{race_rule, sync_rule, RULES};
+use super::config::IgnoreEntry;
+use crate::vocab::filter::{Filter, SuppressedBy};
+use crate::vocab::rules::{check_rule, UNSUPPRESSIBLE};
 use autosync_oracle::ir::{Kernel, Span};
-use autosync_oracle::report::Report;
 use serde::Serialize;
-
-/// Rule names users may write that stand for another rule.
-const ALIASES: &[(&str, &str)] = &[("divergence", "barrier-divergence")];
-
-/// Findings that are about the tool, not the code: suppressing them would turn "could not
-/// decide" into "clean".
-const UNSUPPRESSIBLE: &[&str] = &["inconclusive"];
-
-/// The rule a user-written name means (aliases resolved).
-pub fn canonical_rule(name: &str) -> &str {
-    ALIASES.iter().find(|(a, _)| *a == name).map_or(name, |(_, r)| r)
-}
-
-/// Checks a user-written rule name: its canonical form, or why it cannot be used.
-pub fn check_rule(name: &str) -> Result<String, String> {
-    let rule = canonical_rule(name);
-    if UNSUPPRESSIBLE.contains(&rule) {
-        return Err(format!(
-            "`{name}` findings cannot be suppressed (give the missing value with --param or autosync.yaml, or exclude the file)"
-        ));
-    }
-    if RULES.iter().any(|r| r.id == rule) {
-        Ok(rule.to_string())
-    } else {
-        let known: Vec<&str> = RULES
-            .iter()
-            .map(|r| r.id)
-            .filter(|r| !UNSUPPRESSIBLE.contains(r))
-            .collect();
-        Err(format!("unknown rule `{name}` (rules: {})", known.join(", ")))
-    }
-}
 
 /// A suppression comment found in a source text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,11 +92,6 @@ impl Suppressions {
             }
         }
         s
-    }
-
-    /// Whether nothing can be suppressed (the common case: skip all work).
-    pub fn is_empty(&self) -> bool {
-        self.comments.is_empty() && self.config.is_empty()
     }
 
     fn read_comment(&mut self, file: usize, text: &str, lo: usize, hi: usize) {
@@ -234,8 +197,8 @@ impl Suppressions {
         Some((file, starts.partition_point(|&s| s <= span.lo) as u32))
     }
 
-    /// What suppresses a finding of `rule` in kernel `k` that points at `spans`, if anything.
-    pub fn find(&self, k: &Kernel, rule: &str, spans: &[Span]) -> Option<By> {
+    /// Which suppression covers a finding of `rule` in kernel `k` that points at `spans`.
+    pub fn find_by(&self, k: &Kernel, rule: &str, spans: &[Span]) -> Option<By> {
         if UNSUPPRESSIBLE.contains(&rule) {
             return None;
         }
@@ -258,53 +221,51 @@ impl Suppressions {
             .map(By::Config)
     }
 
-    /// Splits a checker report into what stays and what is suppressed. Inconclusive parts
-    /// always stay.
-    pub fn split(&self, k: &Kernel, r: Report) -> (Report, Report) {
-        if self.is_empty() {
-            return (r, Report::default());
-        }
-        let mut kept = Report {
-            inconclusive: r.inconclusive,
-            queries: r.queries,
-            ..Default::default()
-        };
-        let mut gone = Report::default();
-        for race in r.races {
-            let spans = [race.first.span, race.second.span];
-            match self.find(k, race_rule(&race), &spans) {
-                Some(_) => gone.races.push(race),
-                None => kept.races.push(race),
+    /// Describes suppression `by` (spans and files of kernel `k`).
+    pub fn describe(&self, by: By, k: &Kernel) -> SuppressedBy {
+        match by {
+            By::Comment(i) => {
+                let c = &self.comments[i];
+                SuppressedBy {
+                    kind: if c.kernel_level { "kernel-comment" } else { "comment" },
+                    file: k.files.get(c.file).map(|f| f.path.clone()).unwrap_or_default(),
+                    line: Some(c.line),
+                    text: c.text.clone(),
+                    reason: None,
+                    comment: Some(i),
+                }
+            }
+            By::Config(i) => {
+                let e = &self.config[i];
+                SuppressedBy {
+                    kind: "config",
+                    file: e.config.display().to_string(),
+                    line: e.line.map(|l| l as u32),
+                    text: e.describe(),
+                    reason: e.reason.clone(),
+                    comment: None,
+                }
             }
         }
-        for d in r.divergences {
-            match self.find(k, "barrier-divergence", &[d.span, d.cond_span]) {
-                Some(_) => gone.divergences.push(d),
-                None => kept.divergences.push(d),
-            }
-        }
-        for s in r.sync_defects {
-            match self.find(k, sync_rule(&s.kind), &s.spans) {
-                Some(_) => gone.sync_defects.push(s),
-                None => kept.sync_defects.push(s),
-            }
-        }
-        (kept, gone)
+    }
+}
+
+impl Filter for Suppressions {
+    fn find(&self, k: &Kernel, rule: &str, spans: &[Span]) -> Option<SuppressedBy> {
+        self.find_by(k, rule, spans).map(|b| self.describe(b, k))
     }
 
-    /// The report without its suppressed findings.
-    pub fn keep(&self, k: &Kernel, r: Report) -> Report {
-        self.split(k, r).0
-    }
-
-    /// Whether any suppression could apply to kernel `k` (a comment anywhere in the unit, or a
-    /// config entry for it).
-    pub fn may_apply_to(&self, k: &Kernel) -> bool {
+    /// A comment anywhere in the unit, or a config entry for the kernel.
+    fn may_apply_to(&self, k: &Kernel) -> bool {
         !self.comments.is_empty()
             || self
                 .config
                 .iter()
                 .any(|e| e.kernel.as_ref().is_none_or(|n| *n == k.name))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.comments.is_empty() && self.config.is_empty()
     }
 }
 

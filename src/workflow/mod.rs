@@ -4,21 +4,27 @@
 //!
 //! It takes plain option structs; only `cli.rs` knows the command line.
 
-use crate::check::{check_kernel_within, OracleChoice, Verdict};
-use crate::config::{front_options_for, Config, ConfigCache};
-use crate::diag::{self, Style};
-use crate::exit::{self, worst};
-use crate::fix::{fix_file, fix_text, write_back_with, FileFix, FixError, FixOptions, Strategy};
-use crate::front::{self, FrontOptions, SourceUnit};
-use crate::results::{self, Checked, FileError, FileResult, Findings, KernelResult, Summary, Texts, Warning};
-use crate::suppress::Suppressions;
+pub mod config;
+pub mod suppress;
+pub mod walk;
+
+use crate::front::{self, FrontError, FrontErrorKind, FrontOptions, SourceUnit};
+use crate::jobs::check::{check_kernel_within, OracleChoice};
+use crate::jobs::fix::{fix_file, fix_text, write_back_with, FileFix, FixError, FixOptions, Strategy};
+use crate::output::diag::{self, Style};
+use crate::output::results::{self, Checked, FileError, FileResult, Findings, KernelResult, Summary, Verdict, Warning};
 use crate::synth::named::NamedStyle;
+use crate::vocab::exit::{self, worst};
+use crate::vocab::filter::{Filter, FilterFor};
+use crate::vocab::texts::{Location, Texts};
+use config::{front_options_for, Config, ConfigCache, IgnoreEntry};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use suppress::Suppressions;
 
 /// Report formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -158,7 +164,7 @@ impl Input {
         Suppressions::new(&unit.texts, self.ignores())
     }
 
-    fn ignores(&self) -> Vec<crate::config::IgnoreEntry> {
+    fn ignores(&self) -> Vec<IgnoreEntry> {
         self.config
             .as_ref()
             .map(|c| c.ignores_for(&self.path))
@@ -197,7 +203,7 @@ fn collect_inputs(paths: &[PathBuf], run: &RunOptions) -> Result<(Vec<Input>, Ve
         return Err(exit::INPUT);
     }
     let files: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != "-").cloned().collect();
-    let walk = crate::walk::expand(&files);
+    let walk = crate::workflow::walk::expand(&files);
     let mut errors: Vec<FileResult> = walk
         .missing
         .iter()
@@ -390,7 +396,7 @@ fn finish(command: &str, mut results: Vec<FileResult>, run: &RunOptions) -> u8 {
         Format::Sarif => {
             println!(
                 "{}",
-                serde_json::to_string_pretty(&crate::sarif::log(&results, code)).unwrap_or_default()
+                serde_json::to_string_pretty(&crate::output::sarif::log(&results, code)).unwrap_or_default()
             );
         }
     }
@@ -422,7 +428,7 @@ fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult {
     let front_opts = front_options_for(&o.front, i.config.as_deref(), &i.path);
     let unit = match load(i, &front_opts) {
         Ok(u) => u,
-        Err(e) => return error_result(&FileError::from_front(&file, None, &e)),
+        Err(e) => return error_result(&front_error(&file, None, &e)),
     };
     let mut res = error_free(&file);
     if o.run.verbose {
@@ -496,7 +502,7 @@ fn suppression_warnings(
             .map(|f| f.path.clone())
             .unwrap_or_else(|| unit.path.display().to_string())
     };
-    let at = |file: usize, line: u32, column: u32, end_column: u32| results::Location {
+    let at = |file: usize, line: u32, column: u32, end_column: u32| Location {
         file: path_of(file),
         line,
         column,
@@ -621,7 +627,7 @@ pub fn run_fix(o: &FixRequest) -> u8 {
 }
 
 /// Fix options for one file: flags over the config's settings over the defaults.
-pub(crate) fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<crate::config::IgnoreEntry>) -> FixOptions {
+pub(crate) fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<IgnoreEntry>) -> FixOptions {
     let cost = cfg.map(|c| c.cost.clone()).unwrap_or_default();
     let reserved = o
         .reserved_ids
@@ -647,7 +653,9 @@ pub(crate) fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<crat
         strategy: o.strategy,
         annotate: o.annotate,
         minimize: o.minimize,
-        ignore,
+        suppress: Some(FilterFor(Arc::new(move |texts: &[String]| -> Arc<dyn Filter> {
+            Arc::new(Suppressions::new(texts, ignore.clone()))
+        }))),
     }
 }
 
@@ -662,7 +670,7 @@ fn fix_one(i: &Input, o: &FixRequest) -> FileResult {
     };
     let fixed = match fixed {
         Ok(r) => r,
-        Err(FixError::Front(e)) => return stdin_echo(i, error_result(&FileError::from_front(&file, None, &e))),
+        Err(FixError::Front(e)) => return stdin_echo(i, error_result(&front_error(&file, None, &e))),
         Err(FixError::Emit(m)) | Err(FixError::Verification(m)) => {
             let e = FileError {
                 exit_code: exit::INCONCLUSIVE,
@@ -758,5 +766,45 @@ fn write_back(res: &mut FileResult, path: &Path, fixed: &FileFix, backup: bool) 
         res.exit_code = worst(res.exit_code, exit::INPUT);
         res.error = Some(e);
         res.messages.push(format!("error: {m}"));
+    }
+}
+
+/// A located record (`file:line:col`) of a front-end error, with its exit code; `texts` are the
+/// unit's texts when the front end got that far.
+pub fn front_error(path: &str, texts: Option<&[String]>, e: &FrontError) -> FileError {
+    let (line, column) = if e.span.is_dummy() {
+        (None, None)
+    } else {
+        let owned;
+        let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
+            Some(t) => t.as_str(),
+            None => {
+                owned = std::fs::read(path)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                owned.as_str()
+            }
+        };
+        let f = autosync_oracle::ir::SourceFile::new(path, text);
+        let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
+        (Some(l), Some(c))
+    };
+    let kind = match e.kind {
+        FrontErrorKind::Input => "error",
+        FrontErrorKind::Unsupported => "unsupported",
+        FrontErrorKind::MissingValue => "needs a value",
+    };
+    FileError {
+        file: path.to_string(),
+        line,
+        column,
+        kind: kind.into(),
+        message: e.message.clone(),
+        help: e.help.clone(),
+        exit_code: match e.kind {
+            FrontErrorKind::Input => exit::INPUT,
+            _ => exit::INCONCLUSIVE,
+        },
     }
 }

@@ -2,122 +2,14 @@
 //! array names as written, loops and witnesses in words, and one finding per race of an inlined
 //! function however many call sites reach it.
 
-use crate::results::{Defect, Labeled, Severity, SuppressedBy, Texts};
-use crate::suppress::{By, Suppressions};
+use super::defect::{Defect, Labeled, Severity};
+use crate::vocab::filter::Filter;
+use crate::vocab::rules::{race_rule, sync_rule};
+use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{AccessKind, Kernel, Label, Span, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, RaceKind, RaceScope, Report, SyncDefectKind, ThreadId, Witness};
 use autosync_oracle::tree::{for_each_stmt, LabelTree};
 use std::collections::BTreeMap;
-
-/// A rule: what a finding is, as SARIF and the docs describe it.
-#[derive(Clone, Copy, Debug)]
-pub struct Rule {
-    /// The rule id (`race`), used in outputs and suppressions.
-    pub id: &'static str,
-    /// One line.
-    pub short: &'static str,
-    /// A paragraph: what it means.
-    pub full: &'static str,
-    /// What to do about it.
-    pub help: &'static str,
-}
-
-/// Every rule autosync reports. New rules go here so outputs and suppressions know them.
-pub const RULES: &[Rule] = &[
-    Rule {
-        id: "race",
-        short: "Data race between threads of a block (or between blocks)",
-        full: "Two threads access the same element of an array, at least one of them writes, and no barrier both threads pass orders the two accesses.",
-        help: "Run `autosync fix` to insert the barrier that orders the accesses. A race between blocks cannot be fixed by barriers: make the blocks write disjoint elements. If the race is a false alarm, suppress it with `// autosync: ignore[race]` on either access's line.",
-    },
-    Rule {
-        id: "benign-race",
-        short: "Write-write race where every thread stores the same value",
-        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. A warning by default; `--strict` reports it as a race.",
-        help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
-    },
-    Rule {
-        id: "barrier-divergence",
-        short: "Barrier under a thread-dependent condition",
-        full: "A barrier is reached under a condition that differs between the threads that must meet there, so some threads wait at a barrier others never reach (undefined behaviour, usually a hang).",
-        help: "Move the barrier out of the condition, or make the condition uniform across the block (or the warps of a named barrier).",
-    },
-    Rule {
-        id: "deadlock",
-        short: "Named barriers can wait forever",
-        full: "In some execution a warp waits at a named barrier whose count is never reached.",
-        help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
-    },
-    Rule {
-        id: "count-mismatch",
-        short: "Participants of a named barrier disagree on the thread count",
-        full: "Warps registering at one generation of a named barrier pass different thread counts.",
-        help: "Use one thread count for every `bar.sync`/`bar.arrive` of a barrier ID.",
-    },
-    Rule {
-        id: "too-many-participants",
-        short: "More threads registered at a named barrier than its count",
-        full: "More threads register at one generation of a named barrier than its count allows.",
-        help: "Raise the count to 32 x the number of participating warps, or let fewer warps take part.",
-    },
-    Rule {
-        id: "arrive-only",
-        short: "A named-barrier generation completed by arrivals alone",
-        full: "A generation of a named barrier completes with `bar.arrive` only: nobody waits, so it orders nothing.",
-        help: "Make the consumer side wait with `bar.sync` on that ID.",
-    },
-    Rule {
-        id: "unsafe-recycling",
-        short: "A named barrier is reused before its previous generation completed",
-        full: "A named barrier ID starts its next generation while warps may still be registering for the previous one.",
-        help: "Use a different barrier ID for the second use, or separate the uses by a barrier every warp passes.",
-    },
-    Rule {
-        id: "bad-id",
-        short: "Named barrier id outside 0..=15",
-        full: "PTX has 16 named barriers per block; the ID is outside 0..=15.",
-        help: "Use an ID from 0 to 15 (0 is what `__syncthreads` uses).",
-    },
-    Rule {
-        id: "bad-count",
-        short: "Named barrier thread count not a positive multiple of 32",
-        full: "A named barrier's thread count must be a positive multiple of the warp size.",
-        help: "Use 32 x the number of participating warps.",
-    },
-    Rule {
-        id: "inconclusive",
-        short: "The checker could not decide part of the kernel",
-        full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
-        help: "Give the missing value (`--param`, `--block-dim`, autosync.yaml) or raise `--timeout`; this finding cannot be suppressed.",
-    },
-];
-
-/// The rule with this id.
-pub fn rule(id: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.id == id)
-}
-
-/// The rule of a race finding.
-pub fn race_rule(race: &Race) -> &'static str {
-    if race.benign {
-        "benign-race"
-    } else {
-        "race"
-    }
-}
-
-/// The rule of a named-barrier defect.
-pub fn sync_rule(kind: &SyncDefectKind) -> &'static str {
-    match kind {
-        SyncDefectKind::Deadlock { .. } => "deadlock",
-        SyncDefectKind::CountMismatch { .. } => "count-mismatch",
-        SyncDefectKind::TooManyParticipants { .. } => "too-many-participants",
-        SyncDefectKind::ArriveOnly => "arrive-only",
-        SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
-        SyncDefectKind::BadId { .. } => "bad-id",
-        SyncDefectKind::BadCount { .. } => "bad-count",
-    }
-}
 
 fn sync_message(kind: &SyncDefectKind) -> String {
     match kind {
@@ -524,7 +416,7 @@ fn group_races(shape: &Shape, tx: &Texts, races: &[Race], benign_warning: bool) 
 /// The findings of a checker report, in report order (races first, benign races as warnings
 /// last). With `sup`, the report
 /// holds suppressed findings and each is marked with what suppressed it.
-pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&Suppressions>) -> Vec<Defect> {
+pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> Vec<Defect> {
     let shape = Shape::new(k);
     let mut out = group_races(&shape, tx, &r.races, false);
     for d in &r.divergences {
@@ -581,8 +473,8 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&Suppressions>) -
 }
 
 /// Fills in `suppressed_by` for the findings of a suppressed report (same order as built).
-fn mark_suppressed(k: &Kernel, r: &Report, sup: &Suppressions, out: &mut [Defect]) {
-    let mut finds: Vec<Option<By>> = Vec::new();
+fn mark_suppressed(k: &Kernel, r: &Report, sup: &dyn Filter, out: &mut [Defect]) {
+    let mut finds = Vec::new();
     let nraces = out.iter().filter(|d| !d.races.is_empty()).count();
     for d in out.iter().take(nraces) {
         let race = &r.races[d.races[0]];
@@ -595,6 +487,6 @@ fn mark_suppressed(k: &Kernel, r: &Report, sup: &Suppressions, out: &mut [Defect
     );
     finds.extend(r.sync_defects.iter().map(|s| sup.find(k, sync_rule(&s.kind), &s.spans)));
     for (d, by) in out.iter_mut().zip(finds) {
-        d.suppressed_by = by.map(|b| SuppressedBy::new(sup, b, k));
+        d.suppressed_by = by;
     }
 }

@@ -5,10 +5,11 @@
 
 use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
-use crate::results::Texts;
-use crate::suppress::Suppressions;
+use crate::output::fixes::{BarrierJson, KernelFix, MinimizedJson, NamedInfo, StatsJson};
 use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
+use crate::vocab::filter::{Filter, FilterFor, NoFilter};
+use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
 use autosync_oracle::report::{Race, Report};
 use autosync_oracle::tree::LabelTree;
@@ -36,8 +37,8 @@ pub struct FixOptions {
     pub annotate: bool,
     /// Also propose removing the author's barriers when a verified cheaper placement exists.
     pub minimize: bool,
-    /// autosync.yaml `ignore:` entries that apply to the file.
-    pub ignore: Vec<crate::config::IgnoreEntry>,
+    /// The file's suppressions, built from its texts (none when unset).
+    pub suppress: Option<FilterFor>,
 }
 
 /// `autosync fix` with no flags (see `workflow::fix_options`), except that there is no
@@ -50,102 +51,26 @@ impl Default for FixOptions {
             strategy: Strategy::Maxsat,
             annotate: false,
             minimize: false,
-            ignore: vec![],
+            suppress: None,
         }
     }
 }
 
-/// What happened to one kernel.
-#[derive(Clone, Debug, Serialize)]
-pub struct KernelFix {
-    /// Kernel name.
-    pub kernel: String,
-    /// fixed | clean | unfixable | inconclusive.
-    pub status: &'static str,
-    /// Inserted barriers.
-    pub barriers: Vec<BarrierJson>,
-    /// Total cost of inserted barriers.
-    pub cost: f64,
-    /// Unfixable reasons / inconclusive message.
-    pub reasons: Vec<String>,
-    /// Oracle calls, MaxSAT calls, rounds, milliseconds.
-    pub stats: StatsJson,
-    /// Races in the input (`first line ↔ second line`).
-    pub races: Vec<String>,
-    /// Lines of the author's barriers removed by `--minimize`, with the cost before and after.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub minimized: Option<MinimizedJson>,
-    /// Notes about how the fix was written (e.g. a requested style that could not be followed).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// The checker's report on the input, when synthesis ran one (machine outputs locate the
-    /// defects from it instead of checking the kernel again); suppressed findings removed.
-    #[serde(skip)]
-    pub initial: Option<Report>,
-    /// The suppressed findings of that report.
-    #[serde(skip)]
-    pub suppressed: Report,
-}
-
-/// What `--minimize` changed in a kernel.
-#[derive(Clone, Debug, Serialize)]
-pub struct MinimizedJson {
-    /// Lines (in the original file) of the removed barriers.
-    pub removed_lines: Vec<u32>,
-    /// Cost of the author's barriers plus plain synthesis.
-    pub old_cost: f64,
-    /// Cost after minimization.
-    pub new_cost: f64,
-}
-
-/// An inserted barrier, for reports.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct BarrierJson {
-    /// 1-based line in the patched file.
-    pub line: u32,
-    /// 1-based line of the original file it is inserted before.
-    pub original_line: u32,
-    /// The inserted statement.
-    pub text: String,
-    /// Cost under the cost model.
-    pub cost: f64,
-    /// Races only this barrier orders (removing it brings them back), as `a↔b` line pairs.
-    pub covers: Vec<String>,
-    /// Races it orders only together with other inserted barriers of the kernel.
-    pub shares: Vec<String>,
-    /// Indexes into the initial report's races of every race it orders.
-    #[serde(skip)]
-    pub covers_races: Vec<usize>,
-    /// Named barriers: IDs, count and whether it is an arrive.
-    #[serde(skip)]
-    pub named: Option<NamedInfo>,
-    /// Byte offset in the original text where it goes (text order of the barriers).
-    #[serde(skip)]
-    pub at: u32,
-}
-
-/// What a named barrier is, for reports (the text output and JSON agree on it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NamedInfo {
-    /// IDs it uses (several when the ID cycles with a loop counter).
-    pub ids: Vec<u32>,
-    /// Participating threads.
-    pub count: u32,
-    /// `bar.arrive` rather than `bar.sync`.
-    pub arrive: bool,
-}
-
-impl BarrierJson {
-    /// A barrier ordering the races `covers` (indexes into the initial report's races), before
-    /// its lines are known.
-    fn new(k: &Kernel, pos: autosync_oracle::tree::Position, text: &str, cost: f64, covers: &[usize]) -> BarrierJson {
-        BarrierJson {
-            at: position_offset(k, pos),
-            text: text.to_string(),
-            cost,
-            covers_races: covers.to_vec(),
-            ..Default::default()
-        }
+/// A barrier ordering the races `covers` (indexes into the initial report's races), before
+/// its lines are known.
+fn barrier_json(
+    k: &Kernel,
+    pos: autosync_oracle::tree::Position,
+    text: &str,
+    cost: f64,
+    covers: &[usize],
+) -> BarrierJson {
+    BarrierJson {
+        at: position_offset(k, pos),
+        text: text.to_string(),
+        cost,
+        covers_races: covers.to_vec(),
+        ..Default::default()
     }
 }
 
@@ -173,19 +98,6 @@ fn attribute(k: &Kernel, races: &[Race], barriers: &mut [BarrierJson]) {
         b.covers = alone;
         b.shares = shared;
     }
-}
-
-/// Counters.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct StatsJson {
-    /// Oracle calls.
-    pub oracle_calls: u32,
-    /// MaxSAT solves.
-    pub maxsat_calls: u32,
-    /// Refinement rounds.
-    pub rounds: u32,
-    /// Wall time in milliseconds.
-    pub millis: f64,
 }
 
 /// What happened to one file.
@@ -225,28 +137,26 @@ fn race_pair(k: &Kernel, r: &Race) -> String {
     format!("{}↔{}", k.line(r.first.span), k.line(r.second.span))
 }
 
-impl KernelFix {
-    /// A "clean" result carrying what every synthesis outcome reports: its statistics, the
-    /// input's races and the checker's report on the input. Outcomes override the rest.
-    fn from_synthesis(k: &Kernel, stats: &block::SynthStats, initial: &Report, suppressed: &Report) -> KernelFix {
-        KernelFix {
-            kernel: k.name.clone(),
-            status: "clean",
-            barriers: vec![],
-            cost: 0.0,
-            reasons: vec![],
-            stats: StatsJson {
-                oracle_calls: stats.oracle_calls,
-                maxsat_calls: stats.maxsat_calls,
-                rounds: stats.rounds,
-                millis: stats.time.as_secs_f64() * 1000.0,
-            },
-            races: initial.races.iter().map(|r| race_pair(k, r)).collect(),
-            minimized: None,
-            notes: vec![],
-            initial: Some(initial.clone()),
-            suppressed: suppressed.clone(),
-        }
+/// A "clean" result carrying what every synthesis outcome reports: its statistics, the
+/// input's races and the checker's report on the input. Outcomes override the rest.
+fn kernel_fix(k: &Kernel, stats: &block::SynthStats, initial: &Report, suppressed: &Report) -> KernelFix {
+    KernelFix {
+        kernel: k.name.clone(),
+        status: "clean",
+        barriers: vec![],
+        cost: 0.0,
+        reasons: vec![],
+        stats: StatsJson {
+            oracle_calls: stats.oracle_calls,
+            maxsat_calls: stats.maxsat_calls,
+            rounds: stats.rounds,
+            millis: stats.time.as_secs_f64() * 1000.0,
+        },
+        races: initial.races.iter().map(|r| race_pair(k, r)).collect(),
+        minimized: None,
+        notes: vec![],
+        initial: Some(initial.clone()),
+        suppressed: suppressed.clone(),
     }
 }
 
@@ -264,8 +174,11 @@ pub fn fix_text(path: &Path, text: &str, front_opts: &FrontOptions, opts: &FixOp
 }
 
 /// The suppressions of a lowered file under `opts`.
-pub fn suppressions(unit: &front::SourceUnit, opts: &FixOptions) -> Suppressions {
-    Suppressions::new(&unit.texts, opts.ignore.clone())
+pub fn suppressions(unit: &front::SourceUnit, opts: &FixOptions) -> Arc<dyn Filter> {
+    match &opts.suppress {
+        Some(f) => f.of(&unit.texts),
+        None => Arc::new(NoFilter),
+    }
 }
 
 fn fix_unit(
@@ -275,7 +188,7 @@ fn fix_unit(
     opts: &FixOptions,
 ) -> Result<FileFix, FixError> {
     let original = unit.texts.first().cloned().unwrap_or_default();
-    let sup = Arc::new(suppressions(&unit, opts));
+    let sup = suppressions(&unit, opts);
     let opts = &FixOptions {
         synth: SynthOptions {
             suppress: (!sup.is_empty()).then(|| sup.clone()),
@@ -295,7 +208,7 @@ fn fix_unit(
     // Kernels fixed as far as barriers can: their remaining races are all unfixable.
     let mut partial: Vec<usize> = Vec::new();
     for (ki, k) in unit.kernels.iter().enumerate() {
-        if crate::check::uses_named_barriers(k) {
+        if autosync_oracle::tree::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
             let (kf, ins) = named_fix(&tx, k, &unit.helpers[ki], opts, None);
             all_ok &= matches!(kf.status, "fixed" | "clean");
@@ -328,7 +241,7 @@ fn fix_unit(
                     barriers: m
                         .insert
                         .iter()
-                        .map(|b| BarrierJson::new(k, b.pos, "__syncthreads();", b.cost, &[]))
+                        .map(|b| barrier_json(k, b.pos, "__syncthreads();", b.cost, &[]))
                         .collect(),
                     cost: m.new_cost,
                     reasons: vec![],
@@ -354,7 +267,7 @@ fn fix_unit(
             Strategy::Maxsat => block::synthesize(k, &opts.synth),
             Strategy::Naive => block::synthesize_naive(k, &opts.synth),
         };
-        let mut base = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
+        let mut base = kernel_fix(k, &syn.stats, &syn.initial, &syn.suppressed);
         if opts.minimize && sup.may_apply_to(k) {
             base.notes
                 .push("--minimize keeps the kernel's own barriers: a suppression applies to it".into());
@@ -363,7 +276,7 @@ fn fix_unit(
         let block_fix = |barriers: &[Placed], cost: f64, base: KernelFix| {
             let mut records: Vec<BarrierJson> = barriers
                 .iter()
-                .map(|b| BarrierJson::new(k, b.pos, "__syncthreads();", b.cost, &b.covers))
+                .map(|b| barrier_json(k, b.pos, "__syncthreads();", b.cost, &b.covers))
                 .collect();
             attribute(k, &syn.initial.races, &mut records);
             let inserts: Vec<Insertion> = barriers
@@ -605,7 +518,7 @@ fn named_fix(
 ) -> (KernelFix, Vec<Insertion>) {
     let syn = named::synthesize(k, &opts.synth);
     let emission = named::style::emission_for(k, helpers, &opts.synth.named);
-    let mut kf = KernelFix::from_synthesis(k, &syn.stats, &syn.initial, &syn.suppressed);
+    let mut kf = kernel_fix(k, &syn.stats, &syn.initial, &syn.suppressed);
     let mut inserts = Vec::new();
     match syn.outcome {
         NamedOutcome::AlreadyClean => {}
@@ -629,7 +542,7 @@ fn named_fix(
                 })
                 .collect();
             for (b, text) in barriers.iter().zip(&texts) {
-                let mut rec = BarrierJson::new(k, b.pos, text.text(), b.cost, &b.covers);
+                let mut rec = barrier_json(k, b.pos, text.text(), b.cost, &b.covers);
                 rec.named = match b.kind {
                     NamedKind::SyncThreads => None,
                     NamedKind::Sync { count, .. } | NamedKind::Arrive { count, .. } => Some(NamedInfo {
@@ -763,9 +676,9 @@ fn verify_patched(
     let sup = suppressions(&unit, opts);
     for (ki, k) in unit.kernels.iter().enumerate() {
         let fail = |e: FixError| (Some(ki), e);
-        let (r, _) = crate::check::check_kernel_within(
+        let (r, _) = super::check::check_kernel_within(
             k,
-            crate::check::OracleChoice::Auto,
+            super::check::OracleChoice::Auto,
             opts.synth.timeout_ms,
             None,
             opts.synth.strict,
@@ -802,7 +715,7 @@ fn annotation(tx: &Texts, k: &Kernel, races: &[Race], b: &BarrierJson, what: &st
         .covers_races
         .iter()
         .filter_map(|&i| races.get(i))
-        .flat_map(|r| crate::findings::race_names(tx, k, r))
+        .flat_map(|r| crate::output::findings::race_names(tx, k, r))
         .collect();
     arrays.sort_unstable();
     arrays.dedup();
@@ -819,7 +732,7 @@ fn annotation(tx: &Texts, k: &Kernel, races: &[Race], b: &BarrierJson, what: &st
 pub fn describe_remaining(k: &Kernel, u: &Unfixable) -> String {
     let mut s = describe_unfixable(k, u);
     if let Some(r) = u.race() {
-        if let Some(w) = crate::findings::witness_words(r) {
+        if let Some(w) = crate::output::findings::witness_words(r) {
             s.push_str(&format!(" ({w})"));
         }
         if let Some(h) = parameter_hint(k, r) {

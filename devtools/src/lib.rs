@@ -1,0 +1,9 @@
+//! Development-only code of autosync, used by its tests, benchmarks and fuzzers and never
+//! shipped in the product crate: the random kernel generator ([`gen`]), generated benchmark
+//! workloads ([`workload`]), the corpus manifest schema ([`manifest`]) and the module layering
+//! check ([`layering`]).
+
+pub mod gen;
+pub mod layering;
+pub mod manifest;
+pub mod workload;

@@ -1,0 +1,147 @@
+//! The rules autosync reports: their ids, descriptions and help (what SARIF, the docs and the
+//! text outputs say), which rule a checker finding belongs to, and which rule names a user may
+//! write in a suppression.
+
+use autosync_oracle::report::{Race, SyncDefectKind};
+
+/// A rule: what a finding is, as SARIF and the docs describe it.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    /// The rule id (`race`), used in outputs and suppressions.
+    pub id: &'static str,
+    /// One line.
+    pub short: &'static str,
+    /// A paragraph: what it means.
+    pub full: &'static str,
+    /// What to do about it.
+    pub help: &'static str,
+}
+
+/// Every rule autosync reports. New rules go here so outputs and suppressions know them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "race",
+        short: "Data race between threads of a block (or between blocks)",
+        full: "Two threads access the same element of an array, at least one of them writes, and no barrier both threads pass orders the two accesses.",
+        help: "Run `autosync fix` to insert the barrier that orders the accesses. A race between blocks cannot be fixed by barriers: make the blocks write disjoint elements. If the race is a false alarm, suppress it with `// autosync: ignore[race]` on either access's line.",
+    },
+    Rule {
+        id: "benign-race",
+        short: "Write-write race where every thread stores the same value",
+        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. A warning by default; `--strict` reports it as a race.",
+        help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
+    },
+    Rule {
+        id: "barrier-divergence",
+        short: "Barrier under a thread-dependent condition",
+        full: "A barrier is reached under a condition that differs between the threads that must meet there, so some threads wait at a barrier others never reach (undefined behaviour, usually a hang).",
+        help: "Move the barrier out of the condition, or make the condition uniform across the block (or the warps of a named barrier).",
+    },
+    Rule {
+        id: "deadlock",
+        short: "Named barriers can wait forever",
+        full: "In some execution a warp waits at a named barrier whose count is never reached.",
+        help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
+    },
+    Rule {
+        id: "count-mismatch",
+        short: "Participants of a named barrier disagree on the thread count",
+        full: "Warps registering at one generation of a named barrier pass different thread counts.",
+        help: "Use one thread count for every `bar.sync`/`bar.arrive` of a barrier ID.",
+    },
+    Rule {
+        id: "too-many-participants",
+        short: "More threads registered at a named barrier than its count",
+        full: "More threads register at one generation of a named barrier than its count allows.",
+        help: "Raise the count to 32 x the number of participating warps, or let fewer warps take part.",
+    },
+    Rule {
+        id: "arrive-only",
+        short: "A named-barrier generation completed by arrivals alone",
+        full: "A generation of a named barrier completes with `bar.arrive` only: nobody waits, so it orders nothing.",
+        help: "Make the consumer side wait with `bar.sync` on that ID.",
+    },
+    Rule {
+        id: "unsafe-recycling",
+        short: "A named barrier is reused before its previous generation completed",
+        full: "A named barrier ID starts its next generation while warps may still be registering for the previous one.",
+        help: "Use a different barrier ID for the second use, or separate the uses by a barrier every warp passes.",
+    },
+    Rule {
+        id: "bad-id",
+        short: "Named barrier id outside 0..=15",
+        full: "PTX has 16 named barriers per block; the ID is outside 0..=15.",
+        help: "Use an ID from 0 to 15 (0 is what `__syncthreads` uses).",
+    },
+    Rule {
+        id: "bad-count",
+        short: "Named barrier thread count not a positive multiple of 32",
+        full: "A named barrier's thread count must be a positive multiple of the warp size.",
+        help: "Use 32 x the number of participating warps.",
+    },
+    Rule {
+        id: "inconclusive",
+        short: "The checker could not decide part of the kernel",
+        full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
+        help: "Give the missing value (`--param`, `--block-dim`, autosync.yaml) or raise `--timeout`; this finding cannot be suppressed.",
+    },
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The rule of a race finding.
+pub fn race_rule(race: &Race) -> &'static str {
+    if race.benign {
+        "benign-race"
+    } else {
+        "race"
+    }
+}
+
+/// The rule of a named-barrier defect.
+pub fn sync_rule(kind: &SyncDefectKind) -> &'static str {
+    match kind {
+        SyncDefectKind::Deadlock { .. } => "deadlock",
+        SyncDefectKind::CountMismatch { .. } => "count-mismatch",
+        SyncDefectKind::TooManyParticipants { .. } => "too-many-participants",
+        SyncDefectKind::ArriveOnly => "arrive-only",
+        SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
+        SyncDefectKind::BadId { .. } => "bad-id",
+        SyncDefectKind::BadCount { .. } => "bad-count",
+    }
+}
+
+/// Rule names users may write that stand for another rule.
+const ALIASES: &[(&str, &str)] = &[("divergence", "barrier-divergence")];
+
+/// Findings that are about the tool, not the code: suppressing them would turn "could not
+/// decide" into "clean".
+pub const UNSUPPRESSIBLE: &[&str] = &["inconclusive"];
+
+/// The rule a user-written name means (aliases resolved).
+pub fn canonical_rule(name: &str) -> &str {
+    ALIASES.iter().find(|(a, _)| *a == name).map_or(name, |(_, r)| r)
+}
+
+/// Checks a user-written rule name: its canonical form, or why it cannot be used.
+pub fn check_rule(name: &str) -> Result<String, String> {
+    let rule = canonical_rule(name);
+    if UNSUPPRESSIBLE.contains(&rule) {
+        return Err(format!(
+            "`{name}` findings cannot be suppressed (give the missing value with --param or autosync.yaml, or exclude the file)"
+        ));
+    }
+    if RULES.iter().any(|r| r.id == rule) {
+        Ok(rule.to_string())
+    } else {
+        let known: Vec<&str> = RULES
+            .iter()
+            .map(|r| r.id)
+            .filter(|r| !UNSUPPRESSIBLE.contains(r))
+            .collect();
+        Err(format!("unknown rule `{name}` (rules: {})", known.join(", ")))
+    }
+}
