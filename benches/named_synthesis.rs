@@ -6,8 +6,8 @@
 //! which is the interesting case for them. Ends with the median and maximum time.
 
 use autosync::front;
-use autosync::synth::block::SynthOptions;
 use autosync::synth::named::{synthesize, NamedOutcome};
+use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest;
 use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::tree::{for_each_stmt, remove_stmts};

@@ -8,7 +8,8 @@
 //! `AUTOSYNC_BENCH_FILTER=real/` restricts the run to kernels whose manifest path starts with it.
 
 use autosync::front;
-use autosync::synth::block::{synthesize, synthesize_naive, Outcome, SynthOptions};
+use autosync::synth::block::{synthesize, synthesize_naive, Outcome};
+use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest;
 use autosync_oracle::report::IterRelation;
 use autosync_oracle::tree::uses_named_barriers;

@@ -562,6 +562,10 @@ mod tests {
         let mut opts = workflow::fix_options(&r, None, vec![]);
         assert_eq!(opts.synth.kernel_timeout, Some(std::time::Duration::from_secs(60)));
         opts.synth.kernel_timeout = None;
+        // The command line always reads suppressions (comments, autosync.yaml); the library
+        // default suppresses nothing unless a filter is given.
+        assert!(opts.suppress.is_some());
+        opts.suppress = None;
         assert_eq!(
             format!("{opts:?}"),
             format!("{:?}", crate::jobs::fix::FixOptions::default())

@@ -4,8 +4,9 @@
 
 use autosync::front;
 use autosync::jobs::fix::{fix_file, FixOptions};
-use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cost, Outcome, SynthOptions};
+use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cost, Outcome};
 use autosync::synth::named::{self, NamedOutcome};
+use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Barrier, Kernel, StmtKind};
 use autosync_oracle::sdv;

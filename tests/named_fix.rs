@@ -4,9 +4,9 @@
 
 use autosync::front;
 use autosync::jobs::fix::{fix_file, FixOptions};
-use autosync::synth::block::SynthOptions;
 use autosync::synth::named::roles::{Roles, WARP};
 use autosync::synth::named::{self, NamedKind, NamedOutcome, NamedPlaced, NamedSettings};
+use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::named::{check, NamedOptions};

@@ -6,8 +6,8 @@ mod common;
 
 use autosync::front::{self, FrontOptions};
 use autosync::jobs::fix::{fix_file, FileFix, FixOptions};
-use autosync::synth::block::SynthOptions;
 use autosync::synth::named::{NamedSettings, NamedStyle};
+use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest::{self, Entry};
 use autosync_oracle::ir::{Barrier, BarrierHelper, Expr, HelperKind, Kernel, Op, StmtKind};
 use autosync_oracle::named::{check, NamedOptions};

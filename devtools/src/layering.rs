@@ -188,7 +188,7 @@ impl Graph {
         for (from, to, at) in self.edges() {
             let (Some(a), Some(b)) = (from.first(), to.first()) else {
                 // The crate root only declares modules; a reference to it is one to everything.
-                if from.first().is_some() {
+                if !from.is_empty() {
                     out.insert(format!("{} refers to the crate root ({at})", show(from)));
                 }
                 continue;
@@ -253,7 +253,7 @@ fn show(m: &ModPath) -> String {
 }
 
 /// Whether attributes hold `#[cfg(test)]` (alone or in `all(...)`/`any(...)` with others).
-fn is_test(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         a.path().is_ident("cfg") && {
             let mut found = false;

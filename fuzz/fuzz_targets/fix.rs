@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let opts = FixOptions {
-        synth: autosync::synth::block::SynthOptions {
+        synth: autosync::synth::space::SynthOptions {
             timeout_ms: 200,
             max_rounds: 8,
             kernel_timeout: Some(std::time::Duration::from_secs(2)),

@@ -6,8 +6,8 @@
 //! that receives a barrier is wrapped in braces; the wrap and everything inside it collapse
 //! into one edit.
 
+use super::edit::{apply, Edit, EmitError, Fix, Insertion};
 use super::text::{self, Rest, Style};
-use super::{apply, Edit, EmitError, Fix, Insertion};
 use autosync_oracle::ir::{Block, Kernel, Label, LoopKind, Span, Stmt, StmtKind};
 use autosync_oracle::tree::Position;
 use std::collections::{BTreeMap, HashMap};

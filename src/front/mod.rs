@@ -8,6 +8,7 @@ pub mod ast;
 pub mod clang;
 pub mod ctype;
 pub mod error;
+pub mod intrinsics;
 pub mod launch;
 pub mod lower;
 

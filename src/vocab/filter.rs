@@ -92,7 +92,10 @@ impl SuppressedBy {
 /// Builds the filter of a unit from its source texts: `fix` reads its patched output again,
 /// and the suppression comments move with the text.
 #[derive(Clone)]
-pub struct FilterFor(pub Arc<dyn Fn(&[String]) -> Arc<dyn Filter> + Send + Sync>);
+pub struct FilterFor(pub Arc<MakeFilter>);
+
+/// A function from a unit's source texts to its filter.
+pub type MakeFilter = dyn Fn(&[String]) -> Arc<dyn Filter> + Send + Sync;
 
 impl FilterFor {
     /// The filter of a unit with these texts.

@@ -635,7 +635,7 @@ pub(crate) fn fix_options(o: &FixRequest, cfg: Option<&Config>, ignore: Vec<Igno
         .or_else(|| cfg.and_then(|c| c.reserved_ids.clone()))
         .unwrap_or_default();
     FixOptions {
-        synth: crate::synth::block::SynthOptions {
+        synth: crate::synth::space::SynthOptions {
             cost_loop: o.cost_loop.or(cost.loop_factor).unwrap_or(100.0),
             cost_if: o.cost_if.or(cost.if_factor).unwrap_or(0.5),
             timeout_ms: o.timeout_ms,

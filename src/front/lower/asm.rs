@@ -2,7 +2,13 @@
 //! is read from the source (where its tokens are spelled) and parsed here. Named barriers are
 //! understood; anything that may touch memory and is not modelled stops the kernel.
 
-use super::*;
+use super::convert::*;
+use super::lowerer::Lowerer;
+use super::values::*;
+use crate::front::ast::NodeId;
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
 
 /// An asm statement's template and the number of its output operands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +25,7 @@ pub(crate) struct AsmText {
 pub(crate) fn parse_asm(text: &str) -> Result<AsmText, String> {
     let b = text.as_bytes();
     let open = text.find('(').ok_or("no `(` after asm")?;
-    let close = source::matching_paren(b, open).ok_or("unbalanced parentheses in asm")?;
+    let close = super::source::matching_paren(b, open).ok_or("unbalanced parentheses in asm")?;
     let inner = &text[open + 1..close];
     // Split at top-level `:` (outside strings and parentheses).
     let mut sections: Vec<&str> = Vec::new();
@@ -378,7 +384,7 @@ impl<'a> Lowerer<'a> {
         let addr = rest[open + 1..close].replace(' ', "");
         let (reg, imm) = match addr.find(['+', '-']) {
             Some(i) if i > 0 => {
-                let imm = types::parse_int(addr[i..].trim_start_matches('+'))
+                let imm = super::types::parse_int(addr[i..].trim_start_matches('+'))
                     .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]`")))?;
                 (&addr[..i], imm)
             }
@@ -543,7 +549,7 @@ impl<'a> Lowerer<'a> {
             let (e, t) = self.scalar(node)?;
             return Ok(convert(e, &t, &CType::UINT));
         }
-        types::parse_int(o)
+        super::types::parse_int(o)
             .map(|v| Expr::Const(v, ScalarTy::U32))
             .ok_or_else(|| FrontError::unsupported(span, format!("asm operand `{o}` is neither a literal nor %N")))
     }

@@ -1,8 +1,14 @@
 //! Calls: functions, methods, operators and constructors with a body in the user's files are
 //! inlined; calls into system headers go to the library model (`library.rs`).
 
+use super::convert::*;
 use super::expr::Value;
-use super::*;
+use super::lowerer::Lowerer;
+use super::values::*;
+use crate::front::ast::NodeId;
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
 
 /// Most nested inlined calls before autosync gives up (recursion is refused outright).
 const MAX_INLINE_DEPTH: usize = 64;
@@ -245,7 +251,9 @@ impl<'a> Lowerer<'a> {
         let callee_scope = self.types.scope_of(fid);
         // Arguments are evaluated in the caller, before the body.
         let body = ast.children_of_kind(f, "CompoundStmt").last();
-        let assigned = body.map(|b| kernels::assigned_params(ast, b)).unwrap_or_default();
+        let assigned = body
+            .map(|b| super::kernels::assigned_params(ast, b))
+            .unwrap_or_default();
         if let Some(b) = body {
             self.scan_addressed(b);
         }
@@ -292,11 +300,13 @@ impl<'a> Lowerer<'a> {
         for (id, b) in bound {
             self.env.insert(id, b);
         }
-        let ret_flag = body.filter(|&b| stmt::returns_from_loop(ast, b, false)).map(|_| {
-            let v = self.new_var("$returned", ScalarTy::Bool, VarKind::Temp);
-            self.ops.push(Op::Assign(v, Expr::bool(false)));
-            v
-        });
+        let ret_flag = body
+            .filter(|&b| super::stmt::returns_from_loop(ast, b, false))
+            .map(|_| {
+                let v = self.new_var("$returned", ScalarTy::Bool, VarKind::Temp);
+                self.ops.push(Op::Assign(v, Expr::bool(false)));
+                v
+            });
         // Argument evaluation and parameter binding happen before the body.
         self.flush(false);
         self.jumps.push(JumpCtx::Inline);
@@ -424,7 +434,7 @@ impl<'a> Lowerer<'a> {
                     }
                     other => Err(FrontError::unsupported(
                         span,
-                        format!("passing {} as an object", expr::rv_what(&other)),
+                        format!("passing {} as an object", super::expr::rv_what(&other)),
                     )),
                 }
             }

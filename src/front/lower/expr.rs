@@ -1,7 +1,13 @@
 //! Expressions: glvalues to places/variables/objects, prvalues to pure IR expressions, with
 //! the memory operations they perform appended to the current statement.
 
-use super::*;
+use super::convert::*;
+use super::lowerer::Lowerer;
+use super::values::*;
+use crate::front::ast::NodeId;
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
 
 /// A lowered expression: a glvalue or a prvalue.
 pub(crate) enum Value {
@@ -567,7 +573,7 @@ impl<'a> Lowerer<'a> {
         match kind {
             "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" => {
                 let t = self.type_of(n);
-                let v = ast.value(n).and_then(types::parse_int).unwrap_or(0);
+                let v = ast.value(n).and_then(super::types::parse_int).unwrap_or(0);
                 Ok(Value::R(RV::Scalar(Expr::Const(fold_cast(v, &t), t.scalar()), t)))
             }
             "FloatingLiteral" | "ImaginaryLiteral" | "FixedPointLiteral" => {
@@ -586,7 +592,7 @@ impl<'a> Lowerer<'a> {
             }))),
             "ConstantExpr" => {
                 let t = self.type_of(n);
-                if let (Some(v), true) = (ast.value(n).and_then(types::parse_int), t.is_integral()) {
+                if let (Some(v), true) = (ast.value(n).and_then(super::types::parse_int), t.is_integral()) {
                     return Ok(Value::R(RV::Scalar(Expr::Const(fold_cast(v, &t), t.scalar()), t)));
                 }
                 self.eval_only_child(n)
@@ -1901,7 +1907,7 @@ impl<'a> Lowerer<'a> {
         let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
         let elems = self.expr_children(list);
         // Direct fields only (aggregate bases come first as whole objects; rare in kernels).
-        let direct: Vec<&types::Field> = layout
+        let direct: Vec<&super::types::Field> = layout
             .fields
             .iter()
             .filter(|f| self.ast.decls.get(&f.id).and_then(|d| d.parent) == Some(rec) || layout.bases.is_empty())

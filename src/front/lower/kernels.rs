@@ -1,8 +1,16 @@
 //! Kernels: finding the `__global__` functions of the main file (every instantiation of a
 //! kernel template), and lowering one to the IR.
 
-use super::*;
-use types::TemplateArg;
+use super::lowerer::Lowerer;
+use super::source::SourceMap;
+use super::types::TemplateArg;
+use super::types::Types;
+use super::values::*;
+use crate::front::ast::{Ast, NodeId};
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
+use std::collections::HashMap;
 
 /// A kernel to lower: a `__global__` function definition, or one instantiation of a template.
 #[derive(Clone, Debug)]

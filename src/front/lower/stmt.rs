@@ -1,6 +1,12 @@
 //! Statements: blocks, declarations, `if`, loops, `switch`, jumps, expression statements.
 
-use super::*;
+use super::convert::*;
+use super::lowerer::Lowerer;
+use super::values::*;
+use crate::front::ast::{Ast, NodeId};
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
 
 impl<'a> Lowerer<'a> {
     /// Lowers the statements of a compound statement into the current block.

@@ -6,8 +6,9 @@
 use crate::emit::{self, BarrierText, Insertion};
 use crate::front::{self, FrontError, FrontOptions};
 use crate::output::fixes::{BarrierJson, KernelFix, MinimizedJson, NamedInfo, StatsJson};
-use crate::synth::block::{self, Outcome, Placed, SynthOptions, Synthesis, Unfixable};
+use crate::synth::block::{self, Outcome, Placed, Synthesis, Unfixable};
 use crate::synth::named::{self, NamedKind, NamedOutcome};
+use crate::synth::space::SynthOptions;
 use crate::vocab::filter::{Filter, FilterFor, NoFilter};
 use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
@@ -139,7 +140,7 @@ fn race_pair(k: &Kernel, r: &Race) -> String {
 
 /// A "clean" result carrying what every synthesis outcome reports: its statistics, the
 /// input's races and the checker's report on the input. Outcomes override the rest.
-fn kernel_fix(k: &Kernel, stats: &block::SynthStats, initial: &Report, suppressed: &Report) -> KernelFix {
+fn kernel_fix(k: &Kernel, stats: &crate::synth::space::SynthStats, initial: &Report, suppressed: &Report) -> KernelFix {
     KernelFix {
         kernel: k.name.clone(),
         status: "clean",

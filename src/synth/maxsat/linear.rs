@@ -13,10 +13,11 @@ use rustsat::{
     solvers::{SolveIncremental, SolveStats as SatSolveStats, SolverResult},
 };
 
-use super::{
-    backend_err, extract_model, load_hard, sat_calls, weight_usize, MaxSatError, MaxSatProblem, MaxSatResult,
-    MaxSatSolver, SolveStats, VarisatSolver,
+use super::problem::MaxSatProblem;
+use super::solver::{
+    backend_err, extract_model, load_hard, sat_calls, weight_usize, MaxSatError, MaxSatResult, MaxSatSolver, SolveStats,
 };
+use super::varisat_backend::VarisatSolver;
 
 /// Solution-improving linear search over backend `S`.
 #[derive(Debug)]

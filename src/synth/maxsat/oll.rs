@@ -19,10 +19,11 @@ use rustsat::{
     types::{Clause, Lit},
 };
 
-use super::{
-    backend_err, extract_model, load_hard, sat_calls, MaxSatError, MaxSatProblem, MaxSatResult, MaxSatSolver,
-    SolveStats, VarisatSolver,
+use super::problem::MaxSatProblem;
+use super::solver::{
+    backend_err, extract_model, load_hard, sat_calls, MaxSatError, MaxSatResult, MaxSatSolver, SolveStats,
 };
+use super::varisat_backend::VarisatSolver;
 
 /// How many times a core is re-solved to shrink it before relaxation.
 const CORE_TRIM_ROUNDS: usize = 3;

@@ -16,7 +16,7 @@
 
 use super::guard::counter;
 use super::roles::Roles;
-use crate::synth::block::{clauses, key, RaceKey, Space};
+use crate::synth::space::{clauses, key, RaceKey, Space};
 use autosync_oracle::ir::{Kernel, Label};
 use autosync_oracle::report::{IterRelation, Race};
 use autosync_oracle::sdv::{Level, Uniformity};

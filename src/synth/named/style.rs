@@ -1,7 +1,7 @@
 //! How inserted named barriers are written: raw asm, CUTLASS `NamedBarrier`, or the kernel's own
 //! helper function or macro — chosen per kind (sync, arrive), since a kernel may wrap only one.
 
-use super::{NamedKind, NamedSettings, NamedStyle};
+use super::settings::{NamedKind, NamedSettings, NamedStyle};
 use autosync_oracle::ir::{BarrierHelper, BarrierSyntax, HelperKind, Kernel, StmtKind};
 use autosync_oracle::tree::for_each_stmt;
 
@@ -37,6 +37,23 @@ impl Writer {
                 format!("{}({});", h.name, args.join(", "))
             }
         }
+    }
+}
+
+impl NamedKind {
+    /// The statement text in the given style (`Macro` needs the kernel's helpers: see
+    /// [`NamedPlaced::text_in`]; here it is written as asm).
+    pub fn text(&self, style: NamedStyle) -> String {
+        self.text_with(style, None)
+    }
+
+    /// The statement text, with the ID written as `id_text` instead of the constant when given.
+    pub fn text_with(&self, style: NamedStyle, id_text: Option<&str>) -> String {
+        let w = match style {
+            NamedStyle::Cutlass => Writer::Cutlass,
+            NamedStyle::Asm | NamedStyle::Macro => Writer::Asm,
+        };
+        w.statement(*self, id_text)
     }
 }
 

@@ -1,0 +1,438 @@
+//! The lowering's state for one kernel ([`Lowerer`]) and its basic operations: fresh
+//! variables, arrays, labels, statement buffers, objects and pointer slots. The lowering of
+//! statements, expressions, calls, the device library and inline PTX are `impl Lowerer` blocks
+//! in their own modules.
+
+use super::source::SourceMap;
+use super::types::Types;
+use super::values::*;
+use crate::front::ast::{Ast, NodeId};
+use crate::front::ctype::CType;
+use crate::front::error::{FResult, FrontError};
+use autosync_oracle::ir::*;
+use std::collections::HashMap;
+
+/// What the user told the lowering beyond the source.
+#[derive(Clone, Debug, Default)]
+pub struct LowerOptions {
+    /// Functions the user declares free of memory effects and synchronization
+    /// (`--assume-pure NAME`, `assume_pure:` in autosync.yaml), by qualified or plain name.
+    pub assume_pure: Vec<String>,
+}
+
+/// Lowers one kernel.
+pub struct Lowerer<'a> {
+    pub(crate) ast: &'a Ast,
+    pub(crate) opts: &'a LowerOptions,
+    pub(crate) types: &'a Types<'a>,
+    pub(crate) src: &'a SourceMap<'a>,
+    pub(crate) vars: Vec<Var>,
+    pub(crate) arrays: Vec<Array>,
+    pub(crate) next_label: u32,
+    /// Statement lists under construction (innermost last).
+    pub(crate) blocks: Vec<Vec<Stmt>>,
+    /// Operations of the statement under construction.
+    pub(crate) ops: Vec<Op>,
+    /// Span of the source statement under construction.
+    pub(crate) stmt_span: Span,
+    pub(crate) env: HashMap<u64, Binding>,
+    pub(crate) objs: Vec<Obj>,
+    pub(crate) slots: Vec<PtrSlot>,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) jumps: Vec<JumpCtx>,
+    pub(crate) notes: Vec<(Span, String)>,
+    /// The array all `extern __shared__` declarations share.
+    pub(crate) extern_shared: Option<ArrayId>,
+    /// Lexical scope of the kernel (qualified name of its namespace).
+    pub(crate) kernel_scope: String,
+    /// The kernel's `FunctionDecl` id (the context of its local types).
+    pub(crate) kernel_fn: u64,
+    /// Call sites of the inlined functions being lowered (for spans of system code).
+    pub(crate) call_spans: Vec<Span>,
+    /// Whether a barrier may be written after the source statement being lowered.
+    pub(crate) cur_writable: bool,
+    /// Starting offsets of pointers first assigned inside the body (hoisted to its entry).
+    pub(crate) late_inits: Vec<Op>,
+    /// Variables whose address is taken (`&x`): they live in thread-private memory.
+    pub(crate) addressed: std::collections::HashSet<u64>,
+    /// Per pointer variable (in creation order), the arrays an earlier pass of the lowering
+    /// saw it point into.
+    pub(crate) seeds: Vec<Vec<ArrayId>>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// A lowerer for one kernel of `ast`.
+    pub fn new(
+        ast: &'a Ast,
+        types: &'a Types<'a>,
+        src: &'a SourceMap<'a>,
+        opts: &'a LowerOptions,
+        kernel_scope: String,
+    ) -> Self {
+        Lowerer {
+            ast,
+            opts,
+            types,
+            src,
+            vars: Vec::new(),
+            arrays: Vec::new(),
+            next_label: 0,
+            blocks: Vec::new(),
+            ops: Vec::new(),
+            stmt_span: Span::DUMMY,
+            env: HashMap::new(),
+            objs: Vec::new(),
+            slots: Vec::new(),
+            frames: Vec::new(),
+            jumps: Vec::new(),
+            notes: Vec::new(),
+            extern_shared: None,
+            kernel_scope,
+            kernel_fn: 0,
+            call_spans: Vec::new(),
+            cur_writable: false,
+            late_inits: Vec::new(),
+            addressed: Default::default(),
+            seeds: Vec::new(),
+        }
+    }
+
+    /// Starts from the pointer targets an earlier pass found (see [`Lowerer::seeds`]).
+    pub fn with_seeds(mut self, seeds: Vec<Vec<ArrayId>>) -> Self {
+        self.seeds = seeds;
+        self
+    }
+
+    /// The arrays each pointer variable pointed into by the end of lowering.
+    pub(crate) fn final_seeds(&self) -> Vec<Vec<ArrayId>> {
+        self.slots
+            .iter()
+            .map(|s| match &s.region {
+                Region::Array(a) => vec![*a],
+                Region::Choice(arrays, _) => arrays.clone(),
+                _ => vec![],
+            })
+            .collect()
+    }
+
+    // ---- IR building -------------------------------------------------------------------
+
+    pub(crate) fn label(&mut self) -> Label {
+        let l = Label(self.next_label);
+        self.next_label += 1;
+        l
+    }
+
+    pub(crate) fn new_var(&mut self, name: &str, ty: ScalarTy, kind: VarKind) -> VarId {
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(Var {
+            id,
+            name: name.to_string(),
+            ty,
+            kind,
+        });
+        id
+    }
+
+    pub(crate) fn temp(&mut self, ty: ScalarTy) -> VarId {
+        let n = format!("$t{}", self.vars.len());
+        self.new_var(&n, ty, VarKind::Temp)
+    }
+
+    pub(crate) fn new_array(
+        &mut self,
+        name: &str,
+        space: Space,
+        elem: &CType,
+        dims: Vec<Option<u64>>,
+        span: Span,
+    ) -> FResult<ArrayId> {
+        let id = ArrayId(self.arrays.len() as u32);
+        let elem_size = self.size_of(elem, span)? as u32;
+        self.arrays.push(Array {
+            id,
+            name: name.to_string(),
+            space,
+            elem_size,
+            dims,
+            span,
+        });
+        Ok(id)
+    }
+
+    /// An array for a variable of type `t` (a scalar or record is an array of one element).
+    pub(crate) fn array_for(&mut self, name: &str, space: Space, t: &CType, span: Span) -> FResult<Place> {
+        let mut dims = Vec::new();
+        let mut elem = t.clone();
+        while let CType::Array(e, n) = elem {
+            dims.push(n);
+            elem = *e;
+        }
+        if dims.is_empty() {
+            dims.push(Some(1));
+        }
+        let array = self.new_array(name, space, &elem, dims, span)?;
+        Ok(Place {
+            array,
+            off: Expr::Const(0, ScalarTy::U64),
+            ty: t.clone(),
+            span,
+            alt: None,
+        })
+    }
+
+    pub(crate) fn size_of(&self, t: &CType, span: Span) -> FResult<u64> {
+        self.types.size_of(t).map_err(|m| {
+            FrontError::unsupported(span, m).with_help("autosync needs the layout of every type a kernel accesses")
+        })
+    }
+
+    /// Whether code being lowered comes from an inlined function (no barrier positions there).
+    pub(crate) fn in_inline(&self) -> bool {
+        !self.frames.is_empty()
+    }
+
+    /// Ends the statement under construction: its ops become one `Basic` statement.
+    pub(crate) fn flush(&mut self, emit_after: bool) {
+        if self.ops.is_empty() {
+            return;
+        }
+        let ops = std::mem::take(&mut self.ops);
+        let label = self.label();
+        let stmt = Stmt {
+            label,
+            span: self.stmt_span,
+            emit_after: emit_after && !self.in_inline(),
+            kind: StmtKind::Basic(ops),
+        };
+        self.push(stmt);
+    }
+
+    pub(crate) fn push(&mut self, mut s: Stmt) {
+        // A statement of an inlined function is, in the kernel's text, part of the call (a
+        // lambda's body may even lie inside an earlier statement); its accesses keep their own
+        // spans for reports.
+        if let Some(call) = self.call_spans.first() {
+            s.span = *call;
+            if let StmtKind::If { then_blk, else_blk, .. } = &mut s.kind {
+                then_blk.span = *call;
+                else_blk.span = *call;
+            }
+            if let StmtKind::Loop { body, .. } = &mut s.kind {
+                body.span = *call;
+            }
+        }
+        self.blocks.last_mut().expect("a block under construction").push(s);
+    }
+
+    /// Pushes a statement that is not a barrier position.
+    pub(crate) fn push_synthetic(&mut self, kind: StmtKind) {
+        let label = self.label();
+        let span = self.stmt_span;
+        self.push(Stmt {
+            label,
+            span,
+            emit_after: false,
+            kind,
+        });
+    }
+
+    /// Lowers the statements `f` produces into a fresh block (not a barrier position).
+    pub(crate) fn sub_block(&mut self, f: impl FnOnce(&mut Self) -> FResult<()>) -> FResult<Block> {
+        self.blocks.push(Vec::new());
+        let saved = std::mem::take(&mut self.ops);
+        let r = f(self);
+        self.flush(false);
+        self.ops = saved;
+        let stmts = self.blocks.pop().unwrap_or_default();
+        r?;
+        let label = self.label();
+        Ok(Block {
+            label,
+            span: self.stmt_span,
+            braced: false,
+            emit_start: false,
+            stmts,
+        })
+    }
+
+    pub(crate) fn empty_block(&mut self) -> Block {
+        let label = self.label();
+        Block {
+            label,
+            span: self.stmt_span,
+            braced: false,
+            emit_start: false,
+            stmts: vec![],
+        }
+    }
+
+    /// `if (cond) { then }` as a synthetic statement.
+    pub(crate) fn synthetic_if(&mut self, cond: Expr, then_blk: Block) {
+        let else_blk = self.empty_block();
+        self.push_synthetic(StmtKind::If {
+            cond,
+            then_blk,
+            else_blk,
+        });
+    }
+
+    /// Records the variables of a function body whose address is taken.
+    pub(crate) fn scan_addressed(&mut self, body: NodeId) {
+        let ast = self.ast;
+        let mut found = Vec::new();
+        ast.walk(body, &mut |c| {
+            if ast.kind(c) != "UnaryOperator" || ast.node(c).attrs.opcode.is_none_or(|o| ast.str(o) != "&") {
+                return;
+            }
+            let mut t = ast.children(c).next();
+            while let Some(x) = t.filter(|&x| matches!(ast.kind(x), "ParenExpr" | "ImplicitCastExpr")) {
+                t = ast.children(x).next();
+            }
+            if let Some(r) = t
+                .filter(|&x| ast.kind(x) == "DeclRefExpr")
+                .and_then(|x| ast.node(x).attrs.referenced)
+            {
+                if matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl") {
+                    found.push(r.id);
+                }
+            }
+        });
+        self.addressed.extend(found);
+    }
+
+    // ---- spans -------------------------------------------------------------------------
+
+    /// The span of a node for reports: its own source when that is a user file, else the
+    /// call site of the inlined code it belongs to.
+    pub(crate) fn span(&self, n: NodeId) -> Span {
+        let s = self.src.node_span(n);
+        if s.is_dummy() {
+            return self.call_spans.last().copied().unwrap_or(self.stmt_span);
+        }
+        s
+    }
+
+    /// The lexical scope for type lookups at the current point.
+    pub(crate) fn scope(&self) -> String {
+        self.frames
+            .last()
+            .map(|f| f.scope.clone())
+            .unwrap_or_else(|| self.kernel_scope.clone())
+    }
+
+    /// The type of a node, resolved where the code being lowered is written.
+    pub(crate) fn type_of(&self, n: NodeId) -> CType {
+        let f = self.frames.last().map(|f| f.func).unwrap_or(self.kernel_fn);
+        self.types.set_context(self.types.context_of(f));
+        self.types.of_node(n, &self.scope())
+    }
+
+    // ---- bindings ----------------------------------------------------------------------
+
+    pub(crate) fn new_slot(&mut self, name: &str, region: Region, off: SlotOff, pointee: CType) -> usize {
+        // A pointer an earlier pass saw pointed at several arrays is a choice from the start, so
+        // that code before its reassignment in a loop body reads the right buffer.
+        let region = match self.seeds.get(self.slots.len()).cloned() {
+            Some(mut arrays) if arrays.len() > 1 => {
+                let sel = self.new_var(&format!("{name}$array"), ScalarTy::U32, VarKind::Temp);
+                if let Region::Array(a) = region {
+                    // Its first array is where it starts.
+                    arrays.retain(|x| *x != a);
+                    arrays.insert(0, a);
+                    self.ops.push(Op::Assign(sel, Expr::Const(0, ScalarTy::U32)));
+                }
+                Region::Choice(arrays, Expr::Var(sel))
+            }
+            _ => region,
+        };
+        self.slots.push(PtrSlot {
+            name: name.to_string(),
+            region,
+            off,
+            pointee,
+        });
+        self.slots.len() - 1
+    }
+
+    /// A fresh object of record `rec`, every field bound to a fresh variable (uninitialized).
+    pub(crate) fn new_obj(&mut self, rec: u64, name: &str, span: Span) -> FResult<usize> {
+        let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        let idx = self.objs.len();
+        self.objs.push(Obj {
+            record: self.types.definition(rec),
+            name: name.to_string(),
+            fields: HashMap::new(),
+        });
+        for f in &layout.fields {
+            let fname = format!("{name}.{}", f.name);
+            let b = self.fresh_binding(&fname, &f.ty, VarKind::Local, span)?;
+            self.objs[idx].fields.insert(f.id, b);
+        }
+        Ok(idx)
+    }
+
+    /// A fresh binding for a variable of type `t`.
+    pub(crate) fn fresh_binding(&mut self, name: &str, t: &CType, kind: VarKind, span: Span) -> FResult<Binding> {
+        Ok(match t {
+            CType::Ptr(p) => {
+                let v = self.new_var(name, ScalarTy::U64, VarKind::Temp);
+                Binding::Ptr(self.new_slot(name, Region::Null, SlotOff::Var(v), (**p).clone()))
+            }
+            CType::Record(r) => match self.group_kind_of(*r) {
+                Some(g) => Binding::Group(g),
+                None => Binding::Obj(self.new_obj(*r, name, span)?),
+            },
+            CType::Array(..) => Binding::Mem(self.array_for(name, Space::Local, t, span)?),
+            // A reference member is bound when the constructor initializes it.
+            CType::Ref(_) => Binding::Const(0, CType::Void),
+            t => Binding::Var(self.new_var(name, t.scalar(), kind), t.clone()),
+        })
+    }
+
+    /// A binding as a glvalue.
+    pub(crate) fn binding_lv(&self, b: &Binding) -> LV {
+        match b {
+            Binding::Var(v, t) => LV::Var(*v, t.clone()),
+            Binding::Ptr(s) => LV::Ptr(*s),
+            Binding::Mem(p) => LV::Mem(p.clone()),
+            Binding::Obj(o) => LV::Obj(*o),
+            Binding::Const(v, t) => LV::Const(*v, t.clone()),
+            Binding::Group(g) => LV::Group(*g),
+        }
+    }
+
+    /// A glvalue as a binding (references alias what they refer to; memory offsets are
+    /// snapshotted so that later changes of the index do not move the reference).
+    pub(crate) fn lv_binding(&mut self, lv: LV) -> Binding {
+        match lv {
+            LV::Var(v, t) => Binding::Var(v, t),
+            LV::Ptr(s) => Binding::Ptr(s),
+            LV::Mem(mut p) => {
+                if !matches!(p.off, Expr::Const(..)) {
+                    let v = self.temp(ScalarTy::U64);
+                    self.ops.push(Op::Assign(v, p.off.clone()));
+                    p.off = Expr::Var(v);
+                }
+                Binding::Mem(p)
+            }
+            LV::Obj(o) => Binding::Obj(o),
+            LV::Const(v, t) => Binding::Const(v, t),
+            LV::Group(g) => Binding::Group(g),
+        }
+    }
+
+    /// The cooperative-groups handle kind of a system record, if it is one.
+    pub(crate) fn group_kind_of(&self, rec: u64) -> Option<GroupKind> {
+        let q = self.ast.qual_name(rec)?;
+        let name = q.strip_prefix("cooperative_groups::")?;
+        let base = name.split("::").last().unwrap_or(name);
+        match base {
+            "thread_block" => Some(GroupKind::Block),
+            "grid_group" | "multi_grid_group" => Some(GroupKind::Grid),
+            "coalesced_group" | "thread_group" => Some(GroupKind::Tile(0)),
+            "thread_block_tile" => Some(GroupKind::Tile(0)),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! What the lowering's abstract interpretation computes with: memory places, pointers as
+//! (region, byte offset), objects as field maps, bindings of declarations, glvalues and
+//! prvalues, and the frames and jump targets of inlined calls.
+
+use crate::front::ctype::CType;
+use autosync_oracle::ir::*;
+use std::collections::HashMap;
+
+/// A memory location.
+#[derive(Clone, Debug)]
+pub(crate) struct Place {
+    pub array: ArrayId,
+    pub off: Expr,
+    pub ty: CType,
+    pub span: Span,
+    /// When the location is in one of several arrays (through a pointer swapped between
+    /// buffers): the arrays and the selector whose value is the index of the one meant.
+    /// `array` is the first of them.
+    pub alt: Option<std::rc::Rc<(Vec<ArrayId>, Expr)>>,
+}
+
+impl Place {
+    /// The region a pointer to this place points into.
+    pub(crate) fn region(&self) -> Region {
+        match &self.alt {
+            Some(alt) => Region::Choice(alt.0.clone(), alt.1.clone()),
+            None => Region::Array(self.array),
+        }
+    }
+}
+
+/// What a pointer points into.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Region {
+    /// An array (shared, global or local memory).
+    Array(ArrayId),
+    /// A local object (`this`, `&obj`).
+    Obj(usize),
+    /// One of several arrays: the index of the one meant is the selector's value (ping-pong
+    /// buffers: `tmp = cur; cur = next; next = tmp;`).
+    Choice(Vec<ArrayId>, Expr),
+    /// Null (or never set).
+    Null,
+    /// Not known; the reason, for messages.
+    Unknown(String),
+}
+
+/// A pointer value: region and byte offset.
+#[derive(Clone, Debug)]
+pub(crate) struct Pointer {
+    pub region: Region,
+    pub off: Expr,
+    pub pointee: CType,
+}
+
+/// The byte offset of a pointer variable.
+#[derive(Clone, Debug)]
+pub(crate) enum SlotOff {
+    /// Never assigned after its definition.
+    Fixed(Expr),
+    /// Held in a variable.
+    Var(VarId),
+}
+
+impl SlotOff {
+    pub(crate) fn expr(&self) -> Expr {
+        match self {
+            SlotOff::Fixed(e) => e.clone(),
+            SlotOff::Var(v) => Expr::Var(*v),
+        }
+    }
+}
+
+/// A pointer variable (local, parameter or object field).
+#[derive(Clone, Debug)]
+pub(crate) struct PtrSlot {
+    pub name: String,
+    pub region: Region,
+    pub off: SlotOff,
+    pub pointee: CType,
+}
+
+/// A local object: its fields (bases' fields included) by `FieldDecl` id.
+#[derive(Clone, Debug)]
+pub(crate) struct Obj {
+    pub record: u64,
+    pub name: String,
+    pub fields: HashMap<u64, Binding>,
+}
+
+/// Cooperative-groups handles: `sync()` on them is a barrier of that scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GroupKind {
+    /// `thread_block`.
+    Block,
+    /// `thread_block_tile<N>` (N threads) or a coalesced group (N = 0: unknown size).
+    Tile(u32),
+    /// `grid_group`.
+    Grid,
+}
+
+/// What a declaration means in the kernel being lowered.
+#[derive(Clone, Debug)]
+pub(crate) enum Binding {
+    /// A scalar variable.
+    Var(VarId, CType),
+    /// A pointer variable.
+    Ptr(usize),
+    /// A variable that lives in memory (arrays, `__shared__` scalars), or a reference to memory.
+    Mem(Place),
+    /// A local object.
+    Obj(usize),
+    /// A compile-time constant.
+    Const(i64, CType),
+    /// A cooperative-groups handle.
+    Group(GroupKind),
+}
+
+/// The result of lowering a glvalue.
+#[derive(Clone, Debug)]
+pub(crate) enum LV {
+    Mem(Place),
+    Var(VarId, CType),
+    Ptr(usize),
+    Obj(usize),
+    Const(i64, CType),
+    Group(GroupKind),
+}
+
+/// The result of lowering a prvalue.
+#[derive(Clone, Debug)]
+pub(crate) enum RV {
+    Scalar(Expr, CType),
+    Ptr(Pointer),
+    Obj(usize),
+    Group(GroupKind),
+    Void,
+}
+
+/// Where an inlined function's `return` puts its value.
+#[derive(Clone, Debug)]
+pub(crate) enum RetSlot {
+    None,
+    Var(VarId, CType),
+    Ptr(usize),
+    Obj(usize),
+    /// A function returning a reference: the first `return` fixes what it refers to.
+    Ref(Option<Binding>, Option<VarId>),
+    Group(Option<GroupKind>),
+}
+
+/// An inlined call in progress.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    /// The function's declaration id.
+    pub func: u64,
+    /// Its name, for messages.
+    pub name: String,
+    pub ret: RetSlot,
+    /// Set by a `return` that must leave loops of the callee.
+    pub ret_flag: Option<VarId>,
+    /// The object the method runs on.
+    pub this: Option<LV>,
+    /// Index of the frame's wrapper in `Lowerer::jumps`.
+    pub jump_base: usize,
+    /// Lexical scope of the function (qualified name of its parent), for type lookup.
+    pub scope: String,
+}
+
+/// What `break`/`continue`/`return` can target in the IR being built.
+#[derive(Clone, Debug)]
+pub(crate) enum JumpCtx {
+    /// A source loop.
+    Loop,
+    /// A `switch` lowered to a one-shot loop; `continue` inside it sets the flag and breaks.
+    Switch { cont_flag: Option<VarId> },
+    /// The one-shot loop around an inlined body.
+    Inline,
+}

@@ -1,0 +1,287 @@
+//! The placement space both syntheses share: candidate barrier positions with their costs and
+//! the race clauses over them ([`Space`], [`clauses`]), the options of a synthesis run
+//! ([`SynthOptions`]) and its counters ([`SynthStats`]).
+
+use super::maxsat::Algorithm;
+use super::named::settings::NamedSettings;
+use autosync_oracle::ir::{Block, Kernel, Label, Stmt, StmtKind};
+use autosync_oracle::report::{IterRelation, Race, Report};
+use autosync_oracle::sdv::{self, Level};
+use autosync_oracle::tree::{candidate_positions, LabelTree, Position, Scope, ScopeKind};
+use std::collections::{BTreeSet, HashSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Cost model and search options.
+#[derive(Clone, Debug)]
+pub struct SynthOptions {
+    /// Cost factor per enclosing loop (LC).
+    pub cost_loop: f64,
+    /// Cost factor per enclosing conditional (IC).
+    pub cost_if: f64,
+    /// Solver time limit per oracle query.
+    pub timeout_ms: u32,
+    /// Upper bound on refinement rounds (a safety net; each round removes a placement).
+    pub max_rounds: u32,
+    /// MaxSAT algorithm.
+    pub algorithm: Algorithm,
+    /// Write every MaxSAT instance as WCNF into this directory.
+    pub dump_wcnf: Option<PathBuf>,
+    /// Named-barrier synthesis settings (allowed IDs, style, kind factors).
+    pub named: NamedSettings,
+    /// Wall-clock budget for all oracle calls on one kernel; past it the kernel is inconclusive.
+    pub kernel_timeout: Option<std::time::Duration>,
+    /// Benign races (every thread stores the same value) are races to fix, not warnings.
+    pub strict: bool,
+    /// Findings the user suppressed: synthesis treats them as absent (no barrier for them).
+    pub suppress: Option<std::sync::Arc<dyn crate::vocab::filter::Filter>>,
+}
+
+impl SynthOptions {
+    /// Splits an oracle report into what synthesis must fix and what the user suppressed.
+    pub fn split_suppressed(&self, k: &Kernel, r: Report) -> (Report, Report) {
+        match &self.suppress {
+            Some(s) => s.split(k, r),
+            None => (r, Report::default()),
+        }
+    }
+
+    /// An oracle report without the suppressed findings.
+    pub fn unsuppressed(&self, k: &Kernel, r: Report) -> Report {
+        self.split_suppressed(k, r).0
+    }
+}
+
+impl Default for SynthOptions {
+    fn default() -> Self {
+        SynthOptions {
+            cost_loop: 100.0,
+            cost_if: 0.5,
+            timeout_ms: 2000,
+            max_rounds: 64,
+            algorithm: Algorithm::Oll,
+            dump_wcnf: None,
+            named: Default::default(),
+            kernel_timeout: None,
+            strict: false,
+            suppress: None,
+        }
+    }
+}
+
+/// Counters for `--stats`.
+#[derive(Clone, Debug, Default)]
+pub struct SynthStats {
+    /// Oracle calls (including the initial check).
+    pub oracle_calls: u32,
+    /// MaxSAT solves.
+    pub maxsat_calls: u32,
+    /// Refinement rounds.
+    pub rounds: u32,
+    /// Time spent.
+    pub time: Duration,
+}
+
+/// Facts about positions needed by the encoding (shared with named-barrier synthesis).
+pub struct Space {
+    pub tree: LabelTree,
+    /// Candidate positions at or below the space's uniformity level, in text order, with cost.
+    pub positions: Vec<(Position, f64)>,
+    /// `post` order index and enclosing block labels per position.
+    pos_post: Vec<u32>,
+    pos_blocks: Vec<Vec<Label>>,
+    /// Bodies of loops that run at least one iteration, start to end, whenever the loop runs:
+    /// a position at their top level runs whenever the loop statement does.
+    transparent: HashSet<Label>,
+    /// The uniformity the positions were chosen by.
+    pub unif: sdv::Uniformity,
+}
+
+impl Space {
+    pub fn new(k: &Kernel, opts: &SynthOptions) -> Space {
+        Space::build(k, opts, Level::Block)
+    }
+
+    /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
+    pub fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
+        Space::build_with(k, opts, max_level, sdv::uniformity(k))
+    }
+
+    /// [`Space::build`] with the positions' uniformity given.
+    pub fn build_with(k: &Kernel, opts: &SynthOptions, max_level: Level, unif: sdv::Uniformity) -> Space {
+        let tree = LabelTree::new(k);
+        let mut positions = Vec::new();
+        let mut pos_post = Vec::new();
+        let mut pos_blocks = Vec::new();
+        for p in candidate_positions(k) {
+            if unif.position_level(p) > max_level {
+                continue;
+            }
+            let info = tree.get(p.label());
+            let cost = opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32);
+            positions.push((p, cost));
+            pos_post.push(info.post);
+            pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
+        }
+        let feasible = sdv::feasibility(k);
+        let mut transparent = HashSet::new();
+        autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
+            StmtKind::Loop { body, .. } if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) => {
+                transparent.insert(body.label);
+            }
+            StmtKind::If { then_blk, else_blk, .. } => {
+                let taken = match feasible.branches.get(&s.label) {
+                    Some(true) => then_blk,
+                    Some(false) => else_blk,
+                    None => return,
+                };
+                if !leaves_early(taken, true) {
+                    transparent.insert(taken.label);
+                }
+            }
+            _ => {}
+        });
+        Space {
+            tree,
+            positions,
+            pos_post,
+            pos_blocks,
+            transparent,
+            unif,
+        }
+    }
+
+    fn blocks_of(&self, l: Label) -> Vec<Label> {
+        self.tree.get(l).scopes.iter().map(|s| s.block).collect()
+    }
+
+    /// Positions in the label interval `[lo, hi)`: text order between the bounds, and every
+    /// enclosing block shared with one of the bounds (so the barrier runs whenever both do).
+    fn interval(&self, lo: Label, hi_post: u32, lo_blocks: &[Label], hi_blocks: &[Label]) -> Vec<usize> {
+        let lo_post = self.tree.get(lo).post;
+        (0..self.positions.len())
+            .filter(|&i| {
+                let p = self.pos_post[i];
+                lo_post <= p
+                    && p < hi_post
+                    && self.pos_blocks[i]
+                        .iter()
+                        .all(|b| lo_blocks.contains(b) || hi_blocks.contains(b) || self.transparent.contains(b))
+            })
+            .collect()
+    }
+
+    /// The loop statement at depth `d` (1 = outermost) common to `a` and `b`, with its body block.
+    fn common_loop(&self, a: Label, b: Label, d: u32) -> Option<(Label, Label)> {
+        let s = self.loop_at(a, d)?;
+        if self.loop_at(b, d) != Some(s) {
+            return None;
+        }
+        Some((s.owner?, s.block))
+    }
+
+    /// The body scope of `l`'s enclosing loop at depth `d` (1 = outermost).
+    fn loop_at(&self, l: Label, d: u32) -> Option<Scope> {
+        self.tree
+            .get(l)
+            .scopes
+            .iter()
+            .filter(|s| s.kind == ScopeKind::LoopBody)
+            .nth((d as usize).checked_sub(1)?)
+            .copied()
+    }
+
+    /// Positions every iteration of `x`'s loop at depth `d` (1 = outermost) passes: its body at
+    /// the top level.
+    fn every_iteration(&self, x: Label, d: u32) -> Vec<usize> {
+        let Some((owner, body)) = self.loop_at(x, d).and_then(|s| Some((s.owner?, s.block))) else {
+            return vec![];
+        };
+        let body_blocks = self.blocks_of(body);
+        self.interval(body, self.tree.get(owner).post, &body_blocks, &body_blocks)
+    }
+
+    /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
+    /// to `y` (later iteration): after `x` to the end of the body, or from its start to `y`.
+    fn across(&self, x: Label, y: Label, d: u32) -> Vec<usize> {
+        let Some((loop_stmt, body)) = self.common_loop(x, y, d) else {
+            return vec![];
+        };
+        let end_post = self.tree.get(loop_stmt).post;
+        let xb = self.blocks_of(x);
+        let yb = self.blocks_of(y);
+        let mut v = self.interval(x, end_post, &xb, &xb);
+        v.extend(self.interval(body, self.tree.get(y).post, &yb, &yb));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Whether a loop body can end an iteration early: a `break` or `continue` of this loop
+/// (`own_level`), or a `return` anywhere.
+fn leaves_early(b: &Block, own_level: bool) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Break | StmtKind::Continue => own_level,
+        StmtKind::Return => true,
+        StmtKind::If { then_blk, else_blk, .. } => {
+            leaves_early(then_blk, own_level) || leaves_early(else_blk, own_level)
+        }
+        StmtKind::Loop { body, .. } => leaves_early(body, false),
+        _ => false,
+    })
+}
+
+/// Identity of a race for refinement: (first, second, array) labels.
+pub type RaceKey = (Label, Label, u32);
+
+pub fn key(r: &Race) -> RaceKey {
+    (r.first.label, r.second.label, r.array.0)
+}
+
+/// The `narrow` marker of a `NotLastIteration` race whose loop-body option did not verify.
+pub const NOT_LAST_NARROWED: u32 = u32::MAX;
+
+/// The constraint options of one race at a refinement level: one clause per needed relation.
+pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
+    let (a, b) = (r.first.label, r.second.label);
+    let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
+    let mut out = Vec::new();
+    let same = |out: &mut Vec<Vec<usize>>| {
+        let ab = space.blocks_of(a);
+        let bb = space.blocks_of(b);
+        out.push(space.interval(a, space.tree.get(b).post, &ab, &bb));
+    };
+    for rel in &r.relations {
+        match *rel {
+            IterRelation::SameIteration => same(&mut out),
+            IterRelation::AcrossBackEdge(d) => {
+                if narrow.contains(&(key(r), d)) {
+                    out.push(space.across(b, a, d));
+                } else {
+                    out.push(space.across(a, b, d));
+                }
+            }
+            IterRelation::AcrossBackEdgeReversed(d) => out.push(space.across(b, a, d)),
+            IterRelation::NotLastIteration(d) => {
+                let ab = space.blocks_of(a);
+                let bb = space.blocks_of(b);
+                let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
+                if !narrow.contains(&(key(r), NOT_LAST_NARROWED)) {
+                    c.extend(space.every_iteration(a, d));
+                    c.sort_unstable();
+                    c.dedup();
+                }
+                out.push(c);
+            }
+            IterRelation::Unknown => {
+                // Unclassified: demand what every relation would need.
+                same(&mut out);
+                for d in 1..=common_depth {
+                    out.push(space.across(b, a, d));
+                }
+            }
+        }
+    }
+    out
+}
