@@ -303,13 +303,19 @@ struct InputArgs {
     /// Include directory (as Clang's -I; quoted and angle includes).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     include_dirs: Vec<PathBuf>,
-    /// The Clang executable [default: AUTOSYNC_CLANG, autosync.yaml's `clang:`, then clang,
-    /// clang-19 … clang-14 on PATH].
+    /// The Clang executable [default: AUTOSYNC_CLANG, autosync.yaml's `clang:`, then the newest
+    /// of clang-19 … clang-14 and clang on PATH that reads the CUDA toolkit].
     #[arg(long = "clang", value_name = "PATH")]
     clang: Option<PathBuf>,
-    /// Read CUDA headers from this toolkit instead of autosync's built-in CUDA shim.
-    #[arg(long = "cuda-path", value_name = "DIR")]
+    /// The CUDA toolkit to read headers from: a root with include/cuda_runtime.h, or a Python
+    /// site-packages directory with the NVIDIA wheels [default: CUDA_PATH, CUDA_HOME, nvcc on
+    /// PATH, /usr/local/cuda, the wheels of the active Python environment, else the built-in
+    /// CUDA shim].
+    #[arg(long = "cuda-path", value_name = "DIR", conflicts_with = "cuda_shim")]
     cuda_path: Option<PathBuf>,
+    /// Read autosync's built-in CUDA declarations even when a toolkit is installed.
+    #[arg(long = "cuda-shim")]
+    cuda_shim: bool,
     /// GPU architecture for the device pass (__CUDA_ARCH__) [default: sm_80].
     #[arg(long = "arch", value_name = "sm_NN", value_parser = parse_arch)]
     arch: Option<String>,
@@ -352,6 +358,7 @@ impl InputArgs {
             clang: front::clang::ClangOptions {
                 clang: self.clang.clone(),
                 cuda_path: self.cuda_path.clone(),
+                shim: self.cuda_shim,
                 arch: self.arch.clone(),
                 std: self.std.clone(),
                 ..Default::default()

@@ -66,6 +66,9 @@ pub struct SourceUnit {
     /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
     /// `used` set for those it calls.
     pub helpers: Vec<Vec<BarrierHelper>>,
+    /// Where it was read: Clang, CUDA toolkit or shim, architecture (None for an AST no Clang
+    /// run produced).
+    pub env: Option<clang::Environment>,
 }
 
 impl SourceUnit {
@@ -131,6 +134,9 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     }
     let dir = path.parent().unwrap_or(Path::new(""));
     let parsed = parse(text, dir, &copts)?;
+    let env = parsed.env;
+    notes.push((Span::DUMMY, env.describe()));
+    notes.extend(env.notes.iter().map(|n| (Span::DUMMY, n.clone())));
     let mut ast = parsed.ast;
     let mut errors = parsed.errors;
     let mut appended = String::new();
@@ -153,7 +159,9 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         ast = again.ast;
         errors = again.errors;
     }
-    lower_parsed(path, text, &ast, &errors, &header, notes, opts)
+    let mut unit = lower_parsed(path, text, &ast, &errors, &header, notes, opts)?;
+    unit.env = Some(env);
+    Ok(unit)
 }
 
 /// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
@@ -226,6 +234,7 @@ pub fn lower_parsed(
         kernels: out,
         notes,
         helpers: helper_lists,
+        env: None,
     })
 }
 

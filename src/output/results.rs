@@ -122,6 +122,9 @@ pub struct Stats {
 pub struct KernelResult {
     /// The file.
     pub file: String,
+    /// Where the file was read (Clang, CUDA toolkit or shim, architecture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentJson>,
     /// Kernel name.
     pub kernel: String,
     /// Where the kernel starts.
@@ -204,6 +207,7 @@ pub fn from_check(file: &str, k: &Kernel, tx: &Texts, c: Checked) -> KernelResul
         Verdict::Inconclusive => "inconclusive",
     };
     KernelResult {
+        environment: None,
         file: file.to_string(),
         kernel: k.name.clone(),
         location: tx.location(k, k.span),
@@ -241,6 +245,7 @@ pub fn from_fix(
     let races = found.as_ref().map_or(fix.races.len(), Findings::races);
     let found = found.unwrap_or_default();
     KernelResult {
+        environment: None,
         file: file.to_string(),
         kernel: fix.kernel.clone(),
         location: k.and_then(|k| tx.location(k, k.span)),
@@ -399,6 +404,9 @@ pub struct FileResult {
     /// Suppression comments that suppress nothing or cannot be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Where the file was read (absent when it could not be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentJson>,
     /// The exit code this file implies.
     #[serde(skip)]
     pub exit_code: u8,
@@ -408,6 +416,31 @@ pub struct FileResult {
     /// Text for stdout (text mode: rendered diagnostics, diffs, patched files).
     #[serde(skip)]
     pub stdout: String,
+}
+
+/// Where a file was read: the Clang, the CUDA toolkit (or the built-in shim) and the
+/// architecture of the device pass.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EnvironmentJson {
+    /// The Clang executable.
+    pub clang: String,
+    /// Its major version.
+    pub clang_version: u32,
+    /// The CUDA toolkit, or null for the built-in shim.
+    pub cuda: Option<CudaJson>,
+    /// The GPU architecture (`sm_80`).
+    pub arch: String,
+}
+
+/// A CUDA toolkit as the JSON output names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CudaJson {
+    /// Its version (`12.9.86`).
+    pub version: String,
+    /// The directory Clang read it from.
+    pub path: String,
+    /// How it was found (`CUDA_PATH`, `pip wheels in DIR`, ...).
+    pub source: String,
 }
 
 /// Totals over a run.

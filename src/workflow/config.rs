@@ -321,6 +321,8 @@ struct RawConfig {
     #[serde(default)]
     cuda_path: Option<PathBuf>,
     #[serde(default)]
+    cuda_shim: bool,
+    #[serde(default)]
     arch: Option<String>,
     #[serde(default)]
     std: Option<String>,
@@ -353,6 +355,8 @@ pub struct Config {
     pub clang: Option<PathBuf>,
     /// A CUDA toolkit to read headers from (`cuda_path:`).
     pub cuda_path: Option<PathBuf>,
+    /// Read the built-in CUDA shim even when a toolkit is installed (`cuda_shim: true`).
+    pub cuda_shim: bool,
     /// GPU architecture (`arch:`).
     pub arch: Option<String>,
     /// C++ standard (`std:`).
@@ -464,6 +468,7 @@ impl Config {
                 }
             }),
             cuda_path: raw.cuda_path.map(|c| if c.is_relative() { dir.join(c) } else { c }),
+            cuda_shim: raw.cuda_shim,
             arch: raw.arch,
             std: raw.std,
             assume_pure: raw.assume_pure,
@@ -630,6 +635,7 @@ pub fn front_options_for(base: &FrontOptions, cfg: Option<&Config>, file: &Path)
     let c = &mut o.clang;
     c.clang = c.clang.take().or_else(|| cfg.clang.clone());
     c.cuda_path = c.cuda_path.take().or_else(|| cfg.cuda_path.clone());
+    c.shim |= cfg.cuda_shim;
     c.arch = c.arch.take().or_else(|| cfg.arch.clone());
     c.std = c.std.take().or_else(|| cfg.std.clone());
     o.assume_pure.extend(cfg.assume_pure.iter().cloned());

@@ -12,7 +12,9 @@ use crate::front::{self, FrontError, FrontErrorKind, FrontOptions, SourceUnit};
 use crate::jobs::check::{check_kernel_within, OracleChoice};
 use crate::jobs::fix::{fix_file, fix_text, write_back_with, FileFix, FixError, FixOptions, Strategy};
 use crate::output::diag::{self, Style};
-use crate::output::results::{self, Checked, FileError, FileResult, Findings, KernelResult, Summary, Verdict, Warning};
+use crate::output::results::{
+    self, Checked, CudaJson, EnvironmentJson, FileError, FileResult, Findings, KernelResult, Summary, Verdict, Warning,
+};
 use crate::synth::named::NamedStyle;
 use crate::vocab::exit::{self, worst};
 use crate::vocab::filter::{Filter, FilterFor};
@@ -327,6 +329,26 @@ where
     results
 }
 
+/// Where the unit was read (JSON), and its front-end notes for `--verbose`.
+fn describe_unit(res: &mut FileResult, unit: &SourceUnit, verbose: bool) {
+    res.environment = unit.env.as_ref().map(|e| EnvironmentJson {
+        clang: e.clang.display().to_string(),
+        clang_version: e.clang_version,
+        cuda: e.toolkit.as_ref().map(|t| CudaJson {
+            version: t.version.to_string(),
+            path: t.root.display().to_string(),
+            source: t.source.clone(),
+        }),
+        arch: e.arch.clone(),
+    });
+    if verbose {
+        res.messages.extend(unit.notes.iter().map(|(s, n)| {
+            let at = if s.is_dummy() { res.file.clone() } else { unit.loc(*s) };
+            format!("{at}: note: {n}")
+        }));
+    }
+}
+
 fn error_result(e: &FileError) -> FileResult {
     FileResult {
         exit_code: e.exit_code,
@@ -345,6 +367,7 @@ fn error_free(file: &str) -> FileResult {
         replacements: vec![],
         error: None,
         warnings: vec![],
+        environment: None,
         exit_code: exit::OK,
         messages: vec![],
         stdout: String::new(),
@@ -354,6 +377,11 @@ fn error_free(file: &str) -> FileResult {
 /// Prints the results and the summary in the chosen format; returns the exit code.
 fn finish(command: &str, mut results: Vec<FileResult>, run: &RunOptions) -> u8 {
     results.sort_by(|a, b| a.file.cmp(&b.file));
+    for r in &mut results {
+        for k in &mut r.kernels {
+            k.environment.clone_from(&r.environment);
+        }
+    }
     let format = run.format;
     let mut code = exit::OK;
     for r in &results {
@@ -431,10 +459,7 @@ fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult {
         Err(e) => return error_result(&front_error(&file, None, &e)),
     };
     let mut res = error_free(&file);
-    if o.run.verbose {
-        res.messages
-            .extend(unit.notes.iter().map(|(s, n)| format!("{}: note: {n}", unit.loc(*s))));
-    }
+    describe_unit(&mut res, &unit, o.run.verbose);
     if unit.kernels.is_empty() {
         return no_kernels(i, unit.texts.first().map_or("", String::as_str));
     }
@@ -686,6 +711,7 @@ fn fix_one(i: &Input, o: &FixRequest) -> FileResult {
         return stdin_echo(i, no_kernels(i, &fixed.original));
     };
     let mut res = error_free(&file);
+    describe_unit(&mut res, unit, o.run.verbose);
     let tx = Texts { texts: &unit.texts };
     let sup = i.suppressions(unit);
     let dry = o.mode != FixMode::Write || i.stdin.is_some();

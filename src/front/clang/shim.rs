@@ -60,24 +60,38 @@ pub fn dir() -> Result<&'static Path, String> {
         .map_err(Clone::clone)
 }
 
-fn content_hash() -> u64 {
-    // FNV-1a: stable across runs and builds (std's hasher is randomly keyed).
+/// FNV-1a of `bytes`: stable across runs and builds (std's hasher is randomly keyed), for the
+/// names of cache entries.
+pub fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
-    for (name, text) in FILES {
-        for b in name.bytes().chain(text.bytes()) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100000001b3);
-        }
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x100000001b3);
     }
     h
 }
 
-fn materialize() -> Result<PathBuf, String> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
+fn content_hash() -> u64 {
+    let mut all = Vec::new();
+    for (name, text) in FILES {
+        all.extend_from_slice(name.as_bytes());
+        all.extend_from_slice(text.as_bytes());
+    }
+    fnv(&all)
+}
+
+/// The directory autosync caches files in: `XDG_CACHE_HOME`, `~/.cache`, else the temporary
+/// directory.
+pub fn cache_base() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
         .filter(|p| std::fs::create_dir_all(p).is_ok())
-        .unwrap_or_else(std::env::temp_dir);
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+fn materialize() -> Result<PathBuf, String> {
+    let base = cache_base();
     let dir = base.join(format!("autosync-shim-{:016x}", content_hash()));
     if FILES
         .iter()
