@@ -53,7 +53,8 @@ impl Environment {
 pub fn environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
     use std::sync::{Mutex, OnceLock};
     type Key = (Option<PathBuf>, Choice, String);
-    static CACHE: OnceLock<Mutex<Vec<(Key, Result<Environment, ClangError>)>>> = OnceLock::new();
+    type Entry = (Key, Result<Environment, ClangError>);
+    static CACHE: OnceLock<Mutex<Vec<Entry>>> = OnceLock::new();
     let key: Key = (opts.clang.clone(), opts.toolkit_choice(), opts.arch().to_string());
     let cache = CACHE.get_or_init(Default::default);
     if let Some(hit) = lock(cache).iter().find(|(k, _)| *k == key) {
@@ -198,7 +199,7 @@ fn all_on_path() -> Vec<PathBuf> {
             }
         }
     }
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|x| std::cmp::Reverse(x.0));
     out.into_iter().map(|(_, p, _)| p).collect()
 }
 
