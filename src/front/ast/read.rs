@@ -23,7 +23,9 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> (bool, bool))
     TopSeed { r: &mut reader }
         .deserialize(&mut de)
         .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;
-    Ok(reader.ast)
+    let mut ast = reader.ast;
+    ast.index_undumped_refs();
+    Ok(ast)
 }
 
 /// Reads a dump held in memory (tests, fuzzing).

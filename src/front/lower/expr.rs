@@ -1084,19 +1084,36 @@ impl<'a> Lowerer<'a> {
         } else {
             self.lvalue(base)?
         };
-        self.field(obj, member, span).map(Value::L)
+        self.field(obj, member, ast.name(n), span).map(Value::L)
     }
 
-    /// A field of an object or of a record in memory.
-    pub(crate) fn field(&mut self, obj: LV, field: u64, span: Span) -> FResult<LV> {
+    /// The id under which a record's layout knows a field: `field` itself, or for a record
+    /// the precompiled prelude declares (its fields are not in the dump), the field of that name.
+    fn field_id(&self, record: u64, field: u64, name: &str) -> u64 {
+        if self.ast.decls.get(&field).is_some_and(|d| d.node.is_some()) || name.is_empty() {
+            return field;
+        }
+        match self.types.layout(record) {
+            Ok(l) if !l.fields.iter().any(|f| f.id == field) => {
+                l.fields.iter().find(|f| f.name == name).map_or(field, |f| f.id)
+            }
+            _ => field,
+        }
+    }
+
+    /// A field (`field`, named `written` at the access) of an object or of a record in memory.
+    pub(crate) fn field(&mut self, obj: LV, field: u64, written: &str, span: Span) -> FResult<LV> {
         let fname = self
             .ast
             .decls
             .get(&field)
             .map(|d| self.ast.str(d.name).to_string())
-            .unwrap_or_default();
+            .unwrap_or_else(|| written.to_string());
         match obj {
-            LV::Obj(o) => match self.objs[o].fields.get(&field) {
+            LV::Obj(o) => match self.objs[o]
+                .fields
+                .get(&self.field_id(self.objs[o].record, field, &fname))
+            {
                 Some(b) => Ok(self.binding_lv(&b.clone())),
                 None => Err(FrontError::unsupported(
                     span,
@@ -1111,6 +1128,9 @@ impl<'a> Lowerer<'a> {
                     ));
                 };
                 let layout = self.types.layout(r).map_err(|m| FrontError::unsupported(span, m))?;
+                // A record the precompiled prelude declares has fields autosync knows by name
+                // only (the dump does not show their declarations).
+                let field = self.field_id(r, field, &fname);
                 let f = layout.fields.iter().find(|f| f.id == field).ok_or_else(|| {
                     FrontError::unsupported(
                         span,

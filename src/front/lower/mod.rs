@@ -21,5 +21,6 @@ pub mod source;
 mod stmt;
 pub mod types;
 mod values;
+pub mod vector_types;
 
 pub use lowerer::{LowerOptions, Lowerer};

@@ -217,6 +217,15 @@ impl<'a> Types<'a> {
                 // An anonymous enum member of a class (`Tile<16>::(unnamed enum at ...)`).
                 CType::INT
             }
+            TyExpr::Named(segs)
+                if segs.len() == 1 && segs[0].args.is_none() && self.resolve_path(segs, scope).is_none() =>
+            {
+                // A CUDA vector type only the precompiled prelude declares.
+                match super::vector_types::record_id(&segs[0].name) {
+                    Some(id) => CType::Record(id),
+                    None => CType::Other(segs_text(segs)),
+                }
+            }
             TyExpr::Named(segs) => match self.resolve_path(segs, scope) {
                 Some(Resolved::Record(id)) => CType::Record(id),
                 Some(Resolved::Typedef(id)) => {
@@ -561,6 +570,25 @@ impl<'a> Types<'a> {
 
     /// The layout of a record.
     pub fn layout(&self, id: u64) -> Result<Rc<Layout>, String> {
+        if let Some((fields, size, align)) = super::vector_types::layout(id) {
+            let fields = fields
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, ty, offset))| Field {
+                    id: id ^ ((i as u64 + 1) << 40),
+                    name: name.to_string(),
+                    ty,
+                    offset,
+                })
+                .collect();
+            return Ok(Rc::new(Layout {
+                fields,
+                bases: vec![],
+                size,
+                align,
+                union: false,
+            }));
+        }
         let id = self.definition(id);
         if let Some(l) = self.layouts.borrow().get(&id) {
             return l.clone();
@@ -576,6 +604,9 @@ impl<'a> Types<'a> {
 
     /// The qualified name of a record (for messages).
     pub fn record_name(&self, id: u64) -> String {
+        if let Some(n) = super::vector_types::name_of(id) {
+            return n.to_string();
+        }
         self.ast.qual_name(id).unwrap_or("<record>").to_string()
     }
 
