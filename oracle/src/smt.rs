@@ -224,7 +224,7 @@ mod tests {
     /// The exact condition: the product of the sign extensions fits.
     fn exact(x: &BV, y: &BV) -> Bool {
         let w = x.get_size();
-        x.sign_ext(w).bvmul(&y.sign_ext(w)).eq(x.bvmul(y).sign_ext(w))
+        x.sign_ext(w).bvmul(y.sign_ext(w)).eq(x.bvmul(y).sign_ext(w))
     }
 
     /// The facts of a signed product are implied by its exactness, and are exact when the

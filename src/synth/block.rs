@@ -18,7 +18,7 @@
 //! place can diverge). Costs are `LC^loops · IC^conds`.
 
 use super::maxsat::{lit_value, Algorithm, MaxSatError, MaxSatProblem, MaxSatResult};
-use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Stmt, StmtKind};
+use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Loop, Stmt, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
 use autosync_oracle::sdv::{self, Level};
 use autosync_oracle::tree::{candidate_positions, insert_barriers, LabelTree, Position, Scope, ScopeKind};
@@ -235,7 +235,9 @@ impl Space {
         let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
-            StmtKind::Loop { body, .. } if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) => {
+            StmtKind::Loop(Loop { body, .. })
+                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) =>
+            {
                 transparent.insert(body.label);
             }
             StmtKind::If { then_blk, else_blk, .. } => {
@@ -336,7 +338,7 @@ fn leaves_early(b: &Block, own_level: bool) -> bool {
         StmtKind::If { then_blk, else_blk, .. } => {
             leaves_early(then_blk, own_level) || leaves_early(else_blk, own_level)
         }
-        StmtKind::Loop { body, .. } => leaves_early(body, false),
+        StmtKind::Loop(Loop { body, .. }) => leaves_early(body, false),
         _ => false,
     })
 }
@@ -812,7 +814,7 @@ fn barrier_positions(b: &autosync_oracle::ir::Block, out: &mut Vec<(Label, Posit
                 barrier_positions(then_blk, out);
                 barrier_positions(else_blk, out);
             }
-            StmtKind::Loop { body, .. } => barrier_positions(body, out),
+            StmtKind::Loop(Loop { body, .. }) => barrier_positions(body, out),
             _ => {}
         }
     }

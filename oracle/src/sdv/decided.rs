@@ -43,7 +43,9 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u3
         let wanted = |blocks: &[&Block]| scope == Scope::All || blocks.iter().any(|b| has_block_barrier(b));
         match &s.kind {
             StmtKind::If { then_blk, else_blk, .. } if wanted(&[then_blk, else_blk]) => ifs.push(s.label),
-            StmtKind::Loop { kind, body, .. } if *kind != LoopKind::DoWhile && wanted(&[body]) => loops.push(s.label),
+            StmtKind::Loop(Loop { kind, body, .. }) if *kind != LoopKind::DoWhile && wanted(&[body]) => {
+                loops.push(s.label)
+            }
             _ => {}
         }
     });

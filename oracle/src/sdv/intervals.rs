@@ -224,7 +224,7 @@ impl Cfg {
         };
         let tree = crate::tree::LabelTree::new(k);
         crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-            if let StmtKind::Loop { body, .. } = &s.kind {
+            if let StmtKind::Loop(Loop { body, .. }) = &s.kind {
                 let mut barrier = false;
                 crate::tree::for_each_stmt(body, &mut |x: &Stmt| {
                     barrier |= matches!(&x.kind, StmtKind::Barrier(bar, _) if bar.is_block_wide());
@@ -461,34 +461,26 @@ impl<'a> Builder<'a> {
     /// The constants at the head of each iteration when `for`/`while` loop runs a constant
     /// number of times (at most [`MAX_UNROLL_TRIPS`]): its test folds at every head, with the
     /// variables only its step changes known there.
-    fn unrolled_heads(
-        &self,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        consts: &Consts,
-    ) -> Option<Vec<Consts>> {
-        if kind == LoopKind::DoWhile || !header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
+    fn unrolled_heads(&self, lp: &Loop, consts: &Consts) -> Option<Vec<Consts>> {
+        if lp.kind == LoopKind::DoWhile || !lp.header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
             return None;
         }
         let copies: usize = self.unrolling.iter().map(|(l, _)| self.trips[l]).product();
         let max_trips = MAX_UNROLL_TRIPS.min(MAX_COPIES / copies.max(1));
         // At every head: the entry values of what the body does not change, and what the step
         // computes from them.
-        let body_mods = modified_vars(&[], body, &[]);
+        let body_mods = modified_vars(&[], &lp.body, &[]);
         let mut head = consts.clone();
         head.retain(|v, _| !body_mods.contains(v));
         let mut heads = Vec::new();
         loop {
-            match fold(self.k, &head, cond)? {
+            match fold(self.k, &head, &lp.cond)? {
                 0 => return Some(heads),
                 _ if heads.len() >= max_trips => return None,
                 _ => {}
             }
             heads.push(head.clone());
-            for st in step {
+            for st in &lp.step {
                 let StmtKind::Basic(ops) = &st.kind else {
                     return None;
                 };
@@ -596,38 +588,20 @@ impl<'a> Builder<'a> {
                 }
                 out
             }
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => self.loop_(s, *kind, header, cond, body, step, cur, consts),
+            StmtKind::Loop(lp) => self.loop_(s, lp, cur, consts),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn loop_(
-        &mut self,
-        s: &Stmt,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        cur: usize,
-        consts: &mut Consts,
-    ) -> usize {
-        let mods = modified_vars(header, body, step);
-        if let Some(heads) = self.unrolled_heads(kind, header, cond, body, step, consts) {
+    fn loop_(&mut self, s: &Stmt, lp: &Loop, cur: usize, consts: &mut Consts) -> usize {
+        let mods = modified_vars(&lp.header, &lp.body, &lp.step);
+        if let Some(heads) = self.unrolled_heads(lp, consts) {
             if heads.is_empty() {
                 self.cfg.skippable.insert(s.label);
             } else {
                 self.cfg.entered.insert(s.label);
             }
             self.trips.insert(s.label, heads.len());
-            return self.unrolled_loop(s.label, &heads, body, step, cur, consts, &mods);
+            return self.unrolled_loop(s.label, lp, &heads, cur, consts, &mods);
         }
         // Whether the first test certainly passes (then a barrier in the body cannot be skipped).
         let mut first = consts.clone();
@@ -635,13 +609,13 @@ impl<'a> Builder<'a> {
         let body_start = self.node(Node::Nop);
         let exit = self.node(Node::Nop);
         let cont = self.node(Node::Nop);
-        if kind != LoopKind::DoWhile {
-            for h in header {
+        if lp.kind != LoopKind::DoWhile {
+            for h in &lp.header {
                 n = self.stmt(h, n, &mut first);
             }
             self.edge_of(n, body_start, Edge::Enter(s.label));
             let decided = self.decided.entered.contains(&s.label);
-            if !decided && fold(self.k, &first, cond).is_none_or(|x| x == 0) {
+            if !decided && fold(self.k, &first, &lp.cond).is_none_or(|x| x == 0) {
                 self.edge_of(n, exit, Edge::Skip(s.label));
                 self.cfg.skippable.insert(s.label);
             } else {
@@ -659,17 +633,17 @@ impl<'a> Builder<'a> {
             cont,
             brk: exit,
         });
-        let body_end = self.block(body, body_start, &mut inner.clone());
+        let body_end = self.block(&lp.body, body_start, &mut inner.clone());
         self.edge(body_end, cont);
         let mut m = cont;
-        for st in step {
+        for st in &lp.step {
             m = self.stmt(st, m, &mut inner.clone());
         }
         self.loops.pop();
         let again = self.node(Node::Nop);
-        if kind == LoopKind::DoWhile {
+        if lp.kind == LoopKind::DoWhile {
             // `body`, `header`, test: the header ends the iteration (as in the symbolic walk).
-            for hs in header {
+            for hs in &lp.header {
                 m = self.stmt(hs, m, &mut inner.clone());
             }
             self.edge_of(m, exit, Edge::Exit(s.label));
@@ -679,7 +653,7 @@ impl<'a> Builder<'a> {
             // The back edge: the rest of the iteration (header, test) belongs to the next one.
             self.edge_of(m, again, Edge::Back(s.label));
             let mut h = again;
-            for hs in header {
+            for hs in &lp.header {
                 h = self.stmt(hs, h, &mut inner.clone());
             }
             self.edge(h, body_start);
@@ -694,13 +668,11 @@ impl Builder<'_> {
     /// One body copy per iteration, joined by the loop's back edges; leaving the last copy (or
     /// any copy by `break`) is not a test failure after a summarised iteration, so it is a
     /// `Leave` edge.
-    #[allow(clippy::too_many_arguments)]
     fn unrolled_loop(
         &mut self,
         label: Label,
+        lp: &Loop,
         heads: &[Consts],
-        body: &Block,
-        step: &[Stmt],
         cur: usize,
         consts: &mut Consts,
         mods: &[VarId],
@@ -717,10 +689,10 @@ impl Builder<'_> {
             }
             self.loops.push(LoopCtx { label, cont, brk: exit });
             let mut inner = head.clone();
-            let body_end = self.block(body, body_start, &mut inner);
+            let body_end = self.block(&lp.body, body_start, &mut inner);
             self.edge(body_end, cont);
             let mut m = cont;
-            for st in step {
+            for st in &lp.step {
                 m = self.stmt(st, m, &mut inner);
             }
             self.loops.pop();

@@ -117,7 +117,7 @@ pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
                 }
             }
         }
-        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } | StmtKind::Assume(cond) => f(cond),
+        StmtKind::If { cond, .. } | StmtKind::Loop(Loop { cond, .. }) | StmtKind::Assume(cond) => f(cond),
         StmtKind::Barrier(Barrier::NamedSync { id, count }, _) => {
             f(id);
             if let Some(c) = count {

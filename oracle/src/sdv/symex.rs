@@ -781,14 +781,7 @@ impl<'a> Walker<'a> {
                 then_blk,
                 else_blk,
             } => self.if_(s.label, cond, then_blk, else_blk),
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                var,
-            } => self.loop_(s.label, *kind, header, cond, body, step, *var),
+            StmtKind::Loop(lp) => self.loop_(s.label, lp),
         }
     }
 
@@ -873,17 +866,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn loop_(
-        &mut self,
-        label: Label,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        var: Option<VarId>,
-    ) {
+    fn loop_(&mut self, label: Label, lp: &Loop) {
+        let Loop {
+            kind,
+            header,
+            cond,
+            body,
+            step,
+            var,
+        } = lp;
+        let (kind, var) = (*kind, *var);
         let entry_ctrl = self.ctrl.clone();
         let entry_facts = self.facts.clone();
         // Variables the walk does not track keep the unknowns their assignments give them.
@@ -913,7 +905,7 @@ impl<'a> Walker<'a> {
             32,
         );
         self.out.iters.insert(label, iter.clone());
-        let mut ind = inductions(self.k, header, body, step);
+        let mut ind = inductions(self.k, lp);
         ind.retain(|(v, _)| self.tracks(*v));
         let mut closed = Vec::new();
         let mut no_wrap = Vec::new();
@@ -925,7 +917,7 @@ impl<'a> Walker<'a> {
                 limits.extend(self.shift_limit(*v, upd));
             }
         }
-        let guarded = self.guarded_groups(label, header, body, step, &iter, shared);
+        let guarded = self.guarded_groups(label, lp, &iter, shared);
         // The number of iterations run, for the induction variables' values after the loop:
         // shared when the test is uniform and both threads reach the loop together.
         let exit_count = BV::new_const(
@@ -1164,17 +1156,9 @@ impl Walker<'_> {
 
     /// The guarded induction groups of a loop, with a count per group (the iteration counter
     /// bounds it) and closed forms at that count; entry values are read here.
-    fn guarded_groups<'k>(
-        &mut self,
-        label: Label,
-        header: &[Stmt],
-        body: &'k Block,
-        step: &[Stmt],
-        iter: &BV,
-        shared: bool,
-    ) -> Vec<GuardedGroup<'k>> {
+    fn guarded_groups<'k>(&mut self, label: Label, lp: &'k Loop, iter: &BV, shared: bool) -> Vec<GuardedGroup<'k>> {
         let mut out = Vec::new();
-        'groups: for info in guarded_inductions(self.k, header, body, step) {
+        'groups: for info in guarded_inductions(self.k, lp) {
             if info.updates.iter().all(|(v, _)| !self.tracks(*v)) {
                 continue;
             }
@@ -1514,7 +1498,7 @@ fn has_return(b: &Block) -> bool {
 pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
         StmtKind::If { then_blk, else_blk, .. } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
-        StmtKind::Loop { .. } => false,
+        StmtKind::Loop(_) => false,
         k => pred(k),
     })
 }

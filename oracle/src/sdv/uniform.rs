@@ -502,26 +502,20 @@ impl<'a> Taint<'a> {
                 let e2 = self.block(else_blk, &inner);
                 join(&e1, &e2)
             }
-            StmtKind::Loop {
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => {
-                let inner = if nu_expr(cond, self.nu) {
+            StmtKind::Loop(lp) => {
+                let inner = if nu_expr(&lp.cond, self.nu) {
                     with(&cur, s.label)
                 } else {
                     cur.clone()
                 };
                 let saved = std::mem::take(&mut self.brk);
                 let ret0 = self.ret.clone();
-                self.loop_pass(header, body, step, &inner);
+                self.loop_pass(lp, &inner);
                 // A non-uniform break or return disables threads for all later iterations:
                 // the whole loop runs under a predicate depending on it.
                 let cause = join(&self.brk, &self.ret[ret0.len()..].to_vec());
                 if !cause.is_empty() {
-                    self.loop_pass(header, body, step, &join(&inner, &cause));
+                    self.loop_pass(lp, &join(&inner, &cause));
                 }
                 self.brk = saved;
                 Vec::new()
@@ -531,12 +525,12 @@ impl<'a> Taint<'a> {
         esc
     }
 
-    fn loop_pass(&mut self, header: &[Stmt], body: &Block, step: &[Stmt], inner: &Srcs) {
-        for h in header {
+    fn loop_pass(&mut self, lp: &Loop, inner: &Srcs) {
+        for h in &lp.header {
             self.stmt(h, inner);
         }
-        self.block(body, inner);
-        for h in step {
+        self.block(&lp.body, inner);
+        for h in &lp.step {
             self.stmt(h, inner);
         }
     }
@@ -568,7 +562,7 @@ impl WarpCheck {
         // Both threads in the same iteration of every loop.
         let mut all_loops = HashSet::new();
         crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-            if matches!(s.kind, StmtKind::Loop { .. }) {
+            if matches!(s.kind, StmtKind::Loop(_)) {
                 all_loops.insert(s.label);
             }
         });

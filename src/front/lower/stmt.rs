@@ -510,14 +510,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::For,
                 header,
                 cond,
                 body,
                 step,
                 var,
-            },
+            }),
         );
         Ok(())
     }
@@ -543,14 +543,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::While,
                 header,
                 cond,
                 body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         Ok(())
     }
@@ -566,14 +566,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header,
                 cond,
                 body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         Ok(())
     }
@@ -875,14 +875,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header: vec![],
                 cond: Expr::bool(false),
                 body: loop_body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         if let Some(JumpCtx::Switch { cont_flag: Some(f) }) = ctx {
             // A `continue` inside the switch: continue the enclosing loop now.
