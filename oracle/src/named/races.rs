@@ -3,8 +3,8 @@
 //! checked against each other with the happens-before intervals (no all-pairs scan).
 
 use super::hb::Hb;
+use super::sim::{Sim, NO_GEN};
 use super::skeleton::WarpTrace;
-use super::wellsync::{Sim, NO_GEN};
 use crate::ir::{AccessKind, ArrayId, Kernel, Label, Space, Span};
 use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
