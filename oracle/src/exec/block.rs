@@ -3,12 +3,12 @@
 //! All threads of the block execute the same statement; a mask says which are enabled.
 //! Each operation of a `Basic` statement runs for every enabled thread before the next one.
 
+use super::config::{ExecConfig, ExecError};
 pub use super::conflicts::Who;
 use super::conflicts::{AccessClass, Conflicts, EpochTable, GridTable};
 use super::eval::{var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
 use super::value::{cast, mix};
-use super::{ExecConfig, ExecError};
 use crate::ir::*;
 use std::collections::BTreeSet;
 
