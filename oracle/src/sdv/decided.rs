@@ -6,9 +6,9 @@
 //! bypassable branch separates nothing. A decided branch has no bypass: a barrier in it runs
 //! whenever the statement does.
 
-use super::query::{geometry, geometry_constraints};
-use super::symex::{self, ThreadVars};
-use super::uniform::Uniformity;
+use super::levels::Uniformity;
+use super::symex;
+use super::threads::{geometry, geometry_constraints, ThreadVars};
 use crate::ir::*;
 use crate::smt::numeral;
 use std::collections::{HashMap, HashSet};

@@ -3,7 +3,7 @@
 //! iteration r is a closed form of their entry value and r, which keeps the relation between the
 //! two threads of a query (same iteration counter in lock step) that a fresh value would lose.
 
-use super::symex::{has_jump, modified_vars};
+use super::syntax::{has_jump, modified_vars};
 use crate::ir::*;
 
 /// How an induction variable changes per iteration.

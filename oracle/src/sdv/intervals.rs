@@ -16,8 +16,9 @@
 
 use super::decided::Decided;
 use super::fold::{fold, param_consts, Consts};
-use super::symex::modified_vars;
-use super::uniform::{Level, Uniformity};
+use super::levels::{Level, Uniformity};
+use super::query::{Bound, PathBounds};
+use super::syntax::modified_vars;
 use crate::ir::*;
 use crate::report::IterRelation;
 use crate::tree::LabelTree;
@@ -33,20 +34,6 @@ pub(crate) enum Blocking {
     /// Block-wide barriers and `__syncwarp` (threads of the same warp).
     BlockAndWarp,
 }
-
-/// Where one thread's access is in one of its loops, known from the barrier-free path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Bound {
-    /// In the given iteration of the loop (0: the first).
-    Iter(Label, u32),
-    /// In the loop's last iteration.
-    Last(Label),
-    /// The loop's first test failed (the path bypassed it): its body never ran there.
-    Skipped(Label),
-}
-
-/// One path's bounds: (thread 1 or 2, bound); every bound of the set holds.
-pub(crate) type PathBounds = Vec<(u8, Bound)>;
 
 /// What a CFG edge does to the loop structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

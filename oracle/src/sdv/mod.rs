@@ -26,23 +26,28 @@ mod decided;
 mod fold;
 mod induction;
 mod intervals;
+mod levels;
 mod pow2;
 mod query;
 mod symex;
+mod syntax;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
 mod tests;
+mod threads;
 mod uniform;
 
-pub use uniform::{uniformity, uniformity_if_reads_settle, Level, Uniformity};
+pub use levels::{Level, Uniformity};
+pub use uniform::{uniformity, uniformity_if_reads_settle};
 
 use crate::ir::*;
 use crate::report::*;
+use crate::smt::LANES;
 use crate::tree::{for_each_stmt, LabelTree};
-use intervals::{common_depth, Bound, Intervals};
+use intervals::{common_depth, Intervals};
 pub use query::QueryStat;
-use query::{Engine, Outcome, Pairing, Query};
+use query::{Bound, Engine, Outcome, Pairing, Query};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
@@ -342,9 +347,6 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     }
     report
 }
-
-/// Lanes the conflict queries of one check are spread over (see [`check_in_context`]).
-const LANES: usize = 2;
 
 /// Most jobs in one group (see [`groups`]).
 const GROUP_SIZE: usize = 9;

@@ -10,10 +10,12 @@
 
 use super::fold::type_of;
 use super::induction::{guarded_inductions, inductions, Update};
+use super::levels::Uniformity;
 use super::pow2;
-use super::uniform::Uniformity;
+use super::syntax::{has_jump, has_return, modified_vars};
+use super::threads::{Geometry, ThreadVars};
 use crate::ir::*;
-use crate::smt::{mask, numeral, numeral_i};
+use crate::smt::{mask, numeral, numeral_i, resize};
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
@@ -24,53 +26,6 @@ pub(crate) enum Val {
     Bv(BV),
     /// `bool`.
     B(Bool),
-}
-
-/// The thread geometry shared by both threads of a query.
-pub(crate) struct Geometry {
-    /// `blockDim` per dimension (32 bits).
-    pub bdim: [BV; 3],
-    /// `gridDim` per dimension (32 bits).
-    pub gdim: [BV; 3],
-}
-
-/// The coordinates of one symbolic thread.
-#[derive(Clone)]
-pub(crate) struct ThreadVars {
-    /// Distinguishes the thread's private names (1 or 2).
-    pub tag: u8,
-    /// `threadIdx`.
-    pub tid: [BV; 3],
-    /// `blockIdx`.
-    pub bid: [BV; 3],
-    /// Whether the other thread of the query is in the same block: only then do block-uniform
-    /// values (a uniform read, an exit count, a value computed from `blockIdx`) have one name
-    /// for both.
-    pub same_block: bool,
-}
-
-impl ThreadVars {
-    /// Thread `tag` of a query on two threads of one block, with its own `threadIdx`.
-    pub fn new(tag: u8) -> ThreadVars {
-        ThreadVars::with_block(tag, "bid", true)
-    }
-
-    /// Thread `tag` with its own `threadIdx` and the block-index names given by `block_prefix`;
-    /// `same_block` as in [`ThreadVars::same_block`].
-    pub fn with_block(tag: u8, block_prefix: &str, same_block: bool) -> ThreadVars {
-        let dims = ["x", "y", "z"];
-        ThreadVars {
-            tag,
-            tid: dims.map(|d| BV::new_const(format!("tid{tag}_{d}"), 32)),
-            bid: dims.map(|d| BV::new_const(format!("{block_prefix}_{d}"), 32)),
-            same_block,
-        }
-    }
-
-    /// Names of the thread- and block-index constants.
-    pub fn index_names(&self) -> impl Iterator<Item = String> + '_ {
-        self.tid.iter().chain(self.bid.iter()).map(|v| v.to_string())
-    }
 }
 
 /// Control predicate and known facts at a program point.
@@ -1366,17 +1321,6 @@ fn signed_pow2_div_rem(op: BinOp, x: &BV, y: &BV) -> BV {
     }
 }
 
-/// Resizes a bit-vector, extending by the source signedness.
-pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
-    let w = x.get_size();
-    match w.cmp(&bits) {
-        std::cmp::Ordering::Equal => x.clone(),
-        std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
-        std::cmp::Ordering::Less if from_signed => x.sign_ext(bits - w),
-        std::cmp::Ordering::Less => x.zero_ext(bits - w),
-    }
-}
-
 /// [`resize`], and a numeral stays a numeral (an extension of one is not, to Z3's term
 /// builder; see the folding in [`Walker::eval_bin`]).
 fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
@@ -1463,44 +1407,6 @@ fn fold_numerals(op: BinOp, x: u64, y: u64, w: u32, signed: bool) -> Option<Val>
         Ne => boolean(x != y),
         And | Or => None,
     }
-}
-
-/// Variables assigned anywhere in the given statements (including nested loops).
-pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec<VarId> {
-    let mut out = Vec::new();
-    let mut add = |s: &Stmt| {
-        if let StmtKind::Basic(ops) = &s.kind {
-            for op in ops {
-                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) = op {
-                    if !out.contains(v) {
-                        out.push(*v);
-                    }
-                }
-            }
-        }
-    };
-    for s in header.iter().chain(step) {
-        crate::tree::visit_stmt(s, &mut add);
-    }
-    crate::tree::for_each_stmt(body, &mut add);
-    out
-}
-
-/// Whether `b` contains a `return`, at any depth.
-fn has_return(b: &Block) -> bool {
-    let mut found = false;
-    crate::tree::for_each_stmt(b, &mut |s: &Stmt| found |= matches!(s.kind, StmtKind::Return));
-    found
-}
-
-/// Whether `b` contains a statement matching `pred` that belongs to the loop owning `b`
-/// (not nested in an inner loop).
-pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
-    b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::If { then_blk, else_blk, .. } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
-        StmtKind::Loop(_) => false,
-        k => pred(k),
-    })
 }
 
 #[cfg(test)]
