@@ -276,87 +276,11 @@ impl Cfg {
     /// The search of [`Cfg::reach`] from the nodes `starts`, recording the statements whose
     /// accesses may conflict with `sig` (all statements without one).
     fn search(&self, starts: &[usize], src_loops: &[Label], blocking: Blocking, sig: Option<&Signature>) -> Reach {
-        /// A search state: node, outermost crossed depth, crossed more than once, loops entered
-        /// and not iterated since (sorted), position in each of the source's loops, the
-        /// unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
-        /// with whether that bypass is in the source's and in the current iteration of every
-        /// loop around the bypassed one).
-        type State = (
-            usize,
-            Option<u32>,
-            bool,
-            Vec<Label>,
-            Vec<Pos>,
-            usize,
-            Vec<(Label, bool, bool)>,
-        );
         let mut out = Reach::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
         let mut seen: HashSet<State> = HashSet::new();
         let mut queue: VecDeque<State> = VecDeque::new();
-        // Crossing the back edge `crossed` (a depth, if one of `src`'s loops) in state (m, many).
-        let step = |m: Option<u32>, many: bool, crossed: Option<u32>| match (m, crossed) {
-            (_, None) => (m, many),
-            (None, Some(b)) => (Some(b), false),
-            (Some(a), Some(b)) if b < a => (Some(b), false),
-            (Some(a), Some(b)) if b == a => (Some(a), true),
-            (Some(a), Some(_)) => (Some(a), many),
-        };
-        let follow = |st: &State, t: usize, e: Edge| -> State {
-            let (_, m, many, fresh, pos, start_ctx, skipped) = st;
-            let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
-            let mut skipped = skipped.clone();
-            match e {
-                Edge::Plain => {}
-                Edge::Skip(l) => {
-                    if let Some(d) = depth_of.get(&l) {
-                        pos[*d as usize - 1] = Pos::LeftOther;
-                    }
-                    if let Some(around) = self.barrier_loops.get(&l) {
-                        // The source's values are those of the bypass when no loop around both
-                        // has moved on since the source ran.
-                        let common = common_depth(src_loops, around);
-                        let src_ok = m.is_none_or(|d| d as usize > common);
-                        if let Err(i) = skipped.binary_search_by_key(&l, |x| x.0) {
-                            skipped.insert(i, (l, src_ok, true));
-                        }
-                    }
-                }
-                Edge::Back(l) => {
-                    (m, many) = step(m, many, depth_of.get(&l).copied());
-                    fresh.retain(|x| *x != l);
-                    for s in skipped.iter_mut() {
-                        if self.barrier_loops.get(&s.0).is_some_and(|around| around.contains(&l)) {
-                            s.2 = false;
-                        }
-                    }
-                    if let Some(d) = depth_of.get(&l) {
-                        if let Pos::In(c) = &mut pos[*d as usize - 1] {
-                            *c = (*c + 1).min(2);
-                        }
-                    }
-                }
-                Edge::Enter(l) => {
-                    if let Err(i) = fresh.binary_search(&l) {
-                        fresh.insert(i, l);
-                    }
-                }
-                Edge::Exit(l) | Edge::Leave(l) => {
-                    if let Some(d) = depth_of.get(&l) {
-                        let p = &mut pos[*d as usize - 1];
-                        // The test fails at the head of the iteration after the source's one:
-                        // after one back edge, or (do-while) before any.
-                        let last_count = if self.do_while.contains(&l) { 0 } else { 1 };
-                        *p = match *p {
-                            Pos::In(c) if c == last_count && matches!(e, Edge::Exit(_)) => Pos::LeftLast,
-                            Pos::In(_) => Pos::LeftOther,
-                            left => left,
-                        };
-                    }
-                }
-            }
-            (t, m, many, fresh, pos, *start_ctx, skipped)
-        };
+        let follow = |st: &State, t: usize, e: Edge| self.follow(st, t, e, src_loops, &depth_of);
         let start_pos = vec![Pos::In(0); src_loops.len()];
         for &s in starts {
             let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s], Vec::new());
@@ -418,6 +342,91 @@ impl Cfg {
             }
         }
         out
+    }
+
+    /// The search state after moving from state `st` along edge `e` to node `t`; `depth_of`
+    /// gives the depth (1-based) of each of the source's loops `src_loops`.
+    fn follow(&self, st: &State, t: usize, e: Edge, src_loops: &[Label], depth_of: &HashMap<Label, u32>) -> State {
+        let (_, m, many, fresh, pos, start_ctx, skipped) = st;
+        let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
+        let mut skipped = skipped.clone();
+        match e {
+            Edge::Plain => {}
+            Edge::Skip(l) => {
+                if let Some(d) = depth_of.get(&l) {
+                    pos[*d as usize - 1] = Pos::LeftOther;
+                }
+                if let Some(around) = self.barrier_loops.get(&l) {
+                    // The source's values are those of the bypass when no loop around both
+                    // has moved on since the source ran.
+                    let common = common_depth(src_loops, around);
+                    let src_ok = m.is_none_or(|d| d as usize > common);
+                    if let Err(i) = skipped.binary_search_by_key(&l, |x| x.0) {
+                        skipped.insert(i, (l, src_ok, true));
+                    }
+                }
+            }
+            Edge::Back(l) => {
+                (m, many) = cross_back_edge(m, many, depth_of.get(&l).copied());
+                fresh.retain(|x| *x != l);
+                for s in skipped.iter_mut() {
+                    if self.barrier_loops.get(&s.0).is_some_and(|around| around.contains(&l)) {
+                        s.2 = false;
+                    }
+                }
+                if let Some(d) = depth_of.get(&l) {
+                    if let Pos::In(c) = &mut pos[*d as usize - 1] {
+                        *c = (*c + 1).min(2);
+                    }
+                }
+            }
+            Edge::Enter(l) => {
+                if let Err(i) = fresh.binary_search(&l) {
+                    fresh.insert(i, l);
+                }
+            }
+            Edge::Exit(l) | Edge::Leave(l) => {
+                if let Some(d) = depth_of.get(&l) {
+                    let p = &mut pos[*d as usize - 1];
+                    // The test fails at the head of the iteration after the source's one:
+                    // after one back edge, or (do-while) before any.
+                    let last_count = if self.do_while.contains(&l) { 0 } else { 1 };
+                    *p = match *p {
+                        Pos::In(c) if c == last_count && matches!(e, Edge::Exit(_)) => Pos::LeftLast,
+                        Pos::In(_) => Pos::LeftOther,
+                        left => left,
+                    };
+                }
+            }
+        }
+        (t, m, many, fresh, pos, *start_ctx, skipped)
+    }
+}
+
+/// A state of the search of [`Cfg::reach`]: node, outermost crossed depth, crossed more than
+/// once, loops entered and not iterated since (sorted), position in each of the source's loops,
+/// the unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
+/// with whether that bypass is in the source's and in the current iteration of every loop
+/// around the bypassed one).
+type State = (
+    usize,
+    Option<u32>,
+    bool,
+    Vec<Label>,
+    Vec<Pos>,
+    usize,
+    Vec<(Label, bool, bool)>,
+);
+
+/// (outermost crossed depth, crossed more than once) after crossing the back edge `crossed` (a
+/// depth, if one of the source's loops) in state (m, many).
+fn cross_back_edge(m: Option<u32>, many: bool, crossed: Option<u32>) -> (Option<u32>, bool) {
+    match (m, crossed) {
+        (_, None) => (m, many),
+        (None, Some(b)) => (Some(b), false),
+        (Some(a), Some(b)) if b < a => (Some(b), false),
+        (Some(a), Some(b)) if b == a => (Some(a), true),
+        (Some(a), Some(_)) => (Some(a), many),
     }
 }
 

@@ -821,24 +821,33 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Walks a loop as one summarised iteration (see the module documentation).
     fn loop_(&mut self, label: Label, lp: &Loop) {
-        let Loop {
-            kind,
-            header,
-            cond,
-            body,
-            step,
-            var,
-        } = lp;
-        let (kind, var) = (*kind, *var);
+        let mut lw = self.loop_entry(label, lp);
+        self.frames.push(Frame {
+            shared: lw.shared,
+            var: lp.var,
+        });
+        self.loop_head_values(&lw);
+        let leaves_only_by_test = !has_jump(&lp.body, &|k| matches!(k, StmtKind::Break)) && !has_return(&lp.body);
+        let head_test = self.loop_head_test(&mut lw, lp, leaves_only_by_test);
+        self.loop_iteration(&lw, lp, leaves_only_by_test);
+        self.frames.pop();
+        self.loop_exit(&lw, lp, head_test);
+    }
+
+    /// What a loop starts from: the entry state, its first test, its iteration counter, the
+    /// closed forms of its induction variables at the counter and (for the values after the
+    /// loop) at the number of iterations run.
+    fn loop_entry<'l>(&mut self, label: Label, lp: &'l Loop) -> LoopWalk<'l> {
         let entry_ctrl = self.ctrl.clone();
         let entry_facts = self.facts.clone();
         // Variables the walk does not track keep the unknowns their assignments give them.
-        let mut mods = modified_vars(header, body, step);
+        let mut mods = modified_vars(&lp.header, &lp.body, &lp.step);
         mods.retain(|&v| self.tracks(v));
         // The first test on the entry values: when it fails nothing in the loop runs.
-        let first_test = (kind != LoopKind::DoWhile && header.is_empty()).then(|| {
-            let c = self.eval_bool(cond);
+        let first_test = (lp.kind != LoopKind::DoWhile && lp.header.is_empty()).then(|| {
+            let c = self.eval_bool(&lp.cond);
             self.ub.clear();
             c
         });
@@ -876,7 +885,7 @@ impl<'a> Walker<'a> {
         // The number of iterations run, for the induction variables' values after the loop:
         // shared when the test is uniform and both threads reach the loop together.
         let exit_count = BV::new_const(
-            if self.context_shared() && self.uniform_expr(cond) {
+            if self.context_shared() && self.uniform_expr(&lp.cond) {
                 format!("ex{}_s", label.0)
             } else {
                 format!("ex{}_t{}", label.0, self.th.tag)
@@ -891,22 +900,42 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        self.frames.push(Frame { shared, var });
-        let havocked: Vec<VarId> = mods
+        LoopWalk {
+            label,
+            entry_ctrl,
+            entry_facts,
+            mods,
+            first_test,
+            entry_env,
+            shared,
+            iter,
+            closed,
+            guarded,
+            no_wrap,
+            limits,
+            exit_count,
+            exit_vals,
+        }
+    }
+
+    /// Fresh head values for the modified variables without a closed form, equal to the entry
+    /// values in iteration 0 (said only for a thread's own loop: shared head values stand for
+    /// both threads).
+    fn loop_head_values(&mut self, lw: &LoopWalk) {
+        let havocked: Vec<VarId> = lw
+            .mods
             .iter()
             .copied()
-            .filter(|v| !closed.iter().any(|(w, _)| w == v))
-            .filter(|v| !guarded.iter().any(|g| g.vals.iter().any(|(w, _)| w == v)))
+            .filter(|v| !lw.closed.iter().any(|(w, _)| w == v))
+            .filter(|v| !lw.guarded.iter().any(|g| g.vals.iter().any(|(w, _)| w == v)))
             .collect();
         let entry_vals: Vec<(VarId, Val)> = havocked
             .iter()
             .filter_map(|v| self.env.get(v).map(|x| (*v, x.clone())))
             .collect();
-        self.havoc(label, &havocked, "h", shared);
-        // Iteration 0 starts with the entry values (said only for a thread's own loop: shared
-        // head values stand for both threads).
+        self.havoc(lw.label, &havocked, "h", lw.shared);
         let mut first = Vec::new();
-        if !shared {
+        if !lw.shared {
             for (v, entry) in &entry_vals {
                 match (self.env.get(v), entry) {
                     (Some(Val::Bv(h)), Val::Bv(e)) if h.get_size() == e.get_size() => first.push(h.eq(e)),
@@ -915,105 +944,123 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        self.out.first.insert(label, Bool::and(&first));
+        self.out.first.insert(lw.label, Bool::and(&first));
+    }
+
+    /// Puts the closed forms in the environment and, for a `for`/`while` loop, walks the header
+    /// and the test at the head of the summarised iteration. Returns that test when the
+    /// iteration counter alone determines it and the loop is left only by it.
+    fn loop_head_test(&mut self, lw: &mut LoopWalk, lp: &Loop, leaves_only_by_test: bool) -> Option<Bool> {
         // The test at the next iteration's head is the same formula with the counter one up
         // when nothing but induction variables changes between heads.
-        let closed_vars: Vec<VarId> = closed.iter().map(|(v, _)| *v).collect();
-        let mut test_determined = header.is_empty() && kind != LoopKind::DoWhile;
-        cond.for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !mods.contains(&v));
-        let leaves_only_by_test = !has_jump(body, &|k| matches!(k, StmtKind::Break)) && !has_return(body);
-        // The test at the head of iteration `iter`, when the counter alone determines it.
+        let closed_vars: Vec<VarId> = lw.closed.iter().map(|(v, _)| *v).collect();
+        let mut test_determined = lp.header.is_empty() && lp.kind != LoopKind::DoWhile;
+        lp.cond
+            .for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !lw.mods.contains(&v));
         let mut head_test: Option<Bool> = None;
-        for (v, c) in &closed {
+        for (v, c) in &lw.closed {
             self.put_closed(*v, c);
         }
-        for g in &guarded {
-            no_wrap.extend(self.guarded_facts(g, &iter));
+        for g in &lw.guarded {
+            lw.no_wrap.extend(self.guarded_facts(g, &lw.iter));
         }
-        if kind != LoopKind::DoWhile {
-            for h in header {
+        let iter = &lw.iter;
+        if lp.kind != LoopKind::DoWhile {
+            for h in &lp.header {
                 self.stmt(h);
             }
-            let c = self.eval_bool(cond);
+            let c = self.eval_bool(&lp.cond);
             self.flush_ub();
-            self.out.conds.insert(label, (self.point(), c.clone()));
+            self.out.conds.insert(lw.label, (self.point(), c.clone()));
             if test_determined && leaves_only_by_test {
                 let next = iter.bvadd(numeral(1, 32));
-                self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
+                self.out.last.insert(lw.label, c.substitute(&[(iter, &next)]).not());
                 head_test = Some(c.clone());
             }
-            let test = test_determined.then_some((&c, &iter));
-            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, test)));
-            self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
+            let test = test_determined.then_some((&c, iter));
+            lw.no_wrap.extend(lw.limits.iter().flat_map(|l| l.facts(iter, test)));
+            self.ctrl = Bool::and(&[lw.entry_ctrl.clone(), c]);
         }
-        if kind == LoopKind::DoWhile {
-            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, None)));
+        if lp.kind == LoopKind::DoWhile {
+            lw.no_wrap.extend(lw.limits.iter().flat_map(|l| l.facts(iter, None)));
         }
+        head_test
+    }
+
+    /// The body and step of the summarised iteration under the no-wrap facts (and, for a
+    /// do-while loop, its header and test at the iteration's end).
+    fn loop_iteration(&mut self, lw: &LoopWalk, lp: &Loop, leaves_only_by_test: bool) {
         let body_ctrl = self.ctrl.clone();
-        if !no_wrap.is_empty() {
-            let nw = Bool::and(&no_wrap);
+        if !lw.no_wrap.is_empty() {
+            let nw = Bool::and(&lw.no_wrap);
             self.facts = Bool::and(&[self.facts.clone(), body_ctrl.implies(&nw)]);
         }
-        self.block(body);
-        if has_jump(body, &|k| matches!(k, StmtKind::Continue)) {
+        self.block(&lp.body);
+        if has_jump(&lp.body, &|k| matches!(k, StmtKind::Continue)) {
             // Threads arrive at the step from the end of the body and from `continue`s.
-            let mut body_mods = modified_vars(&[], body, &[]);
+            let mut body_mods = modified_vars(&[], &lp.body, &[]);
             body_mods.retain(|&v| self.tracks(v));
-            self.havoc(label, &body_mods, "c", false);
+            self.havoc(lw.label, &body_mods, "c", false);
         }
         self.ctrl = body_ctrl;
-        for st in step {
+        for st in &lp.step {
             self.stmt(st);
         }
-        if kind == LoopKind::DoWhile {
-            for h in header {
+        if lp.kind == LoopKind::DoWhile {
+            for h in &lp.header {
                 self.stmt(h);
             }
-            let c = self.eval_bool(cond);
+            let c = self.eval_bool(&lp.cond);
             self.ub.clear();
             if leaves_only_by_test {
-                self.out.last.insert(label, c.not());
+                self.out.last.insert(lw.label, c.not());
             }
-            self.out.conds.insert(label, (self.point(), c));
+            self.out.conds.insert(lw.label, (self.point(), c));
         }
-        self.frames.pop();
-        // After the loop: fresh values, shared when both threads are in the same iteration of
-        // every enclosing loop; the guard is false unless the thread may have left by `break`.
+    }
+
+    /// The state after the loop: fresh values, shared when both threads are in the same
+    /// iteration of every enclosing loop; the entry predicate and facts; what the exit says (the
+    /// test failed unless the thread may have left by `break`, the induction variables at the
+    /// iteration count, nothing changed when the first test failed).
+    fn loop_exit(&mut self, lw: &LoopWalk, lp: &Loop, head_test: Option<Bool>) {
         let outer_shared = self.context_shared();
-        self.havoc(label, &mods, "x", outer_shared);
-        self.ctrl = entry_ctrl;
+        self.havoc(lw.label, &lw.mods, "x", outer_shared);
+        self.ctrl = lw.entry_ctrl.clone();
         // Facts of the summarised iteration speak about its own fresh values, which nothing
         // after the loop refers to: dropping them keeps later queries small.
-        self.facts = entry_facts;
+        self.facts = lw.entry_facts.clone();
         // A loop left only by its test, with a test the counter determines, ran exactly the
         // iterations before the first failing test: its induction variables leave with their
         // closed form at that count (`stride` after a halving loop), not fresh values.
+        let (iter, exit_count) = (&lw.iter, &lw.exit_count);
         let counted_exit = match &head_test {
-            Some(c) if !exit_vals.is_empty() => {
+            Some(c) if !lw.exit_vals.is_empty() => {
                 let prev = exit_count.bvsub(numeral(1, 32));
                 let mut facts = vec![exit_count
                     .eq(numeral(0, 32))
                     .not()
-                    .implies(c.substitute(&[(&iter, &prev)]))];
-                for (v, c) in &exit_vals {
+                    .implies(c.substitute(&[(iter, &prev)]))];
+                for (v, c) in &lw.exit_vals {
                     self.put_closed(*v, c);
                     facts.extend(c.no_wrap.clone());
                 }
-                facts.extend(limits.iter().flat_map(|l| l.facts(&exit_count, Some((c, &iter)))));
+                facts.extend(lw.limits.iter().flat_map(|l| l.facts(exit_count, Some((c, iter)))));
                 Some(Bool::and(&facts))
             }
             _ => None,
         };
-        if !has_jump(body, &|k| matches!(k, StmtKind::Break)) {
-            let c = self.eval_bool(cond);
+        if !has_jump(&lp.body, &|k| matches!(k, StmtKind::Break)) {
+            let c = self.eval_bool(&lp.cond);
             self.flush_ub();
             let mut facts = vec![c.not()];
             facts.extend(counted_exit);
             self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(Bool::and(&facts))]);
         }
-        if let Some(c) = first_test {
+        if let Some(c) = &lw.first_test {
             // A loop whose first test failed changed nothing.
-            let same: Vec<Bool> = entry_env
+            let same: Vec<Bool> = lw
+                .entry_env
                 .iter()
                 .filter_map(|(v, before)| match (self.env.get(v), before) {
                     (Some(Val::Bv(a)), Val::Bv(b)) if a.get_size() == b.get_size() => Some(a.eq(b)),
@@ -1027,6 +1074,35 @@ impl<'a> Walker<'a> {
             }
         }
     }
+}
+
+/// What the walk of one loop carries from its entry to its exit (see [`Walker::loop_entry`]).
+struct LoopWalk<'l> {
+    label: Label,
+    /// The control predicate and facts before the loop.
+    entry_ctrl: Bool,
+    entry_facts: Bool,
+    /// The tracked variables the loop modifies.
+    mods: Vec<VarId>,
+    /// The first test on the entry values (`for`/`while` loops without header statements).
+    first_test: Option<Bool>,
+    /// The entry values of `mods`.
+    entry_env: Vec<(VarId, Val)>,
+    /// Both threads are in the same iteration of the loop.
+    shared: bool,
+    /// The iteration counter of the summarised iteration (32 bits).
+    iter: BV,
+    /// Closed forms of the induction variables at `iter`.
+    closed: Vec<(VarId, Closed)>,
+    /// The guarded induction groups.
+    guarded: Vec<GuardedGroup<'l>>,
+    /// Facts that hold in the summarised iteration (no wrap-around, shift limits).
+    no_wrap: Vec<Bool>,
+    /// Shift limits of the left-shift induction variables.
+    limits: Vec<ShiftLimit>,
+    /// The number of iterations run (32 bits), and the closed forms at it.
+    exit_count: BV,
+    exit_vals: Vec<(VarId, Closed)>,
 }
 
 /// A closed form (see [`Walker::closed_form`]).
