@@ -525,6 +525,24 @@ pub enum LoopKind {
     DoWhile,
 }
 
+/// A loop statement. Each iteration: `header` stmts, test `cond` (exit when false), `body`,
+/// `step`. For `DoWhile` the body runs first: `body`, `header`, test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Loop {
+    /// Syntactic form.
+    pub kind: LoopKind,
+    /// Statements evaluated before every test of `cond` (reads in the source condition).
+    pub header: Vec<Stmt>,
+    /// Loop guard.
+    pub cond: Expr,
+    /// Loop body.
+    pub body: Block,
+    /// Step statements (`i++` of a `for`), run after the body and after `continue`.
+    pub step: Vec<Stmt>,
+    /// The induction variable when the loop is `for (v = a; v < b; v += c)`-like.
+    pub var: Option<VarId>,
+}
+
 /// A statement of the IR.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stmt {
@@ -554,22 +572,8 @@ pub enum StmtKind {
         /// Else block (empty when absent).
         else_blk: Block,
     },
-    /// A loop. Each iteration: `header` stmts, test `cond` (exit when false), `body`, `step`.
-    /// For `DoWhile` the body runs first: `body`, `header`, test.
-    Loop {
-        /// Syntactic form.
-        kind: LoopKind,
-        /// Statements evaluated before every test of `cond` (reads in the source condition).
-        header: Vec<Stmt>,
-        /// Loop guard.
-        cond: Expr,
-        /// Loop body.
-        body: Block,
-        /// Step statements (`i++` of a `for`), run after the body and after `continue`.
-        step: Vec<Stmt>,
-        /// The induction variable when the loop is `for (v = a; v < b; v += c)`-like.
-        var: Option<VarId>,
-    },
+    /// A loop (see [`Loop`]).
+    Loop(Loop),
     /// `break` out of the innermost loop.
     Break,
     /// `continue` the innermost loop.

@@ -151,32 +151,7 @@ impl Printer<'_> {
                     self.block(d + 1, "else ", else_blk);
                 }
             }
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                var,
-            } => {
-                let v = var.map(|v| format!(" var {}", k.var(v).name)).unwrap_or_default();
-                self.line(
-                    d,
-                    s.label,
-                    &format!("loop {kind:?} while {}{v}", expr(k, cond)),
-                    s.span,
-                    s.emit_after,
-                );
-                for h in header {
-                    let _ = writeln!(self.out, "{:indent$}header:", "", indent = d * 2 + 2);
-                    self.stmt(d + 2, h);
-                }
-                self.block(d + 1, "body ", body);
-                for h in step {
-                    let _ = writeln!(self.out, "{:indent$}step:", "", indent = d * 2 + 2);
-                    self.stmt(d + 2, h);
-                }
-            }
+            StmtKind::Loop(l) => self.loop_(d, s, l),
             StmtKind::Break => self.line(d, s.label, "break", s.span, s.emit_after),
             StmtKind::Continue => self.line(d, s.label, "continue", s.span, s.emit_after),
             StmtKind::Return => self.line(d, s.label, "return", s.span, s.emit_after),
@@ -188,6 +163,27 @@ impl Printer<'_> {
                 s.emit_after,
             ),
             StmtKind::Assume(e) => self.line(d, s.label, &format!("assume {}", expr(k, e)), s.span, s.emit_after),
+        }
+    }
+
+    fn loop_(&mut self, d: usize, s: &Stmt, l: &Loop) {
+        let k = self.k;
+        let v = l.var.map(|v| format!(" var {}", k.var(v).name)).unwrap_or_default();
+        self.line(
+            d,
+            s.label,
+            &format!("loop {:?} while {}{v}", l.kind, expr(k, &l.cond)),
+            s.span,
+            s.emit_after,
+        );
+        for h in &l.header {
+            let _ = writeln!(self.out, "{:indent$}header:", "", indent = d * 2 + 2);
+            self.stmt(d + 2, h);
+        }
+        self.block(d + 1, "body ", &l.body);
+        for h in &l.step {
+            let _ = writeln!(self.out, "{:indent$}step:", "", indent = d * 2 + 2);
+            self.stmt(d + 2, h);
         }
     }
 }

@@ -68,6 +68,11 @@ pub(crate) fn in_bounds(o: &BV, s: u32, len: u64) -> Bool {
     Bool::and(&[x.bvsge(numeral(0, 66)), end.bvsle(numeral(len, 66))])
 }
 
+/// Lanes (Z3 contexts on rayon's pool) one check spreads its independent solver work over: a
+/// fixed number, so which context asks a query, and so every answer, does not depend on the
+/// machine's core count.
+pub(crate) const LANES: usize = 2;
+
 /// Runs `f` with a Z3 context of its own. Z3's work on a query (and so whether it fits the
 /// resource budget) depends on the terms the context has seen before; a fresh context per
 /// checker call keeps a verdict independent of which kernels the thread checked earlier (files
@@ -114,6 +119,17 @@ pub(crate) fn mask(w: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << w) - 1
+    }
+}
+
+/// Resizes a bit-vector to `bits`, truncating or extending by the source signedness.
+pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
+    let w = x.get_size();
+    match w.cmp(&bits) {
+        std::cmp::Ordering::Equal => x.clone(),
+        std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
+        std::cmp::Ordering::Less if from_signed => x.sign_ext(bits - w),
+        std::cmp::Ordering::Less => x.zero_ext(bits - w),
     }
 }
 
@@ -224,7 +240,7 @@ mod tests {
     /// The exact condition: the product of the sign extensions fits.
     fn exact(x: &BV, y: &BV) -> Bool {
         let w = x.get_size();
-        x.sign_ext(w).bvmul(&y.sign_ext(w)).eq(x.bvmul(y).sign_ext(w))
+        x.sign_ext(w).bvmul(y.sign_ext(w)).eq(x.bvmul(y).sign_ext(w))
     }
 
     /// The facts of a signed product are implied by its exactness, and are exact when the

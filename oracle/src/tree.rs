@@ -121,11 +121,11 @@ impl LabelTree {
     fn stmt(&mut self, s: &Stmt, scopes: &[Scope], post: &mut u32, control: bool) {
         let once = matches!(
             &s.kind,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: crate::ir::LoopKind::DoWhile,
                 cond: crate::ir::Expr::Const(0, _),
                 ..
-            }
+            })
         );
         let child = |blk: &Block, kind| {
             let mut v = scopes.to_vec();
@@ -142,7 +142,7 @@ impl LabelTree {
                 self.block(then_blk, child(then_blk, ScopeKind::Then), post);
                 self.block(else_blk, child(else_blk, ScopeKind::Else), post);
             }
-            StmtKind::Loop { header, body, step, .. } => {
+            StmtKind::Loop(Loop { header, body, step, .. }) => {
                 let inner = child(body, ScopeKind::LoopBody);
                 for h in header {
                     self.stmt(h, &inner, post, true);
@@ -203,7 +203,7 @@ pub fn candidate_positions(k: &Kernel) -> Vec<Position> {
                     walk(then_blk, out);
                     walk(else_blk, out);
                 }
-                StmtKind::Loop { body, .. } => walk(body, out),
+                StmtKind::Loop(Loop { body, .. }) => walk(body, out),
                 _ => {}
             }
             if s.emit_after {
@@ -306,7 +306,7 @@ fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     for s in b.stmts.iter_mut() {
         let blocks: Vec<&mut Block> = match &mut s.kind {
             StmtKind::If { then_blk, else_blk, .. } => vec![then_blk, else_blk],
-            StmtKind::Loop { body, .. } => vec![body],
+            StmtKind::Loop(Loop { body, .. }) => vec![body],
             _ => vec![],
         };
         for blk in blocks {
@@ -328,7 +328,7 @@ pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
                     go(then_blk, labels);
                     go(else_blk, labels);
                 }
-                StmtKind::Loop { body, .. } => go(body, labels),
+                StmtKind::Loop(Loop { body, .. }) => go(body, labels),
                 _ => {}
             }
         }
@@ -353,7 +353,7 @@ pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
             for_each_stmt(then_blk, f);
             for_each_stmt(else_blk, f);
         }
-        StmtKind::Loop { header, body, step, .. } => {
+        StmtKind::Loop(Loop { header, body, step, .. }) => {
             header.iter().for_each(|h| visit_stmt(h, f));
             for_each_stmt(body, f);
             step.iter().for_each(|h| visit_stmt(h, f));

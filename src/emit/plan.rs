@@ -8,7 +8,7 @@
 
 use super::edit::{apply, Edit, EmitError, Fix, Insertion};
 use super::text::{self, Rest, Style};
-use autosync_oracle::ir::{Block, Kernel, Label, LoopKind, Span, Stmt, StmtKind};
+use autosync_oracle::ir::{Block, Kernel, Label, Loop, LoopKind, Span, Stmt, StmtKind};
 use autosync_oracle::tree::Position;
 use std::collections::{BTreeMap, HashMap};
 
@@ -109,7 +109,7 @@ impl<'k> Index<'k> {
                 self.block(then_blk);
                 self.block(else_blk);
             }
-            StmtKind::Loop { header, body, step, .. } => {
+            StmtKind::Loop(Loop { header, body, step, .. }) => {
                 header.iter().for_each(|h| self.stmt(h));
                 self.block(body);
                 step.iter().for_each(|h| self.stmt(h));
@@ -339,7 +339,7 @@ impl<'s, 'i> Planner<'s, 'i> {
                 self.block(then_blk, Some(s))?;
                 self.block(else_blk, Some(s))
             }
-            StmtKind::Loop { body, .. } => self.block(body, Some(s)),
+            StmtKind::Loop(Loop { body, .. }) => self.block(body, Some(s)),
             _ => Ok(()),
         }
     }
@@ -605,16 +605,16 @@ impl<'s, 'i> Planner<'s, 'i> {
 fn written_out(src: &str, owner: &Stmt, b: &Block) -> bool {
     let keyword = match &owner.kind {
         StmtKind::If { .. } => "if",
-        StmtKind::Loop {
+        StmtKind::Loop(Loop {
             kind: LoopKind::For, ..
-        } => "for",
-        StmtKind::Loop {
+        }) => "for",
+        StmtKind::Loop(Loop {
             kind: LoopKind::While, ..
-        } => "while",
-        StmtKind::Loop {
+        }) => "while",
+        StmtKind::Loop(Loop {
             kind: LoopKind::DoWhile,
             ..
-        } => "do",
+        }) => "do",
         _ => return false,
     };
     span_ok(src, owner.span)

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::front::{load, FrontOptions, SourceUnit};
-use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Op, Span, Stmt, StmtKind};
+use autosync_oracle::ir::{Barrier, Block, Kernel, Label, Loop, Op, Span, Stmt, StmtKind};
 use autosync_oracle::tree::{candidate_positions, for_each_stmt, insert_barriers, Position};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ fn blocks_of(k: &Kernel, src: &str, needle: &str) -> Vec<Label> {
         if s.label == l {
             match &s.kind {
                 StmtKind::If { then_blk, else_blk, .. } => out.extend([then_blk.label, else_blk.label]),
-                StmtKind::Loop { body, .. } => out.push(body.label),
+                StmtKind::Loop(Loop { body, .. }) => out.push(body.label),
                 _ => {}
             }
         }
@@ -80,7 +80,7 @@ fn skeleton(b: &Block) -> String {
                 block(then_blk, out);
                 block(else_blk, out);
             }
-            StmtKind::Loop { body, .. } => {
+            StmtKind::Loop(Loop { body, .. }) => {
                 out.push_str("loop");
                 block(body, out);
             }
@@ -708,7 +708,7 @@ fn synthesized_statements_and_dummy_spans_are_errors() {
     let k = lower(src);
     let mut step = None;
     for_each_stmt(&k.body, &mut |s: &Stmt| {
-        if let StmtKind::Loop { step: st, .. } = &s.kind {
+        if let StmtKind::Loop(Loop { step: st, .. }) = &s.kind {
             step = st.first().map(|x| x.label);
         }
     });

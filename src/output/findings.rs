@@ -120,8 +120,8 @@ impl<'k> Shape<'k> {
         let tree = LabelTree::new(k);
         let mut loops = BTreeMap::new();
         for_each_stmt(&k.body, &mut |s| {
-            if let StmtKind::Loop { var, .. } = &s.kind {
-                loops.insert(s.label, (k.line(s.span), var.map(|v| k.var(v).name.clone())));
+            if let StmtKind::Loop(lp) = &s.kind {
+                loops.insert(s.label, (k.line(s.span), lp.var.map(|v| k.var(v).name.clone())));
             }
         });
         let mut own: Vec<(u32, Label)> = tree

@@ -19,7 +19,7 @@
 
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
 use super::space::{clauses, key, RaceKey, Space, SynthOptions, SynthStats, NOT_LAST_NARROWED};
-use autosync_oracle::ir::{Barrier, Kernel, Label};
+use autosync_oracle::ir::{Barrier, Kernel, Label, Loop};
 use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
 use autosync_oracle::sdv::{self, Level};
 use autosync_oracle::tree::{insert_barriers, LabelTree, Position};
@@ -538,7 +538,7 @@ fn barrier_positions(b: &autosync_oracle::ir::Block, out: &mut Vec<(Label, Posit
                 barrier_positions(then_blk, out);
                 barrier_positions(else_blk, out);
             }
-            StmtKind::Loop { body, .. } => barrier_positions(body, out),
+            StmtKind::Loop(Loop { body, .. }) => barrier_positions(body, out),
             _ => {}
         }
     }

@@ -4,7 +4,7 @@
 
 use super::maxsat::Algorithm;
 use super::named::settings::NamedSettings;
-use autosync_oracle::ir::{Block, Kernel, Label, Stmt, StmtKind};
+use autosync_oracle::ir::{Block, Kernel, Label, Loop, Stmt, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, Report};
 use autosync_oracle::sdv::{self, Level};
 use autosync_oracle::tree::{candidate_positions, LabelTree, Position, Scope, ScopeKind};
@@ -126,7 +126,9 @@ impl Space {
         let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
-            StmtKind::Loop { body, .. } if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) => {
+            StmtKind::Loop(Loop { body, .. })
+                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) =>
+            {
                 transparent.insert(body.label);
             }
             StmtKind::If { then_blk, else_blk, .. } => {
@@ -227,7 +229,7 @@ fn leaves_early(b: &Block, own_level: bool) -> bool {
         StmtKind::If { then_blk, else_blk, .. } => {
             leaves_early(then_blk, own_level) || leaves_early(else_blk, own_level)
         }
-        StmtKind::Loop { body, .. } => leaves_early(body, false),
+        StmtKind::Loop(Loop { body, .. }) => leaves_early(body, false),
         _ => false,
     })
 }

@@ -3,12 +3,12 @@
 //! All threads of the block execute the same statement; a mask says which are enabled.
 //! Each operation of a `Basic` statement runs for every enabled thread before the next one.
 
+use super::config::{ExecConfig, ExecError};
 pub use super::conflicts::Who;
 use super::conflicts::{AccessClass, Conflicts, EpochTable, GridTable};
 use super::eval::{var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
 use super::value::{cast, mix};
-use super::{ExecConfig, ExecError};
 use crate::ir::*;
 use std::collections::BTreeSet;
 
@@ -234,16 +234,7 @@ impl<'a> BlockRun<'a> {
                 self.exec_block(then_blk, &then_mask)?;
                 self.exec_block(else_blk, &else_mask)?;
             }
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => {
-                self.exec_loop(s.label, *kind, header, cond, body, step, active)?;
-            }
+            StmtKind::Loop(l) => self.exec_loop(s.label, l, active)?,
             StmtKind::Break => self.set_status(&ids, Status::Broke),
             StmtKind::Continue => self.set_status(&ids, Status::Continued),
             StmtKind::Return => self.set_status(&ids, Status::Returned),
@@ -267,25 +258,15 @@ impl<'a> BlockRun<'a> {
     }
 
     /// Runs a loop until no thread is still in it. `in_loop` holds the threads that entered.
-    #[allow(clippy::too_many_arguments)]
-    fn exec_loop(
-        &mut self,
-        label: Label,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        mut in_loop: Mask,
-    ) -> Result<(), ExecError> {
-        let mut test_first = kind != LoopKind::DoWhile;
+    fn exec_loop(&mut self, label: Label, l: &Loop, mut in_loop: Mask) -> Result<(), ExecError> {
+        let mut test_first = l.kind != LoopKind::DoWhile;
         loop {
             if test_first {
-                self.exec_stmts(header, &in_loop)?;
+                self.exec_stmts(&l.header, &in_loop)?;
                 self.tick()?; // the guard test: makes an empty infinite loop hit the limit
                 for (t, stays) in in_loop.iter_mut().enumerate() {
                     if *stays && self.threads[t].status == Status::Running {
-                        *stays = self.env(t, label).eval(cond)?.truth();
+                        *stays = self.env(t, label).eval(&l.cond)?.truth();
                     }
                 }
             }
@@ -294,7 +275,7 @@ impl<'a> BlockRun<'a> {
             if !in_loop.contains(&true) {
                 return Ok(());
             }
-            self.exec_block(body, &in_loop)?;
+            self.exec_block(&l.body, &in_loop)?;
             for (thread, stays) in self.threads.iter_mut().zip(in_loop.iter_mut()) {
                 if !*stays {
                     continue;
@@ -310,7 +291,7 @@ impl<'a> BlockRun<'a> {
                     Status::Returned | Status::Infeasible => *stays = false,
                 }
             }
-            self.exec_stmts(step, &in_loop)?;
+            self.exec_stmts(&l.step, &in_loop)?;
         }
     }
 

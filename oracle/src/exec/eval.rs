@@ -1,7 +1,7 @@
 //! Evaluation of pure IR expressions for one thread.
 
+use super::config::ExecError;
 use super::value::{binary, canon, cast, mix, unary};
-use super::ExecError;
 use crate::ir::{BinOp, Builtin, Expr, Kernel, Label, ScalarTy, UnOp, Var, VarId, VarKind};
 
 /// The CUDA warp size.

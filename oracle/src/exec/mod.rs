@@ -18,61 +18,23 @@
 //! - Shifts by the width or more follow SMT-LIB (0, or all sign bits for a signed `>>`).
 
 mod block;
+mod config;
 mod conflicts;
 mod eval;
 mod memory;
 mod value;
 
-use crate::ir::{ArrayId, Barrier, Kernel, Label, LaunchConfig, StmtKind};
+use crate::ir::{ArrayId, Barrier, Kernel, Label, StmtKind};
 use crate::report::ThreadId;
 use crate::tree::{for_each_stmt, LabelTree};
 use block::{BlockRun, GridState};
+pub use config::{ExecConfig, ExecError};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 /// Most threads a block may have (CUDA's limit).
 const MAX_THREADS_PER_BLOCK: u64 = 1024;
 /// Most blocks the executor runs (a guard: the executor is meant for tiny grids).
 const MAX_BLOCKS: u64 = 64;
-
-/// The concrete launch to execute.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExecConfig {
-    /// `blockDim` (x, y, z).
-    pub block_dim: [u32; 3],
-    /// `gridDim` (x, y, z); every block is run.
-    pub grid_dim: [u32; 3],
-    /// Values of scalar kernel parameters, by name.
-    pub params: BTreeMap<String, i64>,
-    /// Statement executions allowed per block before giving up with [`ExecError::StepLimit`].
-    pub max_steps: u64,
-    /// Seed of the pseudo-random initial memory contents.
-    pub seed: u64,
-}
-
-impl ExecConfig {
-    /// The default step budget per block.
-    pub const DEFAULT_MAX_STEPS: u64 = 2_000_000;
-
-    /// A launch of `grid_dim` blocks of `block_dim` threads, no parameters, default budget.
-    pub fn new(block_dim: [u32; 3], grid_dim: [u32; 3]) -> ExecConfig {
-        ExecConfig {
-            block_dim,
-            grid_dim,
-            params: BTreeMap::new(),
-            max_steps: Self::DEFAULT_MAX_STEPS,
-            seed: 0,
-        }
-    }
-
-    /// The kernel's own launch config (one block when `gridDim` is unknown); `None` when
-    /// `blockDim` is unknown.
-    pub fn from_launch(l: &LaunchConfig) -> Option<ExecConfig> {
-        let mut c = ExecConfig::new(l.block_dim?, l.grid_dim.unwrap_or([1, 1, 1]));
-        c.params = l.params.clone();
-        Some(c)
-    }
-}
 
 /// A pair of statements whose accesses conflicted in the execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -116,38 +78,6 @@ pub struct ExecReport {
     /// Whether some `assume` was false for some thread (that thread's path was dropped).
     pub assume_failed: bool,
 }
-
-/// Why the execution could not complete.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ExecError {
-    /// A block exceeded [`ExecConfig::max_steps`] (probably an infinite loop).
-    StepLimit,
-    /// An integer kernel parameter was read but has no value.
-    MissingParam(String),
-    /// A construct the executor does not model (named barriers with counts, ...).
-    Unsupported(String),
-    /// An integer division or remainder by zero in the statement with this label.
-    DivByZero(Label),
-    /// The launch configuration is unusable.
-    BadConfig(String),
-    /// The IR refers to a variable or array it does not define.
-    Malformed(String),
-}
-
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExecError::StepLimit => write!(f, "step limit exceeded (infinite loop?)"),
-            ExecError::MissingParam(p) => write!(f, "no value for kernel parameter `{p}`"),
-            ExecError::Unsupported(m) => write!(f, "unsupported: {m}"),
-            ExecError::DivByZero(l) => write!(f, "division by zero at label {}", l.0),
-            ExecError::BadConfig(m) => write!(f, "bad launch configuration: {m}"),
-            ExecError::Malformed(m) => write!(f, "malformed kernel IR: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ExecError {}
 
 /// Runs every block of the grid and reports races and divergent barriers.
 pub fn execute(k: &Kernel, cfg: &ExecConfig) -> Result<ExecReport, ExecError> {

@@ -93,14 +93,14 @@ impl Kb {
     }
     fn loop_(&mut self, kind: LoopKind, header: Vec<Stmt>, cond: Expr, body: Vec<Stmt>, step: Vec<Stmt>) -> Stmt {
         let body = self.block(body);
-        self.stmt(StmtKind::Loop {
+        self.stmt(StmtKind::Loop(Loop {
             kind,
             header,
             cond,
             body,
             step,
             var: None,
-        })
+        }))
     }
     /// `for (v = from; cond; v = v + 1) body` as two statements.
     fn for_(&mut self, v: VarId, from: i64, cond: Expr, body: Vec<Stmt>) -> Vec<Stmt> {

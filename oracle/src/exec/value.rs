@@ -3,7 +3,7 @@
 //! A value is kept in *canonical* form: truncated to its type's width, then sign-extended
 //! (signed types) or zero-extended (unsigned, `Bool`) to 64 bits. `Opaque` values are raw bits.
 
-use super::ExecError;
+use super::config::ExecError;
 use crate::ir::{BinOp, Label, ScalarTy, UnOp};
 
 /// Width in bits of a scalar type (`Bool` is 1 bit, `Opaque` 64 raw bits).

@@ -7,8 +7,8 @@
 //! orders an arriver's later code after the completion). This is WEFT's latest-happens-before /
 //! earliest-happens-after computation in vector form.
 
+use super::sim::{Sim, NO_GEN};
 use super::skeleton::{EvKind, WarpTrace};
-use super::wellsync::{Sim, NO_GEN};
 use petgraph::algo::toposort;
 use petgraph::graph::{DiGraph, NodeIndex};
 

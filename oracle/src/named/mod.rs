@@ -2,7 +2,7 @@
 //!
 //! 1. [`skeleton`]: emulate the synchronization skeleton per warp (concrete thread ids and
 //!    launch parameters) into barrier events and the accesses of the segments between them.
-//! 2. [`wellsync`]: simulate one schedule to form barrier generations, then check that they
+//! 2. [`sim`]: simulate one schedule to form barrier generations; [`wellsync`]: check that they
 //!    hold in every schedule (deadlock, counts, participants, arrive-only, recycling).
 //! 3. [`hb`]: vector clocks of the segments over the barrier dependence graph.
 //! 4. [`races`] / [`symbolic`]: conflicting accesses of concurrent segments (hash buckets
@@ -11,6 +11,7 @@
 mod distance;
 mod hb;
 mod races;
+mod sim;
 mod skeleton;
 mod symbolic;
 mod value;
@@ -87,7 +88,7 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         return report;
     }
     let warps = &sk.warps;
-    let sim = wellsync::simulate(k, warps);
+    let sim = sim::simulate(k, warps);
     if let Some(e) = sim.error.clone() {
         report.sync_defects.push(e);
         return report;

@@ -3,8 +3,8 @@
 //! checked against each other with the happens-before intervals (no all-pairs scan).
 
 use super::hb::Hb;
+use super::sim::{Sim, NO_GEN};
 use super::skeleton::WarpTrace;
-use super::wellsync::{Sim, NO_GEN};
 use crate::ir::{AccessKind, ArrayId, Kernel, Label, Space, Span};
 use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
@@ -25,6 +25,7 @@ pub(crate) struct Rec {
     pub(crate) lane: u8,
 }
 
+/// The compact code of an access kind (0 read, 1 write, 2 atomic), as the buckets store it.
 pub(crate) fn kind_code(k: AccessKind) -> u8 {
     match k {
         AccessKind::Read => 0,
@@ -33,6 +34,7 @@ pub(crate) fn kind_code(k: AccessKind) -> u8 {
     }
 }
 
+/// The access kind of a [`kind_code`].
 pub(crate) fn kind_of(c: u8) -> AccessKind {
     match c {
         0 => AccessKind::Read,
@@ -268,10 +270,15 @@ pub(crate) struct RaceCtx<'a> {
 /// One side of a race found: label, kind, warp, segment, lane.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Side {
+    /// The access statement.
     pub(crate) label: Label,
+    /// How it accesses.
     pub(crate) kind: AccessKind,
+    /// Warp.
     pub(crate) warp: u32,
+    /// Segment of the warp.
     pub(crate) seg: u32,
+    /// Lane.
     pub(crate) lane: u8,
 }
 

@@ -206,7 +206,7 @@ fn barrier_stmts(b: &Block) -> HashSet<Label> {
                     has |= walk(c, out);
                 }
             }
-            StmtKind::Loop { header, body, step, .. } => {
+            StmtKind::Loop(Loop { header, body, step, .. }) => {
                 for c in header.iter().chain(&body.stmts).chain(step) {
                     has |= walk(c, out);
                 }
@@ -447,14 +447,7 @@ impl Emu<'_, '_> {
                 Some(false) => self.warp_block(else_blk),
                 None => Ok(()),
             },
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => self.warp_loop(s, *kind, header, cond, body, step),
+            StmtKind::Loop(lp) => self.warp_loop(s, lp),
             _ => Ok(()),
         }
     }
@@ -491,23 +484,15 @@ impl Emu<'_, '_> {
         Ok(seen)
     }
 
-    fn warp_loop(
-        &mut self,
-        s: &Stmt,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-    ) -> Result<(), Stop> {
+    fn warp_loop(&mut self, s: &Stmt, lp: &Loop) -> Result<(), Stop> {
         let mut first = true;
         let mut iters = 0u64;
         loop {
-            if !(first && kind == LoopKind::DoWhile) {
-                for h in header {
+            if !(first && lp.kind == LoopKind::DoWhile) {
+                for h in &lp.header {
                     self.warp_stmt(h)?;
                 }
-                if self.uniform_cond(s, cond)? != Some(true) {
+                if self.uniform_cond(s, &lp.cond)? != Some(true) {
                     break;
                 }
             }
@@ -519,7 +504,7 @@ impl Emu<'_, '_> {
                     format!("a loop with barriers runs more than {MAX_WARP_ITERS} iterations"),
                 ));
             }
-            self.warp_block(body)?;
+            self.warp_block(&lp.body)?;
             for l in self.lanes.iter_mut() {
                 if l.flow == Flow::Continue {
                     l.flow = Flow::Normal;
@@ -536,7 +521,7 @@ impl Emu<'_, '_> {
             if self.lanes.iter().all(|l| l.flow != Flow::Normal) {
                 break;
             }
-            for h in step {
+            for h in &lp.step {
                 self.warp_stmt(h)?;
             }
         }
@@ -668,14 +653,7 @@ impl Emu<'_, '_> {
                 Val::K(v) => self.lane_block(li, if v != 0 { then_blk } else { else_blk }),
                 Val::S(c) => self.symbolic_if(li, s, c, then_blk, else_blk),
             },
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => self.lane_loop(li, s, *kind, header, cond, body, step),
+            StmtKind::Loop(lp) => self.lane_loop(li, s, lp),
             StmtKind::Break => {
                 self.lanes[li].flow = Flow::Break;
                 Ok(())
@@ -740,41 +718,31 @@ impl Emu<'_, '_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn lane_loop(
-        &mut self,
-        li: usize,
-        s: &Stmt,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-    ) -> Result<(), Stop> {
+    fn lane_loop(&mut self, li: usize, s: &Stmt, lp: &Loop) -> Result<(), Stop> {
         let outer_jump = self.lanes[li].maybe_jump.take();
         let mut first = true;
         let mut iters = 0u64;
         loop {
-            if !(first && kind == LoopKind::DoWhile) {
-                for h in header {
+            if !(first && lp.kind == LoopKind::DoWhile) {
+                for h in &lp.header {
                     self.lane_stmt(li, h)?;
                 }
-                match self.eval(li, cond) {
+                match self.eval(li, &lp.cond) {
                     Val::K(0) => break,
                     Val::K(_) => {}
                     Val::S(_) => {
-                        self.abstract_loop(li, s, header, cond, body, step)?;
+                        self.abstract_loop(li, s, lp)?;
                         break;
                     }
                 }
             }
             first = false;
             if iters >= MAX_LANE_ITERS {
-                self.abstract_loop(li, s, header, cond, body, step)?;
+                self.abstract_loop(li, s, lp)?;
                 break;
             }
             iters += 1;
-            self.lane_block(li, body)?;
+            self.lane_block(li, &lp.body)?;
             let lane = &mut self.lanes[li];
             match lane.flow {
                 Flow::Break => {
@@ -788,10 +756,10 @@ impl Emu<'_, '_> {
             if lane.maybe_jump.is_some() {
                 // Some path left this iteration early: the concrete unrolling no longer
                 // follows every path, so summarize the remaining iterations.
-                self.abstract_loop(li, s, header, cond, body, step)?;
+                self.abstract_loop(li, s, lp)?;
                 break;
             }
-            for h in step {
+            for h in &lp.step {
                 self.lane_stmt(li, h)?;
             }
         }
@@ -801,15 +769,7 @@ impl Emu<'_, '_> {
 
     /// Havocs the loop's variables and runs one generic iteration under the loop guard: its
     /// accesses stand for those of every remaining iteration.
-    fn abstract_loop(
-        &mut self,
-        li: usize,
-        s: &Stmt,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-    ) -> Result<(), Stop> {
+    fn abstract_loop(&mut self, li: usize, s: &Stmt, lp: &Loop) -> Result<(), Stop> {
         let vars = match self.ctx.loops.get(&s.label) {
             Some(v) => v.clone(),
             None => {
@@ -819,11 +779,11 @@ impl Emu<'_, '_> {
             }
         };
         self.havoc(li, &vars);
-        for h in header {
+        for h in &lp.header {
             self.lane_stmt(li, h)?;
         }
         self.lanes[li].flow = Flow::Normal;
-        let c = self.eval(li, cond);
+        let c = self.eval(li, &lp.cond);
         if c != Val::K(0) {
             let pushed = if let Val::S(c) = c {
                 let c = if c.ty() == ScalarTy::Bool {
@@ -836,12 +796,12 @@ impl Emu<'_, '_> {
             } else {
                 false
             };
-            self.lane_block(li, body)?;
+            self.lane_block(li, &lp.body)?;
             if self.lanes[li].flow == Flow::Return {
                 self.lanes[li].maybe_exit = Some((s.span, Blame::Other("the trip count of a loop".into())));
             }
             self.lanes[li].flow = Flow::Normal;
-            for h in step {
+            for h in &lp.step {
                 self.lane_stmt(li, h)?;
             }
             self.lanes[li].flow = Flow::Normal;

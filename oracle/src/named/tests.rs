@@ -160,14 +160,14 @@ impl B {
         let step = self.assign(x, bin(BinOp::Add, v(x), c(1)));
         let body = self.block(body);
         let cond = bin(BinOp::Lt, v(x), hi);
-        let l = self.stmt(StmtKind::Loop {
+        let l = self.stmt(StmtKind::Loop(Loop {
             kind: LoopKind::For,
             header: vec![],
             cond,
             body,
             step: vec![step],
             var: Some(x),
-        });
+        }));
         vec![init, l]
     }
     fn finish(mut self, stmts: Vec<Stmt>) -> Kernel {
@@ -339,14 +339,14 @@ fn reduction(with_barrier: bool) -> Kernel {
     let step = b.assign(st, bin(BinOp::Shr, v(st), c(1)));
     let body = b.block(body);
     let cond = bin(BinOp::Gt, v(st), c(0));
-    let l = b.stmt(StmtKind::Loop {
+    let l = b.stmt(StmtKind::Loop(Loop {
         kind: LoopKind::For,
         header: vec![],
         cond,
         body,
         step: vec![step],
         var: Some(st),
-    });
+    }));
     b.finish(vec![init, init_st, l])
 }
 
@@ -454,7 +454,7 @@ fn pipeline_without_empty_wait_overfills_full() {
     let mut k = pipeline(64, 4, 1, false);
     let guard = |s: &Stmt| matches!(&s.kind, StmtKind::If { else_blk, .. } if else_blk.stmts.is_empty());
     if let StmtKind::If { then_blk, .. } = &mut k.body.stmts[0].kind {
-        if let StmtKind::Loop { body, .. } = &mut then_blk.stmts[1].kind {
+        if let StmtKind::Loop(Loop { body, .. }) = &mut then_blk.stmts[1].kind {
             body.stmts.retain(|s| !guard(s));
         }
     }

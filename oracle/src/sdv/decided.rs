@@ -6,9 +6,9 @@
 //! bypassable branch separates nothing. A decided branch has no bypass: a barrier in it runs
 //! whenever the statement does.
 
-use super::query::{geometry, geometry_constraints};
-use super::symex::{self, ThreadVars};
-use super::uniform::Uniformity;
+use super::levels::Uniformity;
+use super::symex;
+use super::threads::{geometry, geometry_constraints, ThreadVars};
 use crate::ir::*;
 use crate::smt::numeral;
 use std::collections::{HashMap, HashSet};
@@ -43,7 +43,9 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u3
         let wanted = |blocks: &[&Block]| scope == Scope::All || blocks.iter().any(|b| has_block_barrier(b));
         match &s.kind {
             StmtKind::If { then_blk, else_blk, .. } if wanted(&[then_blk, else_blk]) => ifs.push(s.label),
-            StmtKind::Loop { kind, body, .. } if *kind != LoopKind::DoWhile && wanted(&[body]) => loops.push(s.label),
+            StmtKind::Loop(Loop { kind, body, .. }) if *kind != LoopKind::DoWhile && wanted(&[body]) => {
+                loops.push(s.label)
+            }
             _ => {}
         }
     });

@@ -3,7 +3,7 @@
 //! iteration r is a closed form of their entry value and r, which keeps the relation between the
 //! two threads of a query (same iteration counter in lock step) that a fresh value would lose.
 
-use super::symex::{has_jump, modified_vars};
+use super::syntax::{has_jump, modified_vars};
 use crate::ir::*;
 
 /// How an induction variable changes per iteration.
@@ -33,7 +33,8 @@ pub(crate) enum Update {
 }
 
 /// The induction variables of a loop with their updates.
-pub(crate) fn inductions(k: &Kernel, header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec<(VarId, Update)> {
+pub(crate) fn inductions(k: &Kernel, lp: &Loop) -> Vec<(VarId, Update)> {
+    let Loop { header, body, step, .. } = lp;
     let mods = modified_vars(header, body, step);
     let body_continues = has_jump(body, &|s| matches!(s, StmtKind::Continue));
     // Candidate updates: top-level assignments of the step, and of the body when no `continue`
@@ -51,7 +52,7 @@ pub(crate) fn inductions(k: &Kernel, header: &[Stmt], body: &Block, step: &[Stmt
     }
     let mut out = Vec::new();
     for &v in &mods {
-        if assignment_count(header, body, step, v) != 1 {
+        if assignment_count(lp, v) != 1 {
             continue;
         }
         let Some(&(_, e)) = candidates.iter().find(|(w, _)| *w == v) else {
@@ -67,7 +68,8 @@ pub(crate) fn inductions(k: &Kernel, header: &[Stmt], body: &Block, step: &[Stmt
     out
 }
 
-fn assignment_count(header: &[Stmt], body: &Block, step: &[Stmt], v: VarId) -> usize {
+/// How many operations of the loop `lp` (nested statements included) assign `v`.
+fn assignment_count(lp: &Loop, v: VarId) -> usize {
     let mut n = 0;
     let mut count = |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
@@ -78,10 +80,10 @@ fn assignment_count(header: &[Stmt], body: &Block, step: &[Stmt], v: VarId) -> u
             }
         }
     };
-    for s in header.iter().chain(step) {
+    for s in lp.header.iter().chain(&lp.step) {
         crate::tree::visit_stmt(s, &mut count);
     }
-    crate::tree::for_each_stmt(body, &mut count);
+    crate::tree::for_each_stmt(&lp.body, &mut count);
     n
 }
 
@@ -199,7 +201,8 @@ pub(crate) struct Guarded<'k> {
 }
 
 /// The guarded induction groups of a loop (see [`Guarded`]).
-pub(crate) fn guarded_inductions<'k>(k: &Kernel, header: &[Stmt], body: &'k Block, step: &[Stmt]) -> Vec<Guarded<'k>> {
+pub(crate) fn guarded_inductions<'k>(k: &Kernel, lp: &'k Loop) -> Vec<Guarded<'k>> {
+    let Loop { header, body, step, .. } = lp;
     let mods = modified_vars(header, body, step);
     let mut out = Vec::new();
     let mut every_iteration = true;
@@ -214,7 +217,7 @@ pub(crate) fn guarded_inductions<'k>(k: &Kernel, header: &[Stmt], body: &'k Bloc
                         let Some(ScalarTy::Int { bits, .. }) = k.vars.get(v.0 as usize).map(|x| x.ty) else {
                             continue;
                         };
-                        if assignment_count(header, body, step, *v) != 1 {
+                        if assignment_count(lp, *v) != 1 {
                             continue;
                         }
                         if let Some(u) = classify(k, *v, bits, e, &mods) {
@@ -253,7 +256,7 @@ fn stmt_leaves(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::Break | StmtKind::Continue | StmtKind::Return => true,
         StmtKind::If { then_blk, else_blk, .. } => leaves(then_blk) || leaves(else_blk),
-        StmtKind::Loop { body, .. } => {
+        StmtKind::Loop(Loop { body, .. }) => {
             let mut ret = false;
             crate::tree::for_each_stmt(body, &mut |x: &Stmt| ret |= matches!(x.kind, StmtKind::Return));
             ret

@@ -16,8 +16,9 @@
 
 use super::decided::Decided;
 use super::fold::{fold, param_consts, Consts};
-use super::symex::modified_vars;
-use super::uniform::{Level, Uniformity};
+use super::levels::{Level, Uniformity};
+use super::query::{Bound, PathBounds};
+use super::syntax::modified_vars;
 use crate::ir::*;
 use crate::report::IterRelation;
 use crate::tree::LabelTree;
@@ -33,20 +34,6 @@ pub(crate) enum Blocking {
     /// Block-wide barriers and `__syncwarp` (threads of the same warp).
     BlockAndWarp,
 }
-
-/// Where one thread's access is in one of its loops, known from the barrier-free path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Bound {
-    /// In the given iteration of the loop (0: the first).
-    Iter(Label, u32),
-    /// In the loop's last iteration.
-    Last(Label),
-    /// The loop's first test failed (the path bypassed it): its body never ran there.
-    Skipped(Label),
-}
-
-/// One path's bounds: (thread 1 or 2, bound); every bound of the set holds.
-pub(crate) type PathBounds = Vec<(u8, Bound)>;
 
 /// What a CFG edge does to the loop structure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,7 +211,7 @@ impl Cfg {
         };
         let tree = crate::tree::LabelTree::new(k);
         crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-            if let StmtKind::Loop { body, .. } = &s.kind {
+            if let StmtKind::Loop(Loop { body, .. }) = &s.kind {
                 let mut barrier = false;
                 crate::tree::for_each_stmt(body, &mut |x: &Stmt| {
                     barrier |= matches!(&x.kind, StmtKind::Barrier(bar, _) if bar.is_block_wide());
@@ -289,87 +276,11 @@ impl Cfg {
     /// The search of [`Cfg::reach`] from the nodes `starts`, recording the statements whose
     /// accesses may conflict with `sig` (all statements without one).
     fn search(&self, starts: &[usize], src_loops: &[Label], blocking: Blocking, sig: Option<&Signature>) -> Reach {
-        /// A search state: node, outermost crossed depth, crossed more than once, loops entered
-        /// and not iterated since (sorted), position in each of the source's loops, the
-        /// unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
-        /// with whether that bypass is in the source's and in the current iteration of every
-        /// loop around the bypassed one).
-        type State = (
-            usize,
-            Option<u32>,
-            bool,
-            Vec<Label>,
-            Vec<Pos>,
-            usize,
-            Vec<(Label, bool, bool)>,
-        );
         let mut out = Reach::new();
         let depth_of: HashMap<Label, u32> = src_loops.iter().enumerate().map(|(i, l)| (*l, i as u32 + 1)).collect();
         let mut seen: HashSet<State> = HashSet::new();
         let mut queue: VecDeque<State> = VecDeque::new();
-        // Crossing the back edge `crossed` (a depth, if one of `src`'s loops) in state (m, many).
-        let step = |m: Option<u32>, many: bool, crossed: Option<u32>| match (m, crossed) {
-            (_, None) => (m, many),
-            (None, Some(b)) => (Some(b), false),
-            (Some(a), Some(b)) if b < a => (Some(b), false),
-            (Some(a), Some(b)) if b == a => (Some(a), true),
-            (Some(a), Some(_)) => (Some(a), many),
-        };
-        let follow = |st: &State, t: usize, e: Edge| -> State {
-            let (_, m, many, fresh, pos, start_ctx, skipped) = st;
-            let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
-            let mut skipped = skipped.clone();
-            match e {
-                Edge::Plain => {}
-                Edge::Skip(l) => {
-                    if let Some(d) = depth_of.get(&l) {
-                        pos[*d as usize - 1] = Pos::LeftOther;
-                    }
-                    if let Some(around) = self.barrier_loops.get(&l) {
-                        // The source's values are those of the bypass when no loop around both
-                        // has moved on since the source ran.
-                        let common = common_depth(src_loops, around);
-                        let src_ok = m.is_none_or(|d| d as usize > common);
-                        if let Err(i) = skipped.binary_search_by_key(&l, |x| x.0) {
-                            skipped.insert(i, (l, src_ok, true));
-                        }
-                    }
-                }
-                Edge::Back(l) => {
-                    (m, many) = step(m, many, depth_of.get(&l).copied());
-                    fresh.retain(|x| *x != l);
-                    for s in skipped.iter_mut() {
-                        if self.barrier_loops.get(&s.0).is_some_and(|around| around.contains(&l)) {
-                            s.2 = false;
-                        }
-                    }
-                    if let Some(d) = depth_of.get(&l) {
-                        if let Pos::In(c) = &mut pos[*d as usize - 1] {
-                            *c = (*c + 1).min(2);
-                        }
-                    }
-                }
-                Edge::Enter(l) => {
-                    if let Err(i) = fresh.binary_search(&l) {
-                        fresh.insert(i, l);
-                    }
-                }
-                Edge::Exit(l) | Edge::Leave(l) => {
-                    if let Some(d) = depth_of.get(&l) {
-                        let p = &mut pos[*d as usize - 1];
-                        // The test fails at the head of the iteration after the source's one:
-                        // after one back edge, or (do-while) before any.
-                        let last_count = if self.do_while.contains(&l) { 0 } else { 1 };
-                        *p = match *p {
-                            Pos::In(c) if c == last_count && matches!(e, Edge::Exit(_)) => Pos::LeftLast,
-                            Pos::In(_) => Pos::LeftOther,
-                            left => left,
-                        };
-                    }
-                }
-            }
-            (t, m, many, fresh, pos, *start_ctx, skipped)
-        };
+        let follow = |st: &State, t: usize, e: Edge| self.follow(st, t, e, src_loops, &depth_of);
         let start_pos = vec![Pos::In(0); src_loops.len()];
         for &s in starts {
             let st: State = (s, None, false, Vec::new(), start_pos.clone(), self.ctx[s], Vec::new());
@@ -432,6 +343,91 @@ impl Cfg {
         }
         out
     }
+
+    /// The search state after moving from state `st` along edge `e` to node `t`; `depth_of`
+    /// gives the depth (1-based) of each of the source's loops `src_loops`.
+    fn follow(&self, st: &State, t: usize, e: Edge, src_loops: &[Label], depth_of: &HashMap<Label, u32>) -> State {
+        let (_, m, many, fresh, pos, start_ctx, skipped) = st;
+        let (mut m, mut many, mut fresh, mut pos) = (*m, *many, fresh.clone(), pos.clone());
+        let mut skipped = skipped.clone();
+        match e {
+            Edge::Plain => {}
+            Edge::Skip(l) => {
+                if let Some(d) = depth_of.get(&l) {
+                    pos[*d as usize - 1] = Pos::LeftOther;
+                }
+                if let Some(around) = self.barrier_loops.get(&l) {
+                    // The source's values are those of the bypass when no loop around both
+                    // has moved on since the source ran.
+                    let common = common_depth(src_loops, around);
+                    let src_ok = m.is_none_or(|d| d as usize > common);
+                    if let Err(i) = skipped.binary_search_by_key(&l, |x| x.0) {
+                        skipped.insert(i, (l, src_ok, true));
+                    }
+                }
+            }
+            Edge::Back(l) => {
+                (m, many) = cross_back_edge(m, many, depth_of.get(&l).copied());
+                fresh.retain(|x| *x != l);
+                for s in skipped.iter_mut() {
+                    if self.barrier_loops.get(&s.0).is_some_and(|around| around.contains(&l)) {
+                        s.2 = false;
+                    }
+                }
+                if let Some(d) = depth_of.get(&l) {
+                    if let Pos::In(c) = &mut pos[*d as usize - 1] {
+                        *c = (*c + 1).min(2);
+                    }
+                }
+            }
+            Edge::Enter(l) => {
+                if let Err(i) = fresh.binary_search(&l) {
+                    fresh.insert(i, l);
+                }
+            }
+            Edge::Exit(l) | Edge::Leave(l) => {
+                if let Some(d) = depth_of.get(&l) {
+                    let p = &mut pos[*d as usize - 1];
+                    // The test fails at the head of the iteration after the source's one:
+                    // after one back edge, or (do-while) before any.
+                    let last_count = if self.do_while.contains(&l) { 0 } else { 1 };
+                    *p = match *p {
+                        Pos::In(c) if c == last_count && matches!(e, Edge::Exit(_)) => Pos::LeftLast,
+                        Pos::In(_) => Pos::LeftOther,
+                        left => left,
+                    };
+                }
+            }
+        }
+        (t, m, many, fresh, pos, *start_ctx, skipped)
+    }
+}
+
+/// A state of the search of [`Cfg::reach`]: node, outermost crossed depth, crossed more than
+/// once, loops entered and not iterated since (sorted), position in each of the source's loops,
+/// the unrolled-iteration context of the start node, and the barrier loops bypassed (sorted;
+/// with whether that bypass is in the source's and in the current iteration of every loop
+/// around the bypassed one).
+type State = (
+    usize,
+    Option<u32>,
+    bool,
+    Vec<Label>,
+    Vec<Pos>,
+    usize,
+    Vec<(Label, bool, bool)>,
+);
+
+/// (outermost crossed depth, crossed more than once) after crossing the back edge `crossed` (a
+/// depth, if one of the source's loops) in state (m, many).
+fn cross_back_edge(m: Option<u32>, many: bool, crossed: Option<u32>) -> (Option<u32>, bool) {
+    match (m, crossed) {
+        (_, None) => (m, many),
+        (None, Some(b)) => (Some(b), false),
+        (Some(a), Some(b)) if b < a => (Some(b), false),
+        (Some(a), Some(b)) if b == a => (Some(a), true),
+        (Some(a), Some(_)) => (Some(a), many),
+    }
 }
 
 impl<'a> Builder<'a> {
@@ -461,34 +457,26 @@ impl<'a> Builder<'a> {
     /// The constants at the head of each iteration when `for`/`while` loop runs a constant
     /// number of times (at most [`MAX_UNROLL_TRIPS`]): its test folds at every head, with the
     /// variables only its step changes known there.
-    fn unrolled_heads(
-        &self,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        consts: &Consts,
-    ) -> Option<Vec<Consts>> {
-        if kind == LoopKind::DoWhile || !header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
+    fn unrolled_heads(&self, lp: &Loop, consts: &Consts) -> Option<Vec<Consts>> {
+        if lp.kind == LoopKind::DoWhile || !lp.header.is_empty() || self.cfg.nodes.len() > MAX_UNROLLED_NODES {
             return None;
         }
         let copies: usize = self.unrolling.iter().map(|(l, _)| self.trips[l]).product();
         let max_trips = MAX_UNROLL_TRIPS.min(MAX_COPIES / copies.max(1));
         // At every head: the entry values of what the body does not change, and what the step
         // computes from them.
-        let body_mods = modified_vars(&[], body, &[]);
+        let body_mods = modified_vars(&[], &lp.body, &[]);
         let mut head = consts.clone();
         head.retain(|v, _| !body_mods.contains(v));
         let mut heads = Vec::new();
         loop {
-            match fold(self.k, &head, cond)? {
+            match fold(self.k, &head, &lp.cond)? {
                 0 => return Some(heads),
                 _ if heads.len() >= max_trips => return None,
                 _ => {}
             }
             heads.push(head.clone());
-            for st in step {
+            for st in &lp.step {
                 let StmtKind::Basic(ops) = &st.kind else {
                     return None;
                 };
@@ -596,38 +584,20 @@ impl<'a> Builder<'a> {
                 }
                 out
             }
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => self.loop_(s, *kind, header, cond, body, step, cur, consts),
+            StmtKind::Loop(lp) => self.loop_(s, lp, cur, consts),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn loop_(
-        &mut self,
-        s: &Stmt,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        cur: usize,
-        consts: &mut Consts,
-    ) -> usize {
-        let mods = modified_vars(header, body, step);
-        if let Some(heads) = self.unrolled_heads(kind, header, cond, body, step, consts) {
+    fn loop_(&mut self, s: &Stmt, lp: &Loop, cur: usize, consts: &mut Consts) -> usize {
+        let mods = modified_vars(&lp.header, &lp.body, &lp.step);
+        if let Some(heads) = self.unrolled_heads(lp, consts) {
             if heads.is_empty() {
                 self.cfg.skippable.insert(s.label);
             } else {
                 self.cfg.entered.insert(s.label);
             }
             self.trips.insert(s.label, heads.len());
-            return self.unrolled_loop(s.label, &heads, body, step, cur, consts, &mods);
+            return self.unrolled_loop(s.label, lp, &heads, cur, consts, &mods);
         }
         // Whether the first test certainly passes (then a barrier in the body cannot be skipped).
         let mut first = consts.clone();
@@ -635,13 +605,13 @@ impl<'a> Builder<'a> {
         let body_start = self.node(Node::Nop);
         let exit = self.node(Node::Nop);
         let cont = self.node(Node::Nop);
-        if kind != LoopKind::DoWhile {
-            for h in header {
+        if lp.kind != LoopKind::DoWhile {
+            for h in &lp.header {
                 n = self.stmt(h, n, &mut first);
             }
             self.edge_of(n, body_start, Edge::Enter(s.label));
             let decided = self.decided.entered.contains(&s.label);
-            if !decided && fold(self.k, &first, cond).is_none_or(|x| x == 0) {
+            if !decided && fold(self.k, &first, &lp.cond).is_none_or(|x| x == 0) {
                 self.edge_of(n, exit, Edge::Skip(s.label));
                 self.cfg.skippable.insert(s.label);
             } else {
@@ -659,17 +629,17 @@ impl<'a> Builder<'a> {
             cont,
             brk: exit,
         });
-        let body_end = self.block(body, body_start, &mut inner.clone());
+        let body_end = self.block(&lp.body, body_start, &mut inner.clone());
         self.edge(body_end, cont);
         let mut m = cont;
-        for st in step {
+        for st in &lp.step {
             m = self.stmt(st, m, &mut inner.clone());
         }
         self.loops.pop();
         let again = self.node(Node::Nop);
-        if kind == LoopKind::DoWhile {
+        if lp.kind == LoopKind::DoWhile {
             // `body`, `header`, test: the header ends the iteration (as in the symbolic walk).
-            for hs in header {
+            for hs in &lp.header {
                 m = self.stmt(hs, m, &mut inner.clone());
             }
             self.edge_of(m, exit, Edge::Exit(s.label));
@@ -679,7 +649,7 @@ impl<'a> Builder<'a> {
             // The back edge: the rest of the iteration (header, test) belongs to the next one.
             self.edge_of(m, again, Edge::Back(s.label));
             let mut h = again;
-            for hs in header {
+            for hs in &lp.header {
                 h = self.stmt(hs, h, &mut inner.clone());
             }
             self.edge(h, body_start);
@@ -694,13 +664,11 @@ impl Builder<'_> {
     /// One body copy per iteration, joined by the loop's back edges; leaving the last copy (or
     /// any copy by `break`) is not a test failure after a summarised iteration, so it is a
     /// `Leave` edge.
-    #[allow(clippy::too_many_arguments)]
     fn unrolled_loop(
         &mut self,
         label: Label,
+        lp: &Loop,
         heads: &[Consts],
-        body: &Block,
-        step: &[Stmt],
         cur: usize,
         consts: &mut Consts,
         mods: &[VarId],
@@ -717,10 +685,10 @@ impl Builder<'_> {
             }
             self.loops.push(LoopCtx { label, cont, brk: exit });
             let mut inner = head.clone();
-            let body_end = self.block(body, body_start, &mut inner);
+            let body_end = self.block(&lp.body, body_start, &mut inner);
             self.edge(body_end, cont);
             let mut m = cont;
-            for st in step {
+            for st in &lp.step {
                 m = self.stmt(st, m, &mut inner);
             }
             self.loops.pop();

@@ -26,23 +26,28 @@ mod decided;
 mod fold;
 mod induction;
 mod intervals;
+mod levels;
 mod pow2;
 mod query;
 mod symex;
+mod syntax;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
 mod tests;
+mod threads;
 mod uniform;
 
-pub use uniform::{uniformity, uniformity_if_reads_settle, Level, Uniformity};
+pub use levels::{Level, Uniformity};
+pub use uniform::{uniformity, uniformity_if_reads_settle};
 
 use crate::ir::*;
 use crate::report::*;
+use crate::smt::LANES;
 use crate::tree::{for_each_stmt, LabelTree};
-use intervals::{common_depth, Bound, Intervals};
+use intervals::{common_depth, Intervals};
 pub use query::QueryStat;
-use query::{Engine, Outcome, Pairing, Query};
+use query::{Bound, Engine, Outcome, Pairing, Query};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
@@ -168,139 +173,10 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     phase("decided", profile);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     phase("intervals", profile);
-    let grid_may_exceed_one = k
-        .launch
-        .grid_dim
-        .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
 
-    // Every query the pairs need, in a fixed order.
-    let mut jobs: Vec<Job> = Vec::new();
-    for (i, a) in sites.iter().enumerate() {
-        for (j, b) in sites.iter().enumerate().skip(i) {
-            if !may_conflict(k, a.access, b.access) {
-                continue;
-            }
-            let common: Vec<Label> = {
-                let la = tree.get(a.label).loop_owners();
-                let lb = tree.get(b.label).loop_owners();
-                let n = common_depth(&la, &lb);
-                la[..n].to_vec()
-            };
-            if let Some((cross, same)) = iv.get(a.label, b.label) {
-                for &rel in cross {
-                    let shared = match rel {
-                        IterRelation::SameIteration | IterRelation::NotLastIteration(_) => common.clone(),
-                        IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
-                            common[..(d as usize - 1).min(common.len())].to_vec()
-                        }
-                        IterRelation::Unknown => Vec::new(),
-                    };
-                    let same_instance = i == j && rel == IterRelation::SameIteration;
-                    let q = Query {
-                        a: (a.label, a.op, a.access),
-                        b: (b.label, b.op, b.access),
-                        other_iteration: match rel {
-                            IterRelation::AcrossBackEdge(d) => common.get(d as usize - 1).map(|l| (*l, true)),
-                            IterRelation::AcrossBackEdgeReversed(d) => common.get(d as usize - 1).map(|l| (*l, false)),
-                            _ => None,
-                        },
-                        consecutive: iv.consecutive(a.label, b.label, rel),
-                        shared,
-                        pairing: if same.contains(&rel) {
-                            Pairing::AnyThreads
-                        } else {
-                            Pairing::DifferentWarps
-                        },
-                        lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
-                        bounds: iv.bounds(a.label, b.label, rel),
-                        also: Vec::new(),
-                        differ: false,
-                    };
-                    jobs.push(Job {
-                        sites: (i, j),
-                        scope: RaceScope::IntraBlock,
-                        rel: Some(rel),
-                        not_last: not_last_loop(&tree, a.label, b.label, rel),
-                        q,
-                    });
-                }
-            }
-            let global = k.array(a.access.array).space == Space::Global;
-            if opts.check_inter_block && global && grid_may_exceed_one {
-                let q = Query {
-                    a: (a.label, a.op, a.access),
-                    b: (b.label, b.op, b.access),
-                    shared: Vec::new(),
-                    other_iteration: None,
-                    consecutive: false,
-                    pairing: Pairing::InterBlock,
-                    lockstep_group: None,
-                    bounds: Vec::new(),
-                    also: Vec::new(),
-                    differ: false,
-                };
-                jobs.push(Job {
-                    sites: (i, j),
-                    scope: RaceScope::InterBlock,
-                    rel: None,
-                    not_last: None,
-                    q,
-                });
-            }
-        }
-    }
-
+    let jobs = jobs(k, opts, &sites, &tree, &iv);
     let groups = groups(&jobs, &sites);
-    let profiling = profile.is_some();
-    // The groups go round-robin to a fixed number of lanes, each with its own Z3 context, run on
-    // rayon's pool: the answers do not depend on how many cores the machine has.
-    let lanes: Vec<Lane> = (0..LANES.min(groups.len()))
-        .into_par_iter()
-        .map(|lane| {
-            crate::smt::fresh_context(|| {
-                let mut engine = Engine::new(k, &unif, opts.timeout_ms, opts.deadline);
-                engine.small_witnesses = opts.small_witnesses;
-                engine.profile = profiling.then(Vec::new);
-                let mut answers = Vec::new();
-                for group in groups.iter().skip(lane).step_by(LANES) {
-                    if engine.expired {
-                        break;
-                    }
-                    // The first job alone; when it was cheap and race-free, the rest are asked
-                    // together first (the jobs of a group are alike: they tend to cost the same).
-                    let (&first, rest) = group.split_first().expect("groups are not empty");
-                    let spent = engine.spent;
-                    let answer = run_job(&mut engine, &jobs[first]);
-                    let cost = engine.spent - spent;
-                    let cheap = matches!(answer.0, Outcome::Unsat) && cost <= CHEAP_QUERY;
-                    answers.push((first, answer));
-                    if rest.len() > 1 && cheap && !engine.expired {
-                        let qs: Vec<&Query> = rest.iter().map(|&n| &jobs[n].q).collect();
-                        // A probe that succeeds costs about as much as the first query (1–3
-                        // times, measured on the realistic kernels, whatever the group's size);
-                        // one that would fail is cut off at that.
-                        let budget = crate::smt::millis_of(3 * cost);
-                        if engine.none_of(&qs, budget.min(opts.timeout_ms.div_ceil(32))) {
-                            answers.extend(rest.iter().map(|&n| (n, (Outcome::Unsat, false, jobs[n].rel))));
-                            continue;
-                        }
-                    }
-                    for &n in rest {
-                        if engine.expired {
-                            break;
-                        }
-                        answers.push((n, run_job(&mut engine, &jobs[n])));
-                    }
-                }
-                Lane {
-                    answers,
-                    queries: engine.queries,
-                    expired: engine.expired,
-                    stats: engine.profile.take().unwrap_or_default(),
-                }
-            })
-        })
-        .collect();
+    let lanes = run_lanes(k, &unif, opts, &jobs, &groups, profile.is_some());
     let mut answers: Vec<(usize, Answer)> = Vec::new();
     let mut queries = 0;
     let mut expired = false;
@@ -343,8 +219,169 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     report
 }
 
-/// Lanes the conflict queries of one check are spread over (see [`check_in_context`]).
-const LANES: usize = 2;
+/// Every conflict query the access pairs need, in a fixed order: per pair of sites that may
+/// conflict (in text order), one per iteration relation of their barrier intervals, then one
+/// between blocks when the array is global and the grid may have several blocks.
+fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree, iv: &Intervals) -> Vec<Job<'k>> {
+    let grid_may_exceed_one = k
+        .launch
+        .grid_dim
+        .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
+    let mut jobs: Vec<Job> = Vec::new();
+    for (i, a) in sites.iter().enumerate() {
+        for (j, b) in sites.iter().enumerate().skip(i) {
+            if !may_conflict(k, a.access, b.access) {
+                continue;
+            }
+            intra_block_jobs(k, tree, iv, (i, a), (j, b), &mut jobs);
+            let global = k.array(a.access.array).space == Space::Global;
+            if opts.check_inter_block && global && grid_may_exceed_one {
+                let q = Query {
+                    a: (a.label, a.op, a.access),
+                    b: (b.label, b.op, b.access),
+                    shared: Vec::new(),
+                    other_iteration: None,
+                    consecutive: false,
+                    pairing: Pairing::InterBlock,
+                    lockstep_group: None,
+                    bounds: Vec::new(),
+                    also: Vec::new(),
+                    differ: false,
+                };
+                jobs.push(Job {
+                    sites: (i, j),
+                    scope: RaceScope::InterBlock,
+                    rel: None,
+                    not_last: None,
+                    q,
+                });
+            }
+        }
+    }
+    jobs
+}
+
+/// The intra-block jobs of sites `a` (index `i`) and `b` (index `j`, not earlier in text
+/// order): one per iteration relation under which a barrier-free path connects them.
+fn intra_block_jobs<'k>(
+    k: &Kernel,
+    tree: &LabelTree,
+    iv: &Intervals,
+    (i, a): (usize, &Site<'k>),
+    (j, b): (usize, &Site<'k>),
+    jobs: &mut Vec<Job<'k>>,
+) {
+    let Some((cross, same)) = iv.get(a.label, b.label) else {
+        return;
+    };
+    let common: Vec<Label> = {
+        let la = tree.get(a.label).loop_owners();
+        let lb = tree.get(b.label).loop_owners();
+        let n = common_depth(&la, &lb);
+        la[..n].to_vec()
+    };
+    for &rel in cross {
+        let shared = match rel {
+            IterRelation::SameIteration | IterRelation::NotLastIteration(_) => common.clone(),
+            IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
+                common[..(d as usize - 1).min(common.len())].to_vec()
+            }
+            IterRelation::Unknown => Vec::new(),
+        };
+        let same_instance = i == j && rel == IterRelation::SameIteration;
+        let q = Query {
+            a: (a.label, a.op, a.access),
+            b: (b.label, b.op, b.access),
+            other_iteration: match rel {
+                IterRelation::AcrossBackEdge(d) => common.get(d as usize - 1).map(|l| (*l, true)),
+                IterRelation::AcrossBackEdgeReversed(d) => common.get(d as usize - 1).map(|l| (*l, false)),
+                _ => None,
+            },
+            consecutive: iv.consecutive(a.label, b.label, rel),
+            shared,
+            pairing: if same.contains(&rel) {
+                Pairing::AnyThreads
+            } else {
+                Pairing::DifferentWarps
+            },
+            lockstep_group: k.launch.warp_sync.filter(|_| !same_instance),
+            bounds: iv.bounds(a.label, b.label, rel),
+            also: Vec::new(),
+            differ: false,
+        };
+        jobs.push(Job {
+            sites: (i, j),
+            scope: RaceScope::IntraBlock,
+            rel: Some(rel),
+            not_last: not_last_loop(tree, a.label, b.label, rel),
+            q,
+        });
+    }
+}
+
+/// Runs the groups of jobs round-robin on [`LANES`] lanes, each with its own Z3 context, on
+/// rayon's pool: the answers do not depend on how many cores the machine has.
+fn run_lanes(
+    k: &Kernel,
+    unif: &Uniformity,
+    opts: &SdvOptions,
+    jobs: &[Job],
+    groups: &[Vec<usize>],
+    profiling: bool,
+) -> Vec<Lane> {
+    (0..LANES.min(groups.len()))
+        .into_par_iter()
+        .map(|lane| {
+            crate::smt::fresh_context(|| {
+                let mut engine = Engine::new(k, unif, opts.timeout_ms, opts.deadline);
+                engine.small_witnesses = opts.small_witnesses;
+                engine.profile = profiling.then(Vec::new);
+                let mut answers = Vec::new();
+                for group in groups.iter().skip(lane).step_by(LANES) {
+                    if engine.expired {
+                        break;
+                    }
+                    run_group(&mut engine, jobs, group, opts.timeout_ms, &mut answers);
+                }
+                Lane {
+                    answers,
+                    queries: engine.queries,
+                    expired: engine.expired,
+                    stats: engine.profile.take().unwrap_or_default(),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Runs one group of jobs, adding (job index, answer) to `answers`. The first job alone; when
+/// it was cheap and race-free, the rest are asked together first (the jobs of a group are
+/// alike: they tend to cost the same).
+fn run_group(engine: &mut Engine, jobs: &[Job], group: &[usize], timeout_ms: u32, answers: &mut Vec<(usize, Answer)>) {
+    let (&first, rest) = group.split_first().expect("groups are not empty");
+    let spent = engine.spent;
+    let answer = run_job(engine, &jobs[first]);
+    let cost = engine.spent - spent;
+    let cheap = matches!(answer.0, Outcome::Unsat) && cost <= CHEAP_QUERY;
+    answers.push((first, answer));
+    if rest.len() > 1 && cheap && !engine.expired {
+        let qs: Vec<&Query> = rest.iter().map(|&n| &jobs[n].q).collect();
+        // A probe that succeeds costs about as much as the first query (1–3 times, measured on
+        // the realistic kernels, whatever the group's size); one that would fail is cut off at
+        // that.
+        let budget = crate::smt::millis_of(3 * cost);
+        if engine.none_of(&qs, budget.min(timeout_ms.div_ceil(32))) {
+            answers.extend(rest.iter().map(|&n| (n, (Outcome::Unsat, false, jobs[n].rel))));
+            return;
+        }
+    }
+    for &n in rest {
+        if engine.expired {
+            break;
+        }
+        answers.push((n, run_job(engine, &jobs[n])));
+    }
+}
 
 /// Most jobs in one group (see [`groups`]).
 const GROUP_SIZE: usize = 9;

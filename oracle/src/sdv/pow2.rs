@@ -7,9 +7,8 @@
 //! variable's width. Exponents stay at most [`cap`]: a signed variable never holds a negative
 //! power of two here (2^(w-1) is `INT_MIN`, which halving would not turn into 2^(w-2)).
 
-use super::symex::resize;
 use crate::ir::ScalarTy;
-use crate::smt::numeral;
+use crate::smt::{numeral, resize};
 use z3::ast::{Bool, BV};
 
 /// The largest exponent a variable of type `ty` can hold as a power of two.

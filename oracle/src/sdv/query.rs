@@ -1,156 +1,37 @@
 //! Conflict queries: can two threads touch overlapping bytes of one array, at least one writing,
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
-use super::intervals::{Bound, PathBounds};
-use super::symex::{self, resize, Detail, Geometry, Product, SiteTerms, ThreadVars, Val, Walk};
-use super::uniform::Uniformity;
+use super::levels::Uniformity;
+use super::symex::{self, Detail, Product, SiteTerms, Val, Walk};
+use super::threads::{geometry, geometry_constraints, group_of, warp_of, Geometry, ThreadVars};
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
-use crate::smt::numeral;
+use crate::smt::{numeral, resize};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Dynamic, BV};
 use z3::{Model, SatResult, Solver};
 
-/// `blockDim` and `gridDim`: concrete when the launch configuration gives them.
-pub(crate) fn geometry(k: &Kernel) -> Geometry {
-    let dims = ["x", "y", "z"];
-    let pick = |known: Option<[u32; 3]>, name: &str| -> [BV; 3] {
-        std::array::from_fn(|i| match known {
-            Some(v) => numeral(v[i] as u64, 32),
-            None => BV::new_const(format!("{name}_{}", dims[i]), 32),
-        })
-    };
-    Geometry {
-        bdim: pick(k.launch.block_dim, "bdim"),
-        gdim: pick(k.launch.grid_dim, "gdim"),
-    }
-}
-
-/// Range constraints of the geometry and of the given threads' coordinates.
-pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadVars]) -> Vec<Bool> {
-    let mut out = Vec::new();
-    let used = used_dims(k);
-    let one = numeral(1, 32);
-    // CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535.
-    let block_max = [1024u64, 1024, 64];
-    let grid_max = [u32::MAX as u64 >> 1, 65535, 65535];
-    if k.launch.block_dim.is_none() {
-        let wide: Vec<BV> = g.bdim.iter().map(|d| d.zero_ext(32)).collect();
-        let total = wide[0].bvmul(&wide[1]).bvmul(&wide[2]);
-        for (i, d) in g.bdim.iter().enumerate() {
-            if used.thread[i] {
-                out.push(d.bvuge(&one));
-                out.push(d.bvule(numeral(block_max[i], 32)));
-            } else {
-                // A dimension the kernel never looks at is assumed to be 1.
-                out.push(d.eq(&one));
-            }
-        }
-        out.push(total.bvule(numeral(1024, 64)));
-    }
-    if k.launch.grid_dim.is_none() {
-        for (i, d) in g.gdim.iter().enumerate() {
-            if used.block[i] {
-                out.push(d.bvuge(&one));
-                out.push(d.bvule(numeral(grid_max[i], 32)));
-            } else {
-                out.push(d.eq(&one));
-            }
-        }
-    }
-    // Assumed launch limit: fewer than 2^31 threads per grid dimension, so the usual global
-    // index `blockIdx * blockDim + threadIdx` fits in an `int`.
-    for (gd, bd) in g.gdim.iter().zip(&g.bdim) {
-        out.push(
-            gd.zero_ext(32)
-                .bvmul(bd.zero_ext(32))
-                .bvule(numeral(i32::MAX as u64, 64)),
-        );
-    }
-    for t in threads {
-        for i in 0..3 {
-            out.push(t.tid[i].bvult(&g.bdim[i]));
-            out.push(t.bid[i].bvult(&g.gdim[i]));
-        }
-    }
-    out
-}
-
-/// Which thread and block dimensions a kernel mentions.
-struct UsedDims {
-    thread: [bool; 3],
-    block: [bool; 3],
-}
-
-fn used_dims(k: &Kernel) -> UsedDims {
-    let mut u = UsedDims {
-        thread: [false; 3],
-        block: [false; 3],
-    };
-    let mut see = |e: &Expr| {
-        e.for_each_builtin(&mut |b| match b {
-            Builtin::ThreadIdx(d) | Builtin::BlockDim(d) => u.thread[d.index()] = true,
-            Builtin::BlockIdx(d) | Builtin::GridDim(d) => u.block[d.index()] = true,
-            Builtin::WarpSize => {}
-        })
-    };
-    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| for_each_expr(s, &mut see));
-    // x always exists; an unused x dimension still may have many threads.
-    u.thread[0] = true;
-    u.block[0] = true;
-    u
-}
-
-/// Calls `f` on every expression directly inside statement `s` (not nested statements).
-pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
-    match &s.kind {
-        StmtKind::Basic(ops) => {
-            for op in ops {
-                match op {
-                    Op::Assign(_, e) => f(e),
-                    Op::Read(_, a) | Op::Atomic(_, a, _) => f(&a.offset),
-                    Op::Write(a, e) => {
-                        f(&a.offset);
-                        f(e)
-                    }
-                }
-            }
-        }
-        StmtKind::If { cond, .. } | StmtKind::Loop { cond, .. } | StmtKind::Assume(cond) => f(cond),
-        StmtKind::Barrier(Barrier::NamedSync { id, count }, _) => {
-            f(id);
-            if let Some(c) = count {
-                f(c)
-            }
-        }
-        StmtKind::Barrier(Barrier::NamedArrive { id, count }, _) => {
-            f(id);
-            f(count)
-        }
-        _ => {}
-    }
-}
-
-/// Linear thread index within the block (64 bits).
-pub(crate) fn linear_tid(t: &ThreadVars, g: &Geometry) -> BV {
-    let w = |x: &BV| x.zero_ext(32);
-    w(&t.tid[0]).bvadd(w(&g.bdim[0]).bvmul(w(&t.tid[1]).bvadd(w(&g.bdim[1]).bvmul(w(&t.tid[2])))))
-}
-
-/// The warp a thread belongs to.
-pub(crate) fn warp_of(t: &ThreadVars, g: &Geometry) -> BV {
-    group_of(t, g, 32)
-}
-
-/// The lock-step group of `n` consecutive threads a thread belongs to.
-pub(crate) fn group_of(t: &ThreadVars, g: &Geometry, n: u32) -> BV {
-    linear_tid(t, g).bvudiv(numeral(n.max(1) as u64, 64))
-}
-
+/// The two coordinate triples differ somewhere.
 fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
     Bool::or(&[a[0].eq(&b[0]).not(), a[1].eq(&b[1]).not(), a[2].eq(&b[2]).not()])
 }
+
+/// Where one thread's access is in one of its loops, known from the barrier-free path that
+/// connects the two accesses (the barrier intervals find the paths; a query narrowed by their
+/// bounds considers only the executions one of them allows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Bound {
+    /// In the given iteration of the loop (0: the first).
+    Iter(Label, u32),
+    /// In the loop's last iteration.
+    Last(Label),
+    /// The loop's first test failed (the path bypassed it): its body never ran there.
+    Skipped(Label),
+}
+
+/// One path's bounds: (thread 1 or 2, bound); every bound of the set holds.
+pub(crate) type PathBounds = Vec<(u8, Bound)>;
 
 /// How the two threads of a query relate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -238,7 +119,7 @@ pub(crate) struct Engine<'k> {
     pub profile: Option<Vec<QueryStat>>,
 }
 
-/// One solver call of a check (see [`super::check_profiled`]).
+/// One solver call of a check (what `sdv::check_profiled` lists).
 #[derive(Clone, Debug)]
 pub struct QueryStat {
     /// The two access statements.

@@ -10,10 +10,12 @@
 
 use super::fold::type_of;
 use super::induction::{guarded_inductions, inductions, Update};
+use super::levels::Uniformity;
 use super::pow2;
-use super::uniform::Uniformity;
+use super::syntax::{has_jump, has_return, modified_vars};
+use super::threads::{Geometry, ThreadVars};
 use crate::ir::*;
-use crate::smt::{mask, numeral, numeral_i};
+use crate::smt::{mask, numeral, numeral_i, resize};
 use std::collections::{HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
@@ -24,53 +26,6 @@ pub(crate) enum Val {
     Bv(BV),
     /// `bool`.
     B(Bool),
-}
-
-/// The thread geometry shared by both threads of a query.
-pub(crate) struct Geometry {
-    /// `blockDim` per dimension (32 bits).
-    pub bdim: [BV; 3],
-    /// `gridDim` per dimension (32 bits).
-    pub gdim: [BV; 3],
-}
-
-/// The coordinates of one symbolic thread.
-#[derive(Clone)]
-pub(crate) struct ThreadVars {
-    /// Distinguishes the thread's private names (1 or 2).
-    pub tag: u8,
-    /// `threadIdx`.
-    pub tid: [BV; 3],
-    /// `blockIdx`.
-    pub bid: [BV; 3],
-    /// Whether the other thread of the query is in the same block: only then do block-uniform
-    /// values (a uniform read, an exit count, a value computed from `blockIdx`) have one name
-    /// for both.
-    pub same_block: bool,
-}
-
-impl ThreadVars {
-    /// Thread `tag` of a query on two threads of one block, with its own `threadIdx`.
-    pub fn new(tag: u8) -> ThreadVars {
-        ThreadVars::with_block(tag, "bid", true)
-    }
-
-    /// Thread `tag` with its own `threadIdx` and the block-index names given by `block_prefix`;
-    /// `same_block` as in [`ThreadVars::same_block`].
-    pub fn with_block(tag: u8, block_prefix: &str, same_block: bool) -> ThreadVars {
-        let dims = ["x", "y", "z"];
-        ThreadVars {
-            tag,
-            tid: dims.map(|d| BV::new_const(format!("tid{tag}_{d}"), 32)),
-            bid: dims.map(|d| BV::new_const(format!("{block_prefix}_{d}"), 32)),
-            same_block,
-        }
-    }
-
-    /// Names of the thread- and block-index constants.
-    pub fn index_names(&self) -> impl Iterator<Item = String> + '_ {
-        self.tid.iter().chain(self.bid.iter()).map(|v| v.to_string())
-    }
 }
 
 /// Control predicate and known facts at a program point.
@@ -781,14 +736,7 @@ impl<'a> Walker<'a> {
                 then_blk,
                 else_blk,
             } => self.if_(s.label, cond, then_blk, else_blk),
-            StmtKind::Loop {
-                kind,
-                header,
-                cond,
-                body,
-                step,
-                var,
-            } => self.loop_(s.label, *kind, header, cond, body, step, *var),
+            StmtKind::Loop(lp) => self.loop_(s.label, lp),
         }
     }
 
@@ -873,25 +821,33 @@ impl<'a> Walker<'a> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn loop_(
-        &mut self,
-        label: Label,
-        kind: LoopKind,
-        header: &[Stmt],
-        cond: &Expr,
-        body: &Block,
-        step: &[Stmt],
-        var: Option<VarId>,
-    ) {
+    /// Walks a loop as one summarised iteration (see the module documentation).
+    fn loop_(&mut self, label: Label, lp: &Loop) {
+        let mut lw = self.loop_entry(label, lp);
+        self.frames.push(Frame {
+            shared: lw.shared,
+            var: lp.var,
+        });
+        self.loop_head_values(&lw);
+        let leaves_only_by_test = !has_jump(&lp.body, &|k| matches!(k, StmtKind::Break)) && !has_return(&lp.body);
+        let head_test = self.loop_head_test(&mut lw, lp, leaves_only_by_test);
+        self.loop_iteration(&lw, lp, leaves_only_by_test);
+        self.frames.pop();
+        self.loop_exit(&lw, lp, head_test);
+    }
+
+    /// What a loop starts from: the entry state, its first test, its iteration counter, the
+    /// closed forms of its induction variables at the counter and (for the values after the
+    /// loop) at the number of iterations run.
+    fn loop_entry<'l>(&mut self, label: Label, lp: &'l Loop) -> LoopWalk<'l> {
         let entry_ctrl = self.ctrl.clone();
         let entry_facts = self.facts.clone();
         // Variables the walk does not track keep the unknowns their assignments give them.
-        let mut mods = modified_vars(header, body, step);
+        let mut mods = modified_vars(&lp.header, &lp.body, &lp.step);
         mods.retain(|&v| self.tracks(v));
         // The first test on the entry values: when it fails nothing in the loop runs.
-        let first_test = (kind != LoopKind::DoWhile && header.is_empty()).then(|| {
-            let c = self.eval_bool(cond);
+        let first_test = (lp.kind != LoopKind::DoWhile && lp.header.is_empty()).then(|| {
+            let c = self.eval_bool(&lp.cond);
             self.ub.clear();
             c
         });
@@ -913,7 +869,7 @@ impl<'a> Walker<'a> {
             32,
         );
         self.out.iters.insert(label, iter.clone());
-        let mut ind = inductions(self.k, header, body, step);
+        let mut ind = inductions(self.k, lp);
         ind.retain(|(v, _)| self.tracks(*v));
         let mut closed = Vec::new();
         let mut no_wrap = Vec::new();
@@ -925,11 +881,11 @@ impl<'a> Walker<'a> {
                 limits.extend(self.shift_limit(*v, upd));
             }
         }
-        let guarded = self.guarded_groups(label, header, body, step, &iter, shared);
+        let guarded = self.guarded_groups(label, lp, &iter, shared);
         // The number of iterations run, for the induction variables' values after the loop:
         // shared when the test is uniform and both threads reach the loop together.
         let exit_count = BV::new_const(
-            if self.context_shared() && self.uniform_expr(cond) {
+            if self.context_shared() && self.uniform_expr(&lp.cond) {
                 format!("ex{}_s", label.0)
             } else {
                 format!("ex{}_t{}", label.0, self.th.tag)
@@ -944,22 +900,42 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        self.frames.push(Frame { shared, var });
-        let havocked: Vec<VarId> = mods
+        LoopWalk {
+            label,
+            entry_ctrl,
+            entry_facts,
+            mods,
+            first_test,
+            entry_env,
+            shared,
+            iter,
+            closed,
+            guarded,
+            no_wrap,
+            limits,
+            exit_count,
+            exit_vals,
+        }
+    }
+
+    /// Fresh head values for the modified variables without a closed form, equal to the entry
+    /// values in iteration 0 (said only for a thread's own loop: shared head values stand for
+    /// both threads).
+    fn loop_head_values(&mut self, lw: &LoopWalk) {
+        let havocked: Vec<VarId> = lw
+            .mods
             .iter()
             .copied()
-            .filter(|v| !closed.iter().any(|(w, _)| w == v))
-            .filter(|v| !guarded.iter().any(|g| g.vals.iter().any(|(w, _)| w == v)))
+            .filter(|v| !lw.closed.iter().any(|(w, _)| w == v))
+            .filter(|v| !lw.guarded.iter().any(|g| g.vals.iter().any(|(w, _)| w == v)))
             .collect();
         let entry_vals: Vec<(VarId, Val)> = havocked
             .iter()
             .filter_map(|v| self.env.get(v).map(|x| (*v, x.clone())))
             .collect();
-        self.havoc(label, &havocked, "h", shared);
-        // Iteration 0 starts with the entry values (said only for a thread's own loop: shared
-        // head values stand for both threads).
+        self.havoc(lw.label, &havocked, "h", lw.shared);
         let mut first = Vec::new();
-        if !shared {
+        if !lw.shared {
             for (v, entry) in &entry_vals {
                 match (self.env.get(v), entry) {
                     (Some(Val::Bv(h)), Val::Bv(e)) if h.get_size() == e.get_size() => first.push(h.eq(e)),
@@ -968,105 +944,123 @@ impl<'a> Walker<'a> {
                 }
             }
         }
-        self.out.first.insert(label, Bool::and(&first));
+        self.out.first.insert(lw.label, Bool::and(&first));
+    }
+
+    /// Puts the closed forms in the environment and, for a `for`/`while` loop, walks the header
+    /// and the test at the head of the summarised iteration. Returns that test when the
+    /// iteration counter alone determines it and the loop is left only by it.
+    fn loop_head_test(&mut self, lw: &mut LoopWalk, lp: &Loop, leaves_only_by_test: bool) -> Option<Bool> {
         // The test at the next iteration's head is the same formula with the counter one up
         // when nothing but induction variables changes between heads.
-        let closed_vars: Vec<VarId> = closed.iter().map(|(v, _)| *v).collect();
-        let mut test_determined = header.is_empty() && kind != LoopKind::DoWhile;
-        cond.for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !mods.contains(&v));
-        let leaves_only_by_test = !has_jump(body, &|k| matches!(k, StmtKind::Break)) && !has_return(body);
-        // The test at the head of iteration `iter`, when the counter alone determines it.
+        let closed_vars: Vec<VarId> = lw.closed.iter().map(|(v, _)| *v).collect();
+        let mut test_determined = lp.header.is_empty() && lp.kind != LoopKind::DoWhile;
+        lp.cond
+            .for_each_var(&mut |v| test_determined &= closed_vars.contains(&v) || !lw.mods.contains(&v));
         let mut head_test: Option<Bool> = None;
-        for (v, c) in &closed {
+        for (v, c) in &lw.closed {
             self.put_closed(*v, c);
         }
-        for g in &guarded {
-            no_wrap.extend(self.guarded_facts(g, &iter));
+        for g in &lw.guarded {
+            lw.no_wrap.extend(self.guarded_facts(g, &lw.iter));
         }
-        if kind != LoopKind::DoWhile {
-            for h in header {
+        let iter = &lw.iter;
+        if lp.kind != LoopKind::DoWhile {
+            for h in &lp.header {
                 self.stmt(h);
             }
-            let c = self.eval_bool(cond);
+            let c = self.eval_bool(&lp.cond);
             self.flush_ub();
-            self.out.conds.insert(label, (self.point(), c.clone()));
+            self.out.conds.insert(lw.label, (self.point(), c.clone()));
             if test_determined && leaves_only_by_test {
                 let next = iter.bvadd(numeral(1, 32));
-                self.out.last.insert(label, c.substitute(&[(&iter, &next)]).not());
+                self.out.last.insert(lw.label, c.substitute(&[(iter, &next)]).not());
                 head_test = Some(c.clone());
             }
-            let test = test_determined.then_some((&c, &iter));
-            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, test)));
-            self.ctrl = Bool::and(&[entry_ctrl.clone(), c]);
+            let test = test_determined.then_some((&c, iter));
+            lw.no_wrap.extend(lw.limits.iter().flat_map(|l| l.facts(iter, test)));
+            self.ctrl = Bool::and(&[lw.entry_ctrl.clone(), c]);
         }
-        if kind == LoopKind::DoWhile {
-            no_wrap.extend(limits.iter().flat_map(|l| l.facts(&iter, None)));
+        if lp.kind == LoopKind::DoWhile {
+            lw.no_wrap.extend(lw.limits.iter().flat_map(|l| l.facts(iter, None)));
         }
+        head_test
+    }
+
+    /// The body and step of the summarised iteration under the no-wrap facts (and, for a
+    /// do-while loop, its header and test at the iteration's end).
+    fn loop_iteration(&mut self, lw: &LoopWalk, lp: &Loop, leaves_only_by_test: bool) {
         let body_ctrl = self.ctrl.clone();
-        if !no_wrap.is_empty() {
-            let nw = Bool::and(&no_wrap);
+        if !lw.no_wrap.is_empty() {
+            let nw = Bool::and(&lw.no_wrap);
             self.facts = Bool::and(&[self.facts.clone(), body_ctrl.implies(&nw)]);
         }
-        self.block(body);
-        if has_jump(body, &|k| matches!(k, StmtKind::Continue)) {
+        self.block(&lp.body);
+        if has_jump(&lp.body, &|k| matches!(k, StmtKind::Continue)) {
             // Threads arrive at the step from the end of the body and from `continue`s.
-            let mut body_mods = modified_vars(&[], body, &[]);
+            let mut body_mods = modified_vars(&[], &lp.body, &[]);
             body_mods.retain(|&v| self.tracks(v));
-            self.havoc(label, &body_mods, "c", false);
+            self.havoc(lw.label, &body_mods, "c", false);
         }
         self.ctrl = body_ctrl;
-        for st in step {
+        for st in &lp.step {
             self.stmt(st);
         }
-        if kind == LoopKind::DoWhile {
-            for h in header {
+        if lp.kind == LoopKind::DoWhile {
+            for h in &lp.header {
                 self.stmt(h);
             }
-            let c = self.eval_bool(cond);
+            let c = self.eval_bool(&lp.cond);
             self.ub.clear();
             if leaves_only_by_test {
-                self.out.last.insert(label, c.not());
+                self.out.last.insert(lw.label, c.not());
             }
-            self.out.conds.insert(label, (self.point(), c));
+            self.out.conds.insert(lw.label, (self.point(), c));
         }
-        self.frames.pop();
-        // After the loop: fresh values, shared when both threads are in the same iteration of
-        // every enclosing loop; the guard is false unless the thread may have left by `break`.
+    }
+
+    /// The state after the loop: fresh values, shared when both threads are in the same
+    /// iteration of every enclosing loop; the entry predicate and facts; what the exit says (the
+    /// test failed unless the thread may have left by `break`, the induction variables at the
+    /// iteration count, nothing changed when the first test failed).
+    fn loop_exit(&mut self, lw: &LoopWalk, lp: &Loop, head_test: Option<Bool>) {
         let outer_shared = self.context_shared();
-        self.havoc(label, &mods, "x", outer_shared);
-        self.ctrl = entry_ctrl;
+        self.havoc(lw.label, &lw.mods, "x", outer_shared);
+        self.ctrl = lw.entry_ctrl.clone();
         // Facts of the summarised iteration speak about its own fresh values, which nothing
         // after the loop refers to: dropping them keeps later queries small.
-        self.facts = entry_facts;
+        self.facts = lw.entry_facts.clone();
         // A loop left only by its test, with a test the counter determines, ran exactly the
         // iterations before the first failing test: its induction variables leave with their
         // closed form at that count (`stride` after a halving loop), not fresh values.
+        let (iter, exit_count) = (&lw.iter, &lw.exit_count);
         let counted_exit = match &head_test {
-            Some(c) if !exit_vals.is_empty() => {
+            Some(c) if !lw.exit_vals.is_empty() => {
                 let prev = exit_count.bvsub(numeral(1, 32));
                 let mut facts = vec![exit_count
                     .eq(numeral(0, 32))
                     .not()
-                    .implies(c.substitute(&[(&iter, &prev)]))];
-                for (v, c) in &exit_vals {
+                    .implies(c.substitute(&[(iter, &prev)]))];
+                for (v, c) in &lw.exit_vals {
                     self.put_closed(*v, c);
                     facts.extend(c.no_wrap.clone());
                 }
-                facts.extend(limits.iter().flat_map(|l| l.facts(&exit_count, Some((c, &iter)))));
+                facts.extend(lw.limits.iter().flat_map(|l| l.facts(exit_count, Some((c, iter)))));
                 Some(Bool::and(&facts))
             }
             _ => None,
         };
-        if !has_jump(body, &|k| matches!(k, StmtKind::Break)) {
-            let c = self.eval_bool(cond);
+        if !has_jump(&lp.body, &|k| matches!(k, StmtKind::Break)) {
+            let c = self.eval_bool(&lp.cond);
             self.flush_ub();
             let mut facts = vec![c.not()];
             facts.extend(counted_exit);
             self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(Bool::and(&facts))]);
         }
-        if let Some(c) = first_test {
+        if let Some(c) = &lw.first_test {
             // A loop whose first test failed changed nothing.
-            let same: Vec<Bool> = entry_env
+            let same: Vec<Bool> = lw
+                .entry_env
                 .iter()
                 .filter_map(|(v, before)| match (self.env.get(v), before) {
                     (Some(Val::Bv(a)), Val::Bv(b)) if a.get_size() == b.get_size() => Some(a.eq(b)),
@@ -1080,6 +1074,35 @@ impl<'a> Walker<'a> {
             }
         }
     }
+}
+
+/// What the walk of one loop carries from its entry to its exit (see [`Walker::loop_entry`]).
+struct LoopWalk<'l> {
+    label: Label,
+    /// The control predicate and facts before the loop.
+    entry_ctrl: Bool,
+    entry_facts: Bool,
+    /// The tracked variables the loop modifies.
+    mods: Vec<VarId>,
+    /// The first test on the entry values (`for`/`while` loops without header statements).
+    first_test: Option<Bool>,
+    /// The entry values of `mods`.
+    entry_env: Vec<(VarId, Val)>,
+    /// Both threads are in the same iteration of the loop.
+    shared: bool,
+    /// The iteration counter of the summarised iteration (32 bits).
+    iter: BV,
+    /// Closed forms of the induction variables at `iter`.
+    closed: Vec<(VarId, Closed)>,
+    /// The guarded induction groups.
+    guarded: Vec<GuardedGroup<'l>>,
+    /// Facts that hold in the summarised iteration (no wrap-around, shift limits).
+    no_wrap: Vec<Bool>,
+    /// Shift limits of the left-shift induction variables.
+    limits: Vec<ShiftLimit>,
+    /// The number of iterations run (32 bits), and the closed forms at it.
+    exit_count: BV,
+    exit_vals: Vec<(VarId, Closed)>,
 }
 
 /// A closed form (see [`Walker::closed_form`]).
@@ -1164,17 +1187,9 @@ impl Walker<'_> {
 
     /// The guarded induction groups of a loop, with a count per group (the iteration counter
     /// bounds it) and closed forms at that count; entry values are read here.
-    fn guarded_groups<'k>(
-        &mut self,
-        label: Label,
-        header: &[Stmt],
-        body: &'k Block,
-        step: &[Stmt],
-        iter: &BV,
-        shared: bool,
-    ) -> Vec<GuardedGroup<'k>> {
+    fn guarded_groups<'k>(&mut self, label: Label, lp: &'k Loop, iter: &BV, shared: bool) -> Vec<GuardedGroup<'k>> {
         let mut out = Vec::new();
-        'groups: for info in guarded_inductions(self.k, header, body, step) {
+        'groups: for info in guarded_inductions(self.k, lp) {
             if info.updates.iter().all(|(v, _)| !self.tracks(*v)) {
                 continue;
             }
@@ -1382,17 +1397,6 @@ fn signed_pow2_div_rem(op: BinOp, x: &BV, y: &BV) -> BV {
     }
 }
 
-/// Resizes a bit-vector, extending by the source signedness.
-pub(crate) fn resize(x: &BV, bits: u32, from_signed: bool) -> BV {
-    let w = x.get_size();
-    match w.cmp(&bits) {
-        std::cmp::Ordering::Equal => x.clone(),
-        std::cmp::Ordering::Greater => x.extract(bits - 1, 0),
-        std::cmp::Ordering::Less if from_signed => x.sign_ext(bits - w),
-        std::cmp::Ordering::Less => x.zero_ext(bits - w),
-    }
-}
-
 /// [`resize`], and a numeral stays a numeral (an extension of one is not, to Z3's term
 /// builder; see the folding in [`Walker::eval_bin`]).
 fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
@@ -1479,44 +1483,6 @@ fn fold_numerals(op: BinOp, x: u64, y: u64, w: u32, signed: bool) -> Option<Val>
         Ne => boolean(x != y),
         And | Or => None,
     }
-}
-
-/// Variables assigned anywhere in the given statements (including nested loops).
-pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec<VarId> {
-    let mut out = Vec::new();
-    let mut add = |s: &Stmt| {
-        if let StmtKind::Basic(ops) = &s.kind {
-            for op in ops {
-                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) = op {
-                    if !out.contains(v) {
-                        out.push(*v);
-                    }
-                }
-            }
-        }
-    };
-    for s in header.iter().chain(step) {
-        crate::tree::visit_stmt(s, &mut add);
-    }
-    crate::tree::for_each_stmt(body, &mut add);
-    out
-}
-
-/// Whether `b` contains a `return`, at any depth.
-fn has_return(b: &Block) -> bool {
-    let mut found = false;
-    crate::tree::for_each_stmt(b, &mut |s: &Stmt| found |= matches!(s.kind, StmtKind::Return));
-    found
-}
-
-/// Whether `b` contains a statement matching `pred` that belongs to the loop owning `b`
-/// (not nested in an inner loop).
-pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
-    b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::If { then_blk, else_blk, .. } => has_jump(then_blk, pred) || has_jump(else_blk, pred),
-        StmtKind::Loop { .. } => false,
-        k => pred(k),
-    })
 }
 
 #[cfg(test)]

@@ -227,14 +227,14 @@ impl Kb {
         let init = self.assign(v, init);
         let body = self.block(body);
         let step = vec![self.assign(v, step)];
-        let lp = self.stmt(StmtKind::Loop {
+        let lp = self.stmt(StmtKind::Loop(Loop {
             kind: LoopKind::For,
             header: vec![],
             cond,
             body,
             step,
             var: Some(v),
-        });
+        }));
         vec![init, lp]
     }
 

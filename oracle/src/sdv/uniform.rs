@@ -7,82 +7,17 @@
 //! non-uniform). A label whose predicate is syntactically thread-dependent is then checked with
 //! Z3: if no two threads of one warp can disagree on it, it is warp-uniform.
 
-use super::symex::{self, ThreadVars};
+use super::levels::{Level, Uniformity};
+use super::symex;
+use super::syntax::for_each_expr;
+use super::threads::{geometry, geometry_constraints, warp_of, ThreadVars};
 use crate::ir::*;
-use crate::tree::Position;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use z3::ast::{Bool, Dynamic};
 use z3::{SatResult, Solver};
-
-/// How uniform the predicate of a label is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Level {
-    /// The same for all threads of the block.
-    Block,
-    /// The same for all lanes of each warp, but not across warps.
-    Warp,
-    /// May differ between lanes of one warp.
-    Thread,
-}
-
-/// The result of the uniformity analysis of one kernel.
-#[derive(Clone, Debug, Default)]
-pub struct Uniformity {
-    nu_vars: HashSet<VarId>,
-    uniform_reads: HashSet<(Label, usize)>,
-    steering: HashSet<VarId>,
-    before: HashMap<Label, (Level, Option<Label>)>,
-    after: HashMap<Label, (Level, Option<Label>)>,
-}
-
-impl Uniformity {
-    /// Level of the predicate under which label `l` (statement or block start) executes.
-    /// Unknown labels are reported as [`Level::Thread`].
-    pub fn level(&self, l: Label) -> Level {
-        self.before.get(&l).map_or(Level::Thread, |x| x.0)
-    }
-    /// Level of the predicate right after statement `l` (differs from [`Uniformity::level`] when
-    /// `l` contains a `break`/`continue`/`return` under a non-uniform condition).
-    pub fn level_after(&self, l: Label) -> Level {
-        self.after
-            .get(&l)
-            .or_else(|| self.before.get(&l))
-            .map_or(Level::Thread, |x| x.0)
-    }
-    /// Level of a barrier inserted at `pos`.
-    pub fn position_level(&self, pos: Position) -> Level {
-        match pos {
-            Position::BlockStart(b) => self.level(b),
-            Position::After(l) => self.level_after(l),
-        }
-    }
-    /// The innermost statement whose non-uniform condition makes `l`'s predicate non-uniform.
-    pub fn cause(&self, l: Label) -> Option<Label> {
-        self.before.get(&l).and_then(|x| x.1)
-    }
-    /// Whether variable `v` holds the same value in all threads of a block.
-    pub fn is_uniform_var(&self, v: VarId) -> bool {
-        !self.nu_vars.contains(&v)
-    }
-    /// The non-uniform variables.
-    pub(crate) fn nu_vars(&self) -> &HashSet<VarId> {
-        &self.nu_vars
-    }
-    /// Variables whose values can reach an address, a condition, an assumption or a barrier
-    /// operand (flow-insensitively): the others only feed stored values.
-    pub(crate) fn steering_vars(&self) -> &HashSet<VarId> {
-        &self.steering
-    }
-    /// Reads (statement, operation) that give every thread running them together the same
-    /// value: a block-uniform address of a shared array that no write reaches without a
-    /// barrier, or of a global array the kernel never writes.
-    pub(crate) fn uniform_reads(&self) -> &HashSet<(Label, usize)> {
-        &self.uniform_reads
-    }
-}
 
 /// Computes the uniformity of every variable and label of `k`.
 ///
@@ -154,7 +89,7 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
         0 => {}
         1..=3 => cond_level.extend(levels_of(&sources)),
         _ => {
-            let shares = lane_shares(k, &sources, super::LANES);
+            let shares = lane_shares(k, &sources, crate::smt::LANES);
             let levels: Vec<Vec<(Label, Level)>> = shares
                 .par_iter()
                 .map(|mine| crate::smt::fresh_context(|| levels_of(mine)))
@@ -217,7 +152,7 @@ fn steering_vars(k: &Kernel) -> HashSet<VarId> {
                 }
             }
         }
-        _ => super::query::for_each_expr(s, &mut |e: &Expr| {
+        _ => for_each_expr(s, &mut |e: &Expr| {
             e.for_each_var(&mut |v| {
                 out.insert(v);
             })
@@ -502,26 +437,20 @@ impl<'a> Taint<'a> {
                 let e2 = self.block(else_blk, &inner);
                 join(&e1, &e2)
             }
-            StmtKind::Loop {
-                header,
-                cond,
-                body,
-                step,
-                ..
-            } => {
-                let inner = if nu_expr(cond, self.nu) {
+            StmtKind::Loop(lp) => {
+                let inner = if nu_expr(&lp.cond, self.nu) {
                     with(&cur, s.label)
                 } else {
                     cur.clone()
                 };
                 let saved = std::mem::take(&mut self.brk);
                 let ret0 = self.ret.clone();
-                self.loop_pass(header, body, step, &inner);
+                self.loop_pass(lp, &inner);
                 // A non-uniform break or return disables threads for all later iterations:
                 // the whole loop runs under a predicate depending on it.
                 let cause = join(&self.brk, &self.ret[ret0.len()..].to_vec());
                 if !cause.is_empty() {
-                    self.loop_pass(header, body, step, &join(&inner, &cause));
+                    self.loop_pass(lp, &join(&inner, &cause));
                 }
                 self.brk = saved;
                 Vec::new()
@@ -531,12 +460,12 @@ impl<'a> Taint<'a> {
         esc
     }
 
-    fn loop_pass(&mut self, header: &[Stmt], body: &Block, step: &[Stmt], inner: &Srcs) {
-        for h in header {
+    fn loop_pass(&mut self, lp: &Loop, inner: &Srcs) {
+        for h in &lp.header {
             self.stmt(h, inner);
         }
-        self.block(body, inner);
-        for h in step {
+        self.block(&lp.body, inner);
+        for h in &lp.step {
             self.stmt(h, inner);
         }
     }
@@ -562,13 +491,13 @@ struct WarpCheck {
 
 impl WarpCheck {
     fn new(k: &Kernel, unif: &Uniformity) -> WarpCheck {
-        let geom = super::query::geometry(k);
+        let geom = geometry(k);
         let t1 = ThreadVars::new(1);
         let t2 = ThreadVars::new(2);
         // Both threads in the same iteration of every loop.
         let mut all_loops = HashSet::new();
         crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-            if matches!(s.kind, StmtKind::Loop { .. }) {
+            if matches!(s.kind, StmtKind::Loop(_)) {
                 all_loops.insert(s.label);
             }
         });
@@ -579,11 +508,11 @@ impl WarpCheck {
         let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
         let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
         let solver = crate::smt::query_solver(2000);
-        for c in super::query::geometry_constraints(k, &geom, &[&t1, &t2]) {
+        for c in geometry_constraints(k, &geom, &[&t1, &t2]) {
             solver.assert(&c);
         }
-        let w1_ = super::query::warp_of(&t1, &geom);
-        let w2_ = super::query::warp_of(&t2, &geom);
+        let w1_ = warp_of(&t1, &geom);
+        let w2_ = warp_of(&t2, &geom);
         let same_warp = w1_.eq(&w2_);
         let hubs = t1.index_names().chain(t2.index_names()).collect();
         WarpCheck {

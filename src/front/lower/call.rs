@@ -346,14 +346,14 @@ impl<'a> Lowerer<'a> {
             body_blk.stmts.pop();
         }
         if breaks_out(&body_blk) {
-            self.push_synthetic(StmtKind::Loop {
+            self.push_synthetic(StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header: vec![],
                 cond: Expr::bool(false),
                 body: body_blk,
                 step: vec![],
                 var: None,
-            });
+            }));
         } else {
             for s in body_blk.stmts {
                 self.push(s);

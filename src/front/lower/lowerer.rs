@@ -218,7 +218,7 @@ impl<'a> Lowerer<'a> {
                 then_blk.span = *call;
                 else_blk.span = *call;
             }
-            if let StmtKind::Loop { body, .. } = &mut s.kind {
+            if let StmtKind::Loop(Loop { body, .. }) = &mut s.kind {
                 body.span = *call;
             }
         }

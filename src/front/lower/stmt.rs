@@ -516,14 +516,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::For,
                 header,
                 cond,
                 body,
                 step,
                 var,
-            },
+            }),
         );
         Ok(())
     }
@@ -549,14 +549,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::While,
                 header,
                 cond,
                 body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         Ok(())
     }
@@ -572,14 +572,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header,
                 cond,
                 body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         Ok(())
     }
@@ -881,14 +881,14 @@ impl<'a> Lowerer<'a> {
             n,
             span,
             next,
-            StmtKind::Loop {
+            StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header: vec![],
                 cond: Expr::bool(false),
                 body: loop_body,
                 step: vec![],
                 var: None,
-            },
+            }),
         );
         if let Some(JumpCtx::Switch { cont_flag: Some(f) }) = ctx {
             // A `continue` inside the switch: continue the enclosing loop now.

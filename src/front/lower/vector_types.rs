@@ -66,8 +66,11 @@ pub fn name_of(id: u64) -> Option<&'static str> {
     is_vector(id).then(|| NAMES[(id & !TAG) as usize])
 }
 
+/// A vector type's fields (name, type, byte offset), size and alignment.
+pub type VectorLayout = (Vec<(&'static str, CType, u64)>, u64, u64);
+
 /// The fields (name, type, offset), size and alignment of a vector type's record.
-pub fn layout(id: u64) -> Option<(Vec<(&'static str, CType, u64)>, u64, u64)> {
+pub fn layout(id: u64) -> Option<VectorLayout> {
     let (elem, n, align) = shape(name_of(id)?)?;
     let es = elem_size(&elem);
     let fields = ["x", "y", "z", "w"][..n as usize]

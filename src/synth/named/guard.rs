@@ -7,7 +7,7 @@
 //! iteration g with producer iteration g + d. This is how authors write double-buffered
 //! pipelines, and the cost model prices the guard like any other condition.
 
-use autosync_oracle::ir::{BinOp, Block, Expr, Kernel, Label, Op, ScalarTy, StmtKind, VarId, VarKind};
+use autosync_oracle::ir::{BinOp, Block, Expr, Kernel, Label, Loop, Op, ScalarTy, StmtKind, VarId, VarKind};
 
 /// A `for (v = start; v < bound; v++)` role loop whose bound does not change in the loop.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,13 +63,13 @@ impl Rotation {
 /// The counter of loop statement `l`, when the loop has that simple form.
 pub fn counter(k: &Kernel, l: Label) -> Option<Counter> {
     let (parent, i) = find(&k.body, l)?;
-    let StmtKind::Loop {
+    let StmtKind::Loop(Loop {
         header,
         cond,
         step,
         var: Some(v),
         ..
-    } = &parent.stmts[i].kind
+    }) = &parent.stmts[i].kind
     else {
         return None;
     };
@@ -158,7 +158,7 @@ fn find(b: &Block, l: Label) -> Option<(&Block, usize)> {
     }
     b.stmts.iter().find_map(|s| match &s.kind {
         StmtKind::If { then_blk, else_blk, .. } => find(then_blk, l).or_else(|| find(else_blk, l)),
-        StmtKind::Loop { body, .. } => find(body, l),
+        StmtKind::Loop(Loop { body, .. }) => find(body, l),
         _ => None,
     })
 }
@@ -234,7 +234,7 @@ mod tests {
     fn loops(k: &Kernel) -> Vec<Label> {
         let mut out = vec![];
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s| {
-            if matches!(s.kind, StmtKind::Loop { .. }) {
+            if matches!(s.kind, StmtKind::Loop(_)) {
                 out.push(s.label);
             }
         });

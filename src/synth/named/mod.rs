@@ -23,7 +23,7 @@ mod tests;
 
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
 use super::space::{key, RaceKey, Space, SynthOptions, SynthStats};
-use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, ScalarTy, StmtKind, VarId};
+use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, Loop, ScalarTy, StmtKind, VarId};
 use autosync_oracle::named::{self, NamedOptions};
 use autosync_oracle::report::{Race, Report, SyncDefectKind};
 use autosync_oracle::sdv::{self, Level};
@@ -682,7 +682,7 @@ fn unknown_trips_message(k: &Kernel, tree: &LabelTree, r: &Race) -> String {
     for l in [r.first.label, r.second.label] {
         for lp in tree.get(l).loop_owners() {
             for_each_stmt(&k.body, &mut |s| {
-                if let (true, StmtKind::Loop { cond, .. }) = (s.label == lp, &s.kind) {
+                if let (true, StmtKind::Loop(Loop { cond, .. })) = (s.label == lp, &s.kind) {
                     collect_params(k, cond, &mut params);
                 }
             });
@@ -725,7 +725,7 @@ fn loop_parts(k: &Kernel, l: Label) -> Option<(&Block, Option<VarId>)> {
     let mut found = None;
     for_each_stmt(&k.body, &mut |s| {
         if s.label == l {
-            if let StmtKind::Loop { body, var, .. } = &s.kind {
+            if let StmtKind::Loop(Loop { body, var, .. }) = &s.kind {
                 found = Some((body, *var));
             }
         }

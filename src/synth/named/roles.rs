@@ -7,7 +7,7 @@
 //! [`Exec::Maybe`]; synthesis never places a named barrier at such a label.
 
 use autosync_oracle::ir::{
-    BinOp, Builtin, Expr, Kernel, Label, LoopKind, Op, ScalarTy, Stmt, StmtKind, UnOp, VarId, VarKind,
+    BinOp, Builtin, Expr, Kernel, Label, Loop, LoopKind, Op, ScalarTy, Stmt, StmtKind, UnOp, VarId, VarKind,
 };
 use autosync_oracle::sdv::{Level, Uniformity};
 use autosync_oracle::tree::{visit_stmt, LabelTree, Position};
@@ -211,7 +211,7 @@ impl Walker<'_> {
                     _ => ta.join(ea).under(cur),
                 }
             }
-            StmtKind::Loop { .. } => self.loop_stmt(s, cur, env),
+            StmtKind::Loop(_) => self.loop_stmt(s, cur, env),
             StmtKind::Break | StmtKind::Continue => {
                 if cur == Exec::No {
                     Exec::No
@@ -254,14 +254,14 @@ impl Walker<'_> {
     }
 
     fn loop_stmt(&mut self, s: &Stmt, cur: Exec, env: &mut Env) -> Exec {
-        let StmtKind::Loop {
+        let StmtKind::Loop(Loop {
             kind,
             header,
             cond,
             body,
             step,
             ..
-        } = &s.kind
+        }) = &s.kind
         else {
             return cur;
         };
@@ -411,7 +411,7 @@ fn leaves_early(b: &autosync_oracle::ir::Block) -> bool {
             StmtKind::Return => true,
             StmtKind::Break | StmtKind::Continue => !in_loop,
             StmtKind::If { then_blk, else_blk, .. } => go(&then_blk.stmts, in_loop) || go(&else_blk.stmts, in_loop),
-            StmtKind::Loop { body, .. } => go(&body.stmts, true),
+            StmtKind::Loop(Loop { body, .. }) => go(&body.stmts, true),
             _ => false,
         })
     }

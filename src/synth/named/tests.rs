@@ -45,7 +45,7 @@ fn roles_split_warps_by_branch() {
 fn loops(k: &Kernel) -> Vec<Label> {
     let mut v = Vec::new();
     for_each_stmt(&k.body, &mut |s| {
-        if let StmtKind::Loop { .. } = s.kind {
+        if let StmtKind::Loop(_) = s.kind {
             v.push(s.label);
         }
     });
