@@ -116,10 +116,13 @@ pub fn command(
     if let Some(p) = pch {
         c.args(["-Xclang", "-include-pch", "-Xclang"]).arg(p);
     }
-    if env.toolkit.is_none() {
-        if let Ok(shim) = shim::dir() {
-            c.arg("-include").arg(shim.join(shim::MAIN));
-        }
+    if let Ok(shim) = shim::dir() {
+        let prelude = if env.toolkit.is_none() {
+            shim::MAIN
+        } else {
+            shim::ANNOTATIONS_HEADER
+        };
+        c.arg("-include").arg(shim.join(prelude));
     }
     // Quoted includes of the main file resolve next to it (it is read from stdin).
     c.arg("-iquote").arg(if main_dir.as_os_str().is_empty() {
