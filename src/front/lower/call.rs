@@ -118,9 +118,8 @@ impl<'a> Lowerer<'a> {
             self.store(lv.clone(), rv, span)?;
             return Ok(Value::L(lv));
         }
-        if self.ast.decl_is_system(def) {
-            return self.library_call(&c, n, span);
-        }
+        // Every function with a body is inlined, wherever it is defined (user files, CUB,
+        // cooperative groups, CUTLASS); only what has no body is modelled by name.
         match self.ast.decl_node(def) {
             Some(f) if self.has_body(f) => {
                 let this = match c.this {
@@ -587,11 +586,7 @@ impl<'a> Lowerer<'a> {
             .map(|s| ast.str(s).to_string())
             .unwrap_or_default();
         let ctor = self.find_ctor(rec, &ctor_type);
-        if let Some(c) = ctor
-            .map(|c| self.types.definition(c))
-            .filter(|c| !ast.decl_is_system(*c))
-            .and_then(|c| ast.decl_node(c))
-        {
+        if let Some(c) = ctor.map(|c| self.types.definition(c)).and_then(|c| ast.decl_node(c)) {
             if self.has_body(c) {
                 let r = self.inline(c, Some(LV::Obj(o)), &args, n, span)?;
                 let _ = r;

@@ -1729,6 +1729,26 @@ impl<'a> Lowerer<'a> {
                 }))),
                 other => Ok(Value::R(other)),
             },
+            // `reinterpret_cast<T&>(obj)`: the same bytes read as another type (CUB's
+            // `Uninitialized<T>::Alias()` over temporary storage, a union member by reference).
+            "LValueBitCast" => match self.lvalue(c)? {
+                LV::Mem(p) => Ok(Value::L(LV::Mem(Place {
+                    ty: to.unref().clone(),
+                    ..p
+                }))),
+                LV::Obj(o) if matches!(to.unref(), CType::Record(r) if self.types.definition(*r) == self.objs[o].record) => {
+                    Ok(Value::L(LV::Obj(o)))
+                }
+                other => Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "reinterpreting {} as `{}`",
+                        lv_what(&other),
+                        ast.ty(n).unwrap_or("another type")
+                    ),
+                )
+                .with_help("autosync follows reinterpreted memory in shared or global arrays, not in local objects")),
+            },
             "DerivedToBase" | "UncheckedDerivedToBase" | "BaseToDerived" => {
                 let from = self.type_of(c);
                 match self.eval(c)? {

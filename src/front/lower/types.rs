@@ -83,7 +83,9 @@ impl<'a> Types<'a> {
         for id in ids {
             let d = &ast.decls[id];
             let kind = ast.str(d.kind);
-            if is_type_decl(kind) {
+            // Unnamed declarations (anonymous enums, unnamed template parameters) carry their
+            // scope's name: they are not found by name.
+            if is_type_decl(kind) && !ast.str(d.name).is_empty() {
                 by_qual.entry(d.qual.clone()).or_default().push(*id);
             }
         }
@@ -597,7 +599,11 @@ impl<'a> Types<'a> {
         self.layouts
             .borrow_mut()
             .insert(id, Err(format!("record `{}` contains itself", self.record_name(id))));
+        // Member typedefs of this record (of this specialization, not of its template) name its
+        // fields' types: it is the context they are resolved in.
+        let saved = self.context.replace(self.context_of(id));
         let l = self.compute_layout(id).map(Rc::new);
+        *self.context.borrow_mut() = saved;
         self.layouts.borrow_mut().insert(id, l.clone());
         l
     }
