@@ -341,6 +341,9 @@ impl Ast {
                 }
             }
         }
+        // A member's entry names its record (`T::operator dim3`); a bare reference to the same
+        // declaration (`conversionFunc`) does not.
+        found.sort_by_key(|(_, _, _, qual)| !qual.contains("::"));
         for (id, kind, name, qual) in found {
             if self.decls.contains_key(&id) {
                 continue;

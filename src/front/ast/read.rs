@@ -17,6 +17,7 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> bool) -> Resu
         cur_file: None,
         classify,
         scope: Vec::new(),
+        in_friend: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, input));
     TopSeed { r: &mut reader }
@@ -38,6 +39,10 @@ struct Reader<'a> {
     classify: &'a dyn Fn(&str) -> bool,
     /// Enclosing named declarations: (clang id, qualified name to prefix children with).
     scope: Vec<(u64, String)>,
+    /// Inside a `FriendDecl`: its declarations redeclare ones of the enclosing namespace, which
+    /// are indexed where they are declared (as members of the befriending record, they would get
+    /// its name as their scope).
+    in_friend: u32,
 }
 
 impl Reader<'_> {
@@ -654,7 +659,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     // Everything before `inner` is known: record the declaration, then the
                     // children under its scope.
                     let kind_s = kind.unwrap_or(Sym(0));
-                    if is_decl && id != 0 {
+                    let friend = r.ast.str(kind_s) == "FriendDecl";
+                    if is_decl && id != 0 && r.in_friend == 0 {
                         pushed_scope = record_decl(r, id, kind_s, &node);
                     }
                     let me = commit(r, id, kind_s, &mut node);
@@ -664,10 +670,12 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                             d.node.get_or_insert(me);
                         }
                     }
+                    r.in_friend += friend as u32;
                     let inner = m.next_value_seed(InnerSeed {
                         r: &mut *r,
                         parent: Some(me),
                     })?;
+                    r.in_friend -= friend as u32;
                     {
                         // A declaration dumped twice (a specialization listed under every
                         // redeclaration of its template): the fullest dump names it.
@@ -734,7 +742,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         };
         if committed.is_none() {
             // A node without children.
-            if is_decl && id != 0 {
+            if is_decl && id != 0 && r.in_friend == 0 {
                 let pushed = record_decl(r, id, kind_s, &node);
                 if pushed {
                     r.scope.pop();

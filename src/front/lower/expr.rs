@@ -15,7 +15,8 @@ pub(crate) enum Value {
     R(RV),
 }
 
-fn builtin_var(name: &str) -> Option<fn(Dim) -> Builtin> {
+/// The builtin a CUDA builtin variable's component reads (`blockDim` → `BlockDim`).
+pub(crate) fn builtin_var(name: &str) -> Option<fn(Dim) -> Builtin> {
     match name {
         "threadIdx" => Some(Builtin::ThreadIdx),
         "blockIdx" => Some(Builtin::BlockIdx),

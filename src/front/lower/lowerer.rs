@@ -426,6 +426,11 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn group_kind_of(&self, rec: u64) -> Option<GroupKind> {
         let q = self.ast.qual_name(rec)?;
         let name = q.strip_prefix("cooperative_groups::")?;
+        // The toolkit's groups have bodies: they are inlined like any code. Only bodiless
+        // declarations (the shim's) are modelled as groups.
+        if self.has_method_bodies(rec) {
+            return None;
+        }
         let base = name.split("::").last().unwrap_or(name);
         match base {
             "thread_block" => Some(GroupKind::Block),
@@ -434,5 +439,17 @@ impl<'a> Lowerer<'a> {
             "thread_block_tile" => Some(GroupKind::Tile(0)),
             _ => None,
         }
+    }
+
+    /// Whether a record defines any of its methods (its declarations have bodies).
+    fn has_method_bodies(&self, rec: u64) -> bool {
+        let Some(d) = self.ast.decls.get(&self.types.definition(rec)) else {
+            return false;
+        };
+        d.members.iter().any(|m| {
+            self.ast
+                .decl_node(*m)
+                .is_some_and(|n| self.ast.children(n).any(|c| self.ast.kind(c) == "CompoundStmt"))
+        })
     }
 }

@@ -209,7 +209,18 @@ impl<'a> Types<'a> {
                 if s.starts_with("(unnamed enum") || s.starts_with("(anonymous enum") {
                     return CType::INT;
                 }
+                if let Some(r) = self.unnamed_record(&[], s) {
+                    return CType::Record(r);
+                }
                 CType::Other(s.clone())
+            }
+            TyExpr::Named(segs) if segs.last().is_some_and(|l| is_unnamed_record(&l.name)) => {
+                // A member of unnamed struct or union type (`S::(unnamed union at f.h:12:5)`).
+                let (last, scope_segs) = segs.split_last().expect("checked above");
+                match self.unnamed_record(scope_segs, &last.name) {
+                    Some(r) => CType::Record(r),
+                    None => CType::Other(segs_text(segs)),
+                }
             }
             TyExpr::Named(segs)
                 if segs
@@ -251,6 +262,62 @@ impl<'a> Types<'a> {
                 None => CType::Other(segs_text(segs)),
             },
         }
+    }
+
+    /// The unnamed struct or union `printed` (`(unnamed union at FILE:LINE:COL)`) declared in
+    /// the record or namespace `scope`: the only unnamed record there, else the one at that line
+    /// and column.
+    fn unnamed_record(&self, scope: &[Seg], printed: &str) -> Option<u64> {
+        if !is_unnamed_record(printed) {
+            return None;
+        }
+        let owner = match scope {
+            [] => None,
+            _ => match self.resolve_path(scope, "") {
+                Some(Resolved::Record(r)) => Some(r),
+                _ => None,
+            },
+        };
+        let prefix = segs_text(scope);
+        let unnamed = |id: &u64| {
+            let d = &self.ast.decls[id];
+            matches!(self.ast.str(d.kind), "CXXRecordDecl" | "RecordDecl") && self.ast.str(d.name).is_empty()
+        };
+        let candidates: Vec<u64> = match owner {
+            Some(r) => self.ast.decls[&r].members.iter().copied().filter(unnamed).collect(),
+            None => {
+                let mut v: Vec<u64> = self
+                    .ast
+                    .decls
+                    .keys()
+                    .copied()
+                    .filter(|id| unnamed(id) && self.ast.decls[id].qual == prefix)
+                    .collect();
+                v.sort();
+                v
+            }
+        };
+        if let [only] = candidates[..] {
+            return Some(self.definition(only));
+        }
+        let at = printed.rsplit(' ').next()?.trim_end_matches(')');
+        let mut parts = at.rsplitn(3, ':');
+        let (col, line) = (parts.next()?.parse::<u32>().ok()?, parts.next()?.parse::<u32>().ok()?);
+        candidates
+            .into_iter()
+            .find(|id| self.line_col(*id) == Some((line, col)))
+            .map(|id| self.definition(id))
+    }
+
+    /// The 1-based line and column of a declaration, from its file on disk.
+    fn line_col(&self, id: u64) -> Option<(u32, u32)> {
+        let loc = self.ast.node(self.ast.decl_node(id)?).loc?.expansion;
+        let name = &self.ast.files.get(loc.file.0 as usize)?.name;
+        let text = std::fs::read(name).ok()?;
+        let before = text.get(..loc.offset as usize)?;
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let col = (before.len() - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)) as u32 + 1;
+        Some((line, col))
     }
 
     /// The record or enum a typedef names directly, from its type nodes.
@@ -424,14 +491,65 @@ impl<'a> Types<'a> {
             return false;
         }
         let scope = self.scope_of(spec);
-        args.iter().zip(&have).all(|(printed, arg)| match arg {
+        let printed_match = args.iter().zip(&have).all(|(printed, arg)| match arg {
             TemplateArg::Value(v) => self.eval_printed(printed, &scope) == Some(*v),
             TemplateArg::Type(t) => {
                 let a = self.resolve(t, &scope);
                 let b = self.resolve(printed, &scope);
                 a == b && !matches!(a, CType::Other(_))
             }
-        })
+        });
+        // Arguments left out of the printed type are the template's defaults (`Tile<32>` is
+        // `Tile<32, void>`, not `Tile<32, Block>`).
+        let defaults = self.default_args(n);
+        printed_match
+            && have
+                .iter()
+                .enumerate()
+                .skip(args.len())
+                .all(|(i, arg)| match defaults.get(i) {
+                    Some(Some(d)) => self.same_arg(d, arg, &scope),
+                    _ => true,
+                })
+    }
+
+    /// The default arguments of the template a specialization node belongs to, by parameter.
+    fn default_args(&self, spec: NodeId) -> Vec<Option<TemplateArg>> {
+        let Some(t) = self
+            .ast
+            .node(spec)
+            .parent
+            .filter(|&p| self.ast.kind(p) == "ClassTemplateDecl")
+        else {
+            return Vec::new();
+        };
+        self.ast
+            .children(t)
+            .filter(|&c| {
+                matches!(
+                    self.ast.kind(c),
+                    "TemplateTypeParmDecl" | "NonTypeTemplateParmDecl" | "TemplateTemplateParmDecl"
+                )
+            })
+            .map(|p| {
+                let mut d = Vec::new();
+                self.template_args(p, &mut d);
+                d.into_iter().next()
+            })
+            .collect()
+    }
+
+    fn same_arg(&self, a: &TemplateArg, b: &TemplateArg, scope: &str) -> bool {
+        match (a, b) {
+            (TemplateArg::Value(x), TemplateArg::Value(y)) => x == y,
+            (TemplateArg::Type(x), TemplateArg::Type(y)) => {
+                x == y || {
+                    let (p, q) = (self.resolve(x, scope), self.resolve(y, scope));
+                    p == q && !matches!(p, CType::Other(_))
+                }
+            }
+            _ => false,
+        }
     }
 
     /// The template arguments of a specialization node, packs flattened.
@@ -608,6 +726,21 @@ impl<'a> Types<'a> {
         l
     }
 
+    /// Whether record `derived` is `base` or has it among its (transitive) bases.
+    pub fn derives_from(&self, derived: u64, base: u64) -> bool {
+        let base = self.definition(base);
+        let mut stack = vec![self.definition(derived)];
+        while let Some(r) = stack.pop() {
+            if r == base {
+                return true;
+            }
+            if let Ok(l) = self.layout(r) {
+                stack.extend(l.bases.iter().map(|(b, _)| self.definition(*b)));
+            }
+        }
+        false
+    }
+
     /// The qualified name of a record (for messages).
     pub fn record_name(&self, id: u64) -> String {
         if let Some(n) = super::vector_types::name_of(id) {
@@ -772,6 +905,19 @@ pub struct Seg {
     pub name: String,
     /// Template arguments as printed, when present.
     pub args: Option<Vec<String>>,
+}
+
+/// `(unnamed union at f.h:3:5)`, `(anonymous struct at ...)`.
+fn is_unnamed_record(name: &str) -> bool {
+    [
+        "(unnamed struct",
+        "(unnamed union",
+        "(anonymous struct",
+        "(anonymous union",
+        "(unnamed class",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 fn segs_text(segs: &[Seg]) -> String {
