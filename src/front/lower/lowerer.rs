@@ -11,6 +11,7 @@ use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// What the user told the lowering beyond the source.
 #[derive(Clone, Debug, Default)]
@@ -426,9 +427,9 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn group_kind_of(&self, rec: u64) -> Option<GroupKind> {
         let q = self.ast.qual_name(rec)?;
         let name = q.strip_prefix("cooperative_groups::")?;
-        // The toolkit's groups have bodies: they are inlined like any code. Only bodiless
-        // declarations (the shim's) are modelled as groups.
-        if self.has_method_bodies(rec) {
+        // The toolkit's groups are code like any other and are inlined; only the shim's
+        // bodiless declarations are modelled as groups.
+        if !self.declared_in_shim(rec) {
             return None;
         }
         let base = name.split("::").last().unwrap_or(name);
@@ -441,15 +442,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Whether a record defines any of its methods (its declarations have bodies).
-    fn has_method_bodies(&self, rec: u64) -> bool {
-        let Some(d) = self.ast.decls.get(&self.types.definition(rec)) else {
+    /// Whether a declaration is autosync's own shim's (the stand-in for the toolkit).
+    fn declared_in_shim(&self, id: u64) -> bool {
+        let Some(f) = self.ast.decls.get(&id).and_then(|d| d.file) else {
             return false;
         };
-        d.members.iter().any(|m| {
-            self.ast
-                .decl_node(*m)
-                .is_some_and(|n| self.ast.children(n).any(|c| self.ast.kind(c) == "CompoundStmt"))
-        })
+        let name = Path::new(&self.ast.files[f.0 as usize].name);
+        crate::front::clang::shim::dir().is_ok_and(|d| name.starts_with(d))
     }
 }

@@ -37,6 +37,10 @@ pub struct Layout {
     pub union: bool,
 }
 
+/// Deepest nesting of type resolutions (a template argument's type, resolved to match a
+/// specialization, can name another specialization, and so on).
+const MAX_RESOLVE_DEPTH: u32 = 48;
+
 /// A type's spelling, the scope and the local context it is resolved in.
 type CacheKey = (String, String, Vec<u64>);
 
@@ -55,6 +59,14 @@ pub struct Types<'a> {
     layouts: RefCell<HashMap<u64, Result<Rc<Layout>, String>>>,
     /// Closure types of lambdas (`(lambda at f.cu:3:7)`) seen by the lowering.
     lambdas: RefCell<HashMap<String, u64>>,
+    /// Nesting of `resolve` calls (template arguments resolved while matching
+    /// specializations): a bound, so that a name that resolves through itself cannot overflow
+    /// the stack.
+    depth: std::cell::Cell<u32>,
+    /// The resolutions in progress: one that needs itself is a cycle, not a type.
+    resolving: RefCell<std::collections::HashSet<CacheKey>>,
+    /// The main file's text (Clang names it `<stdin>`; other files are read from disk).
+    main_text: Option<String>,
 }
 
 fn is_type_decl(kind: &str) -> bool {
@@ -127,7 +139,16 @@ impl<'a> Types<'a> {
             context: RefCell::default(),
             layouts: RefCell::default(),
             lambdas: RefCell::default(),
+            depth: std::cell::Cell::new(0),
+            resolving: RefCell::default(),
+            main_text: None,
         }
+    }
+
+    /// The same, knowing the main file's text (to place its unnamed records by line).
+    pub fn with_main_text(mut self, text: &str) -> Types<'a> {
+        self.main_text = Some(text.to_string());
+        self
     }
 
     /// The definition of a function or record declaration (itself when it is one, or when no
@@ -172,10 +193,16 @@ impl<'a> Types<'a> {
         if let Some(t) = self.cache.borrow().get(&key) {
             return t.clone();
         }
+        if self.depth.get() > MAX_RESOLVE_DEPTH || !self.resolving.borrow_mut().insert(key.clone()) {
+            return CType::Other(format!("{text} (its resolution needs itself)"));
+        }
+        self.depth.set(self.depth.get() + 1);
         let t = match parse(text) {
             Some(te) => self.lower(&te, scope, 0),
             None => CType::Other(text.to_string()),
         };
+        self.depth.set(self.depth.get() - 1);
+        self.resolving.borrow_mut().remove(&key);
         // Not cached when unresolved: a lambda's closure type becomes known later.
         if !matches!(t, CType::Other(_)) {
             self.cache.borrow_mut().insert(key, t.clone());
@@ -313,7 +340,10 @@ impl<'a> Types<'a> {
     fn line_col(&self, id: u64) -> Option<(u32, u32)> {
         let loc = self.ast.node(self.ast.decl_node(id)?).loc?.expansion;
         let name = &self.ast.files.get(loc.file.0 as usize)?.name;
-        let text = std::fs::read(name).ok()?;
+        let text = match (&self.main_text, name.as_str()) {
+            (Some(t), crate::front::clang::STDIN_NAME) => t.as_bytes().to_vec(),
+            _ => std::fs::read(name).ok()?,
+        };
         let before = text.get(..loc.offset as usize)?;
         let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
         let col = (before.len() - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)) as u32 + 1;
