@@ -43,7 +43,10 @@ fn verbose_and_json_name_clang_toolkit_and_arch() {
     let env = &v["kernels"][0]["environment"];
     assert_eq!(env["arch"], "sm_80", "{env}");
     assert!(env["clang_version"].as_u64().is_some_and(|c| c >= 17), "{env}");
-    assert!(env["cuda"]["version"].as_str().is_some_and(|s| s.starts_with("12.9")), "{env}");
+    assert!(
+        env["cuda"]["version"].as_str().is_some_and(|s| s.starts_with("12.9")),
+        "{env}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use super::convert::*;
 use super::lowerer::Lowerer;
+use super::types::EnumInit;
 use super::values::*;
 use crate::front::ast::NodeId;
 use crate::front::ctype::CType;
@@ -822,16 +823,27 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The value of an enumerator declaration.
+    /// The value of an enumerator declaration: Clang's folded value, else its initializer
+    /// evaluated here (enum members of class template specializations are left unfolded).
     fn enumerator(&self, id: u64) -> Option<i64> {
         let d = self.ast.decls.get(&id)?;
-        let parent = d.parent?;
         let name = self.ast.str(d.name);
-        self.types
-            .enum_values(parent)
+        let known = self
+            .types
+            .enum_values(d.parent?)
             .into_iter()
             .find(|(n, _)| n == name)
-            .map(|x| x.1)
+            .map(|x| x.1);
+        known.or_else(|| self.enumerator_at(self.ast.decl_node(id)?, 0))
+    }
+
+    fn enumerator_at(&self, n: NodeId, depth: u32) -> Option<i64> {
+        match self.types.enumerator_init(n)? {
+            _ if depth > 64 => None,
+            EnumInit::Expr(e) => self.const_eval(e, depth + 1),
+            EnumInit::First => Some(0),
+            EnumInit::After(prev) => self.enumerator_at(prev, depth + 1).map(|v| v.wrapping_add(1)),
+        }
     }
 
     /// A variable declared outside the kernel: `__shared__`/`__device__`/`__constant__`

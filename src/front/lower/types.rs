@@ -691,26 +691,50 @@ impl<'a> Types<'a> {
         None
     }
 
-    /// The enumerators of an enum with their values.
+    /// The enumerators of an enum whose values Clang folded, with their values. An enumerator
+    /// whose initializer is an expression Clang left unfolded (an enum member of a class
+    /// template specialization), and the implicit ones after it, are left out: see
+    /// [`Types::enumerator_init`].
     pub fn enum_values(&self, e: u64) -> Vec<(String, i64)> {
         let Some(n) = self.ast.decl_node(e) else { return vec![] };
-        let mut next = 0i64;
+        let mut next = Some(0i64);
         let mut out = Vec::new();
         for c in self.ast.children_of_kind(n, "EnumConstantDecl") {
-            let explicit = self.ast.children(c).find_map(|x| self.const_value(x));
-            let v = explicit.unwrap_or(next);
-            out.push((self.ast.name(c).to_string(), v));
-            next = v.wrapping_add(1);
+            let v = match self.ast.children(c).find(|&x| !self.ast.kind(x).ends_with("Attr")) {
+                Some(init) => self.const_value(init),
+                None => next,
+            };
+            if let Some(v) = v {
+                out.push((self.ast.name(c).to_string(), v));
+            }
+            next = v.map(|v| v.wrapping_add(1));
         }
         out
+    }
+
+    /// An enumerator's initializer, or (implicit value) the enumerator before it.
+    pub fn enumerator_init(&self, n: NodeId) -> Option<EnumInit> {
+        if let Some(init) = self.ast.children(n).find(|&x| !self.ast.kind(x).ends_with("Attr")) {
+            return Some(EnumInit::Expr(init));
+        }
+        let parent = self.ast.node(n).parent?;
+        let siblings: Vec<NodeId> = self.ast.children_of_kind(parent, "EnumConstantDecl").collect();
+        let i = siblings.iter().position(|&s| s == n)?;
+        Some(match i {
+            0 => EnumInit::First,
+            i => EnumInit::After(siblings[i - 1]),
+        })
     }
 
     /// A constant Clang evaluated (`ConstantExpr` value), or an integer literal.
     pub fn const_value(&self, n: NodeId) -> Option<i64> {
         match self.ast.kind(n) {
-            "ConstantExpr" | "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" => {
-                self.ast.value(n).and_then(parse_int)
-            }
+            // Clang writes a boolean constant's value as a word.
+            "ConstantExpr" | "IntegerLiteral" | "CharacterLiteral" | "CXXBoolLiteralExpr" => match self.ast.value(n)? {
+                "true" => Some(1),
+                "false" => Some(0),
+                v => parse_int(v),
+            },
             "ImplicitCastExpr" | "ParenExpr" => self.ast.children(n).next().and_then(|c| self.const_value(c)),
             _ => None,
         }
@@ -1055,6 +1079,16 @@ fn tokenize(s: &str) -> Option<Vec<Tok>> {
         out.push(Tok::Punct(p));
     }
     Some(out)
+}
+
+/// Where an enumerator's value comes from.
+pub enum EnumInit {
+    /// Its initializer expression.
+    Expr(NodeId),
+    /// The first enumerator, without one: 0.
+    First,
+    /// One more than this enumerator's.
+    After(NodeId),
 }
 
 /// Parses a type as Clang prints it.
