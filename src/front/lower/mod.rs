@@ -9,6 +9,7 @@
 //! expressions plus the memory operations they perform, collected into the current source
 //! statement's `Basic` statement.
 
+mod annotations;
 mod asm;
 mod call;
 mod convert;
