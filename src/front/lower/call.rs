@@ -119,6 +119,9 @@ impl<'a> Lowerer<'a> {
             return Ok(Value::L(lv));
         }
         if self.ast.decl_is_system(def) {
+            if let Some(v) = self.vector_make(&c, n, span) {
+                return v;
+            }
             return self.library_call(&c, n, span);
         }
         match self.ast.decl_node(def) {

@@ -18,6 +18,7 @@ pub mod helpers;
 pub mod kernels;
 pub(crate) mod library;
 mod lowerer;
+mod make;
 pub mod source;
 mod stmt;
 pub mod types;
