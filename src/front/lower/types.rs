@@ -55,6 +55,9 @@ pub struct Types<'a> {
     layouts: RefCell<HashMap<u64, Result<Rc<Layout>, String>>>,
     /// Closure types of lambdas (`(lambda at f.cu:3:7)`) seen by the lowering.
     lambdas: RefCell<HashMap<String, u64>>,
+    /// Anonymous structs and unions, by the location Clang prints them with
+    /// (`S::(unnamed struct at f.cu:5:3)` is keyed `f.cu:5:3`).
+    anonymous: HashMap<String, u64>,
 }
 
 fn is_type_decl(kind: &str) -> bool {
@@ -125,6 +128,7 @@ impl<'a> Types<'a> {
             context: RefCell::default(),
             layouts: RefCell::default(),
             lambdas: RefCell::default(),
+            anonymous: anonymous_records(ast),
         }
     }
 
@@ -203,6 +207,9 @@ impl<'a> Types<'a> {
                 if let Some(&r) = self.lambdas.borrow().get(s) {
                     return CType::Record(r);
                 }
+                if let Some(&r) = anonymous_at(s).and_then(|at| self.anonymous.get(at)) {
+                    return CType::Record(r);
+                }
                 // Anonymous enums (`enum { kRows = 16 };`) print by location.
                 if s.starts_with("(unnamed enum") || s.starts_with("(anonymous enum") {
                     return CType::INT;
@@ -216,6 +223,14 @@ impl<'a> Types<'a> {
             {
                 // An anonymous enum member of a class (`Tile<16>::(unnamed enum at ...)`).
                 CType::INT
+            }
+            TyExpr::Named(segs) if segs.last().and_then(|l| anonymous_at(&l.name)).is_some() => {
+                // An anonymous struct or union of a field, known once its record's layout is.
+                let at = segs.last().and_then(|l| anonymous_at(&l.name)).unwrap_or_default();
+                match self.anonymous.get(at) {
+                    Some(&r) => CType::Record(r),
+                    None => CType::Other(segs_text(segs)),
+                }
             }
             TyExpr::Named(segs)
                 if segs.len() == 1 && segs[0].args.is_none() && self.resolve_path(segs, scope).is_none() =>
@@ -766,6 +781,44 @@ pub struct Seg {
     pub name: String,
     /// Template arguments as printed, when present.
     pub args: Option<Vec<String>>,
+}
+
+/// The anonymous structs and unions of the user's code, keyed by the location their
+/// declarations' types print (`struct { ... } v;`, fields, globals: the declaration of an
+/// anonymous record's type follows the record).
+fn anonymous_records(ast: &Ast) -> HashMap<String, u64> {
+    let mut out = HashMap::new();
+    let lists = ast
+        .nodes
+        .iter()
+        .map(|n| n.inner.iter().flatten().copied().collect::<Vec<NodeId>>());
+    for kids in lists.chain(std::iter::once(ast.roots.clone())) {
+        for w in kids.windows(2) {
+            let (r, d) = (ast.node(w[0]), ast.node(w[1]));
+            let record = matches!(ast.str(r.kind), "CXXRecordDecl" | "RecordDecl") && ast.name(w[0]).is_empty();
+            let at = d.ty.and_then(|t| anonymous_at(ast.type_str(t)));
+            if let (true, Some(at)) = (record, at) {
+                out.insert(at.to_string(), r.id);
+            }
+        }
+    }
+    out
+}
+
+/// The location part of an anonymous struct's or union's printed name:
+/// `(unnamed struct at f.cu:5:3)` and `S::(anonymous union at f.cu:5:3)` give `f.cu:5:3`.
+fn anonymous_at(text: &str) -> Option<&str> {
+    let i = ["(unnamed ", "(anonymous "].iter().filter_map(|p| text.find(p)).min()?;
+    let rest = &text[i..];
+    if rest.starts_with("(unnamed enum")
+        || rest.starts_with("(anonymous enum")
+        || rest.starts_with("(anonymous namespace")
+    {
+        return None;
+    }
+    let at = rest.find(" at ")? + 4;
+    let end = rest[at..].find(')')? + at;
+    Some(&rest[at..end])
 }
 
 fn segs_text(segs: &[Seg]) -> String {
