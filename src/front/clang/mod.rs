@@ -141,7 +141,6 @@ pub fn command(
 /// headers, the C/C++ library, a CUDA toolkit and `-isystem` directories.
 pub struct SystemDirs {
     prefixes: Vec<PathBuf>,
-    keep: Vec<PathBuf>,
 }
 
 impl SystemDirs {
@@ -151,11 +150,8 @@ impl SystemDirs {
             .iter()
             .map(PathBuf::from)
             .collect();
-        let mut keep = Vec::new();
         if let Ok(d) = shim::dir() {
             prefixes.push(d.to_path_buf());
-            keep.push(d.to_path_buf());
-            keep.extend(d.canonicalize().ok());
         }
         prefixes.extend(select::resource_dir(&env.clang));
         if let Some(tk) = &env.toolkit {
@@ -169,16 +165,7 @@ impl SystemDirs {
         prefixes.extend(opts.system_dirs.iter().cloned());
         let canon: Vec<PathBuf> = prefixes.iter().filter_map(|p| p.canonicalize().ok()).collect();
         prefixes.extend(canon);
-        SystemDirs { prefixes, keep }
-    }
-
-    /// (system header, declarations kept whole) for a file Clang named: the shim is both.
-    pub fn classify(&self, name: &str) -> (bool, bool) {
-        let system = self.is_system(name);
-        (
-            system,
-            system && self.keep.iter().any(|d| Path::new(name).starts_with(d)),
-        )
+        SystemDirs { prefixes }
     }
 
     /// Whether a file Clang named is a system header.
@@ -279,7 +266,7 @@ fn run(
         let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
-    let classify = |n: &str| system.classify(n);
+    let classify = |n: &str| system.is_system(n);
     let ast = ast::read::read(stdout, &classify);
     let _ = writer.join();
     let err_text = err_reader.join().unwrap_or_default();
