@@ -82,6 +82,12 @@ fn table() -> Vec<Case> {
             (4, "recursive call of `f`"),
         ),
         case(
+            "memcpy_len.cu",
+            "//--blockDim=32\n__global__ void k(int *o, const int *i, int n) {\n  size_t len = 4;\n  len *= n;\n  memcpy(o + threadIdx.x, i, len);\n}\n",
+            (4, "memcpy_len.cu:5:3: unsupported: memcpy with a length that is not a constant"),
+            (4, "memcpy with a length that is not a constant"),
+        ),
+        case(
             "bounds.cu",
             "//--blockDim=512\n__global__ void __launch_bounds__(256) k(int *o) { o[threadIdx.x] = 1; }\n",
             (2, "bounds.cu:2:17: error: blockDim has 512 threads but __launch_bounds__ allows at most 256"),

@@ -464,9 +464,14 @@ impl<'a> Lowerer<'a> {
         } else {
             Some(self.pointer(second)?)
         };
+        // A constant length, or a local initialized with one and never modified.
         let n = self
             .const_eval(len, 0)
-            .ok_or_else(|| FrontError::unsupported(span, format!("{name} with a length that is not a constant")))?;
+            .or_else(|| self.unmodified_local(len))
+            .ok_or_else(|| {
+                FrontError::unsupported(span, format!("{name} with a length that is not a constant"))
+                    .with_help("autosync models a block copy or fill whose length is a constant")
+            })?;
         if n <= 0 {
             return Ok(Value::R(RV::Void));
         }
