@@ -59,8 +59,10 @@ def translate_flags(flags):
     for tok in flags.split():
         name, _, val = tok.partition("=")
         if name in ("--blockDim", "--gridDim"):
-            dim = val if val.startswith("[") or "," not in val else f"[{val}]"
-            args += ["--block-dim" if name == "--blockDim" else "--grid-dim", dim]
+            # autosync reads the launch from the file's header line itself, as a user running it
+            # on the file gets it (a verifier's header may give more than 1024 threads, which
+            # autosync checks as given; the same block from --block-dim is a launch error).
+            pass
         elif name == "--warp-sync":
             args += ["--warp-sync", val or "32"]
         elif tok.startswith("-D") and len(tok) > 2:

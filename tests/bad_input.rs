@@ -82,10 +82,10 @@ fn table() -> Vec<Case> {
             (4, "recursive call of `f`"),
         ),
         case(
-            "big_block.cu",
-            "//--blockDim=2048\n__global__ void k(int *o) { o[threadIdx.x] = 1; }\n",
-            (2, "big_block.cu:2:1: error: blockDim has 2048 threads; CUDA allows at most 1024"),
-            (2, "at most 1024"),
+            "memcpy_len.cu",
+            "//--blockDim=32\n__global__ void k(int *o, const int *i, int n) {\n  size_t len = 4;\n  len *= n;\n  memcpy(o + threadIdx.x, i, len);\n}\n",
+            (4, "memcpy_len.cu:5:3: unsupported: memcpy with a length that is not a constant"),
+            (4, "memcpy with a length that is not a constant"),
         ),
         case(
             "bounds.cu",
@@ -161,6 +161,59 @@ fn bad_inputs_fail_cleanly_with_a_located_message_and_leave_the_file_alone() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
+}
+
+/// A block of more than 1024 threads is a launch CUDA refuses when autosync's own inputs give
+/// it (the command line, autosync.yaml, `__launch_bounds__`); a GPUVerify header line is a
+/// verifier's setting, checked as given with a note.
+#[test]
+fn a_block_over_1024_threads_is_an_error_except_on_a_verifier_header_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big_block.cu");
+    let text = "//--blockDim=2048 --gridDim=1\n__global__ void k(int *o) { o[threadIdx.x] = 1; }\n";
+    std::fs::write(&path, text).unwrap();
+    let (code, err) = run(&["check", "-v"], &path);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("big_block.cu:1:1: note: blockDim from the header line has 2048 threads, more than the 1024 CUDA launches per block: kernel `k` is checked for the block as given"),
+        "{err}"
+    );
+    // Every thread of the 2048 writes its own element; two writing one element race.
+    let racy = dir.path().join("big_racy.cu");
+    std::fs::write(
+        &racy,
+        "//--blockDim=2048 --gridDim=1\n__global__ void k(int *o) { o[threadIdx.x % 1500] = threadIdx.x; }\n",
+    )
+    .unwrap();
+    let (code, err) = run(&["check"], &racy);
+    assert_eq!(code, 1, "{err}");
+    for (args, want) in [
+        (
+            &["check", "--block-dim", "2048"][..],
+            "big_block.cu:2:1: error: blockDim has 2048 threads; CUDA allows at most 1024",
+        ),
+        (
+            &["check", "--block-dim", "[64,64]"][..],
+            "blockDim has 4096 threads; CUDA allows at most 1024",
+        ),
+    ] {
+        let (code, err) = run(args, &path);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let bounds = dir.path().join("bounds.cu");
+    std::fs::write(
+        &bounds,
+        "//--blockDim=2048\n__global__ void __launch_bounds__(256) k(int *o) { o[threadIdx.x] = 1; }\n",
+    )
+    .unwrap();
+    let (code, err) = run(&["check"], &bounds);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("blockDim has 2048 threads; CUDA allows at most 1024"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 
 #[test]

@@ -280,14 +280,20 @@ fn is_inserted(s: &Stmt) -> bool {
 fn is_prologue(s: &Stmt, block: Span) -> bool {
     !s.emit_after
         && s.span == block
-        && matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().all(|o| matches!(o, Op::Assign(..))))
+        && match &s.kind {
+            StmtKind::Basic(ops) => ops.iter().all(|o| matches!(o, Op::Assign(..))),
+            // File-scope assumptions (GPUVerify axioms) hold from the kernel's entry.
+            StmtKind::Assume(_) => true,
+            _ => false,
+        }
 }
 
 fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
     if pos == Position::BlockStart(b.label) {
         // After any barriers already inserted at the start, to keep insertion order stable, and
-        // after the block's own prologue (the kernel's parameter bindings, which the text has
-        // nowhere else to put: a barrier at the start of the body reads back after them).
+        // after the block's own prologue (the kernel's parameter bindings and file-scope
+        // assumptions, which the text has nowhere else to put: a barrier at the start of the
+        // body reads back after them).
         let span = b.span;
         let at = b
             .stmts

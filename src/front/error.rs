@@ -54,6 +54,13 @@ impl FrontError {
             help: Some(help.into()),
         }
     }
+    /// Names the main file where Clang's spellings call it `<stdin>` (autosync feeds it to
+    /// Clang on standard input; anonymous types print as `(unnamed struct at <stdin>:5:3)`).
+    pub fn naming_main_file(mut self, path: &std::path::Path) -> Self {
+        self.message = name_main_file(&self.message, path);
+        self.help = self.help.map(|h| name_main_file(&h, path));
+        self
+    }
     /// Adds a hint.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
@@ -63,3 +70,28 @@ impl FrontError {
 
 /// Result alias for the front end.
 pub type FResult<T> = Result<T, FrontError>;
+
+/// `text` with Clang's `<stdin>:` locations naming `path` instead.
+pub fn name_main_file(text: &str, path: &std::path::Path) -> String {
+    text.replace("<stdin>:", &format!("{}:", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clang_stdin_locations_name_the_main_file() {
+        let e = FrontError::unsupported(
+            Span::DUMMY,
+            "the size of `S::(unnamed struct at <stdin>:5:3)` is unknown",
+        )
+        .with_help("see <stdin>:5:3");
+        let e = e.naming_main_file(std::path::Path::new("src/k.cu"));
+        assert_eq!(
+            e.message,
+            "the size of `S::(unnamed struct at src/k.cu:5:3)` is unknown"
+        );
+        assert_eq!(e.help.as_deref(), Some("see src/k.cu:5:3"));
+    }
+}

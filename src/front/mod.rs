@@ -202,9 +202,9 @@ pub fn lower_parsed(
         .collect();
     for d in &chosen {
         let lw = lower::Lowerer::new(ast, &types, &src, &lopts, d.scope.clone());
-        let (mut k, knotes) = lw.kernel(d)?;
-        notes.extend(knotes);
-        k.launch = resolve_launch(&src, ast, d, header, opts, &k)?;
+        let (mut k, knotes) = lw.kernel(d).map_err(|e| e.naming_main_file(path))?;
+        notes.extend(knotes.into_iter().map(|(s, n)| (s, error::name_main_file(&n, path))));
+        k.launch = resolve_launch(&src, ast, d, header, opts, &k, &mut notes)?;
         kernels.push((k, d.node));
     }
     let (files, texts) = src.files();
@@ -381,7 +381,10 @@ fn host_function_ranges(ast: &ast::Ast, src: &SourceMap) -> Vec<(u32, u32)> {
     out
 }
 
-/// Launch configuration: CLI > config file > header > `__launch_bounds__`.
+/// Launch configuration: CLI > config file > header > `__launch_bounds__`. A block of more
+/// than 1024 threads is an error when the command line, the config file or `__launch_bounds__`
+/// gives it (a launch CUDA refuses); a GPUVerify header line is a verifier's setting, so a
+/// larger block there is checked as given, with a note.
 fn resolve_launch(
     src: &SourceMap,
     ast: &ast::Ast,
@@ -389,6 +392,7 @@ fn resolve_launch(
     header: &launch::Header,
     opts: &FrontOptions,
     k: &Kernel,
+    notes: &mut Vec<(Span, String)>,
 ) -> FResult<LaunchConfig> {
     let bounds = d.launch_bounds.map(|(v, attr)| {
         let s = src.node_span(attr);
@@ -404,9 +408,22 @@ fn resolve_launch(
         .or(file_block)
         .or(header.block_dim)
         .or(bounds.map(|(v, _)| [v as u32, 1, 1]));
+    let from_header = opts.block_dim.is_none() && file_block.is_none() && header.block_dim.is_some();
     let threads = block_dim.map(|d| d.iter().map(|&x| x as u64).product::<u64>());
     if let Some(t) = threads {
-        if t > 1024 {
+        if t > 1024 && from_header && bounds.is_none() {
+            let at = header
+                .offset
+                .map_or(Span::DUMMY, |o| Span::new(FileId(0), o as u32, o as u32));
+            notes.push((
+                at,
+                format!(
+                    "blockDim from the header line has {t} threads, more than the 1024 CUDA launches per block: \
+                     kernel `{}` is checked for the block as given",
+                    k.name
+                ),
+            ));
+        } else if t > 1024 {
             return Err(FrontError::input(
                 k.span,
                 format!("blockDim has {t} threads; CUDA allows at most 1024 per block"),

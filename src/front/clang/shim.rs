@@ -245,32 +245,85 @@ const TEXTURE: &[&str] = &[
     "texCubemap",
 ];
 
+/// GPUVerify's annotation vocabulary: the names `autosync_annotations.h` declares (a test keeps
+/// the two in step).
 const ANNOTATIONS: &[&str] = &[
     "__requires",
+    "__global_requires",
     "__assume",
+    "bugle_assume",
     "__axiom",
-    "__assert",
-    "__global_assert",
-    "__invariant",
-    "__global_invariant",
     "__ensures",
     "__global_ensures",
-    "__global_requires",
+    "__assert",
+    "__global_assert",
+    "__candidate_assert",
+    "__candidate_global_assert",
+    "__unsafe_assert",
+    "__unsafe_global_assert",
+    "__unsafe_candidate_assert",
+    "__unsafe_candidate_global_assert",
+    "__invariant",
+    "__global_invariant",
     "__candidate_invariant",
+    "__candidate_global_invariant",
     "__function_wide_invariant",
-    "__implies",
-    "__enabled",
-    "__same_group",
-    "__other_bool",
-    "__other_int",
-    "__read",
-    "__write",
-    "__no_read",
-    "__no_write",
-    "__read_offset",
-    "__write_offset",
+    "__function_wide_candidate_invariant",
+    "__barrier_invariant",
+    "__binary_barrier_invariant",
     "__non_temporal_loads_begin",
     "__non_temporal_loads_end",
+    "__implies",
+    "__enabled",
+    "__dominator_enabled",
+    "__return_val_int",
+    "__return_val_bool",
+    "__return_val_ptr",
+    "__return_val_funptr",
+    "__old_int",
+    "__old_bool",
+    "ptr_base_t",
+    "__read",
+    "__write",
+    "__read_offset_bytes",
+    "__write_offset_bytes",
+    "__read_offset",
+    "__write_offset",
+    "__ptr_base",
+    "__ptr_offset_bytes",
+    "__ptr_offset",
+    "__reads_from",
+    "__writes_to",
+    "__requires_fresh_array",
+    "__no_read",
+    "__no_write",
+    "__read_implies",
+    "__write_implies",
+    "__atomic_has_taken_value",
+    "__array_snapshot",
+    "__other_int",
+    "__other_bool",
+    "__other_ptr_base",
+    "__uniform_int",
+    "__uniform_bool",
+    "__uniform_ptr_base",
+    "__distinct_int",
+    "__distinct_bool",
+    "__distinct_ptr_base",
+    "__exclusive",
+    "__same_group",
+    "__is_pow2",
+    "__mod_pow2",
+    "__ite",
+    "__add",
+    "__add_noovfl_char",
+    "__add_noovfl_short",
+    "__add_noovfl_int",
+    "__add_noovfl_long",
+    "__add_noovfl_unsigned_char",
+    "__add_noovfl_unsigned_short",
+    "__add_noovfl_unsigned_int",
+    "__add_noovfl_unsigned_long",
 ];
 
 /// The user files a translation unit includes, found by following `#include` lines from the
@@ -307,4 +360,51 @@ pub fn user_includes(main_text: &str, dirs: &[&Path], is_system: &dyn Fn(&Path) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name the annotations header declares or defines selects the header's family, so
+    /// that a lean read of a file using it still declares it.
+    #[test]
+    fn annotation_family_lists_every_name_of_the_header() {
+        let text = include_str!("shim/autosync_annotations.h");
+        let internal = |n: &str| {
+            n.starts_with("__AS_")
+                || n.ends_with("__")
+                || !(n.starts_with("__") || n == "bugle_assume" || n == "ptr_base_t")
+        };
+        let mut missing = Vec::new();
+        for line in text.lines() {
+            let t = line.trim_start();
+            let declared: Vec<&str> = if let Some(m) = t.strip_prefix("#define ") {
+                identifiers(m).take(1).collect()
+            } else if t.starts_with("__device__") || t.starts_with("template") || t.starts_with("typedef") {
+                // The declared name is the identifier before the parameter list.
+                t.split('(')
+                    .next()
+                    .map(|h| identifiers(h).last().into_iter().collect())
+                    .unwrap_or_default()
+            } else if t.starts_with("__AS_ANNOT(") || t.starts_with("__AS_NOOVFL(") {
+                identifiers(t).filter(|n| !n.starts_with("__AS_")).collect()
+            } else {
+                Vec::new()
+            };
+            for n in declared {
+                let n = if t.starts_with("__AS_NOOVFL(") {
+                    format!("__add_noovfl_{n}")
+                } else {
+                    n.to_string()
+                };
+                if !internal(&n) && !ANNOTATIONS.contains(&n.as_str()) {
+                    missing.push(n);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "not in ANNOTATIONS: {missing:?}");
+        assert_eq!(families(["__uniform_int(x)"]), vec!["ANNOT"]);
+        assert_eq!(families(["__axiom(blockIdx.x == 0);"]), vec!["ANNOT"]);
+    }
 }

@@ -145,7 +145,10 @@ impl<'a> Lowerer<'a> {
                     "define `{name}` in the file or an included header, or declare it known-pure with --assume-pure {name}"
                 )))
             }
-            _ => self.library_call(&c, n, span),
+            _ => match self.vector_make(&c, n, span) {
+                Some(v) => v,
+                None => self.library_call(&c, n, span),
+            },
         }
     }
 

@@ -951,6 +951,37 @@ impl<'a> Lowerer<'a> {
         self.array_for(name, space, t, span)
     }
 
+    /// The value of a local variable initialized with a constant and never modified (every
+    /// use of it a read: no assignment, increment, `&` or reference binding), such as
+    /// `size_t len = 4;` passed to `memcpy`; `None` otherwise.
+    pub(crate) fn unmodified_local(&self, n: NodeId) -> Option<i64> {
+        let ast = self.ast;
+        let mut e = n;
+        while matches!(ast.kind(e), "ParenExpr" | "ImplicitCastExpr") {
+            e = *self.expr_children(e).first()?;
+        }
+        let r = ast.node(e).attrs.referenced.filter(|r| ast.str(r.kind) == "VarDecl")?;
+        if !matches!(self.env.get(&r.id), Some(Binding::Var(..))) {
+            return None;
+        }
+        let only_read = ast.nodes.iter().all(|u| {
+            ast.str(u.kind) != "DeclRefExpr"
+                || u.attrs.referenced.is_none_or(|x| x.id != r.id)
+                || u.parent.is_some_and(|p| {
+                    let p = ast.node(p);
+                    ast.str(p.kind) == "ImplicitCastExpr"
+                        && p.attrs.cast_kind.is_some_and(|k| ast.str(k) == "LValueToRValue")
+                })
+        });
+        let d = ast.decl_node(r.id)?;
+        let init = ast.children(d).find(|&c| !ast.kind(c).ends_with("Attr"))?;
+        let t = self.type_of(d);
+        (only_read && t.is_integral())
+            .then(|| self.const_eval(init, 0))
+            .flatten()
+            .map(|v| fold_cast(v, &t))
+    }
+
     /// Evaluates an integral constant expression (array sizes, constants, case labels).
     pub(crate) fn const_eval(&self, n: NodeId, depth: u32) -> Option<i64> {
         if depth > 64 {

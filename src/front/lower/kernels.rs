@@ -206,6 +206,8 @@ impl<'a> Lowerer<'a> {
         }
         self.stmt_span = self.src.node_span(body);
         self.flush(false);
+        // The file's `__axiom`s hold for every thread from the start.
+        self.file_axioms()?;
         self.cur_writable = true;
         self.compound(body)?;
         self.flush(true);

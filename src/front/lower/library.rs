@@ -1,6 +1,7 @@
 //! The CUDA device library, modelled by qualified name: barriers, atomics, warp functions,
-//! cooperative groups, annotations, and the functions known to be pure. A call into a system
-//! header that is none of these makes the kernel inconclusive: nothing is assumed harmless.
+//! cooperative groups, and the functions known to be pure (GPUVerify's annotations are
+//! `annotations.rs`). A call into a system header that is none of these makes the kernel
+//! inconclusive: nothing is assumed harmless.
 
 use super::call::Callee;
 use super::convert::*;
@@ -60,6 +61,9 @@ impl<'a> Lowerer<'a> {
         let rt = self.type_of(n);
         // Members of the C++ library's std namespace behave like their global forms.
         let base = qual.strip_prefix("std::").unwrap_or(&qual);
+        if let Some(v) = self.annotation_call(base, &args, &rt, span) {
+            return v;
+        }
         if let Some(g) = qual.strip_prefix("cooperative_groups::") {
             return self.coop_groups(g, c, n, span);
         }
@@ -119,52 +123,6 @@ impl<'a> Lowerer<'a> {
                 ));
                 return Ok(Value::R(RV::Void));
             }
-            "__requires" | "__assume" | "__axiom" | "__builtin_assume" | "assume" => {
-                let a = *args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, format!("{base} needs a condition")))?;
-                let cond = self.cond(a)?;
-                self.flush(false);
-                self.push_synthetic(StmtKind::Assume(cond));
-                return Ok(Value::R(RV::Void));
-            }
-            "__implies" => {
-                let [a, b] = args[..] else {
-                    return Err(FrontError::input(span, "__implies takes two conditions"));
-                };
-                let a = self.cond(a)?;
-                let b = self.cond(b)?;
-                let not_a = Expr::Un(UnOp::Not, ScalarTy::Bool, Box::new(a));
-                return Ok(Value::R(RV::Scalar(
-                    Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(not_a), Box::new(b)),
-                    CType::Bool,
-                )));
-            }
-            "__assert"
-            | "__global_assert"
-            | "__invariant"
-            | "__global_invariant"
-            | "__ensures"
-            | "__global_ensures"
-            | "__global_requires"
-            | "__candidate_invariant"
-            | "__function_wide_invariant" => {
-                for a in &args {
-                    self.scalar(*a)?;
-                }
-                self.notes
-                    .push((span, format!("GPUVerify annotation `{base}` is not checked")));
-                return Ok(Value::R(RV::Void));
-            }
-            "__other_int" | "__other_bool" | "__enabled" | "__same_group" | "__read" | "__write" | "__no_read"
-            | "__no_write" | "__read_offset" | "__write_offset" => {
-                // Only meaningful inside annotations; to autosync an unknown value.
-                for a in &args {
-                    self.rvalue(*a)?;
-                }
-                return Ok(Value::R(RV::Scalar(Expr::Opaque(rt.scalar(), vec![]), rt)));
-            }
-            "__non_temporal_loads_begin" | "__non_temporal_loads_end" => return Ok(Value::R(RV::Void)),
             "__builtin_expect" | "__builtin_expect_with_probability" => {
                 let a = *args
                     .first()
@@ -506,9 +464,14 @@ impl<'a> Lowerer<'a> {
         } else {
             Some(self.pointer(second)?)
         };
+        // A constant length, or a local initialized with one and never modified.
         let n = self
             .const_eval(len, 0)
-            .ok_or_else(|| FrontError::unsupported(span, format!("{name} with a length that is not a constant")))?;
+            .or_else(|| self.unmodified_local(len))
+            .ok_or_else(|| {
+                FrontError::unsupported(span, format!("{name} with a length that is not a constant"))
+                    .with_help("autosync models a block copy or fill whose length is a constant")
+            })?;
         if n <= 0 {
             return Ok(Value::R(RV::Void));
         }

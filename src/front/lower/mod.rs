@@ -9,6 +9,7 @@
 //! expressions plus the memory operations they perform, collected into the current source
 //! statement's `Basic` statement.
 
+mod annotations;
 mod asm;
 mod call;
 mod convert;
@@ -17,6 +18,7 @@ pub mod helpers;
 pub mod kernels;
 pub(crate) mod library;
 mod lowerer;
+mod make;
 pub mod source;
 mod stmt;
 pub mod types;

@@ -44,7 +44,11 @@ impl<'a> Lowerer<'a> {
                 self.stmt_span = span;
                 let before = self.blocks.last().map_or(0, Vec::len);
                 for d in ast.children(n).collect::<Vec<_>>() {
-                    self.local_decl(d)?;
+                    if ast.name(d).starts_with(super::annotations::AXIOM_PREFIX) {
+                        self.axiom_decl(d)?;
+                    } else {
+                        self.local_decl(d)?;
+                    }
                 }
                 let w = self.writable(n, next);
                 self.flush(w);

@@ -42,28 +42,30 @@
 #define __AS_HD__ static __host__ __device__ __inline__ __attribute__((always_inline))
 
 typedef __SIZE_TYPE__ size_t;
+// What the C library headers nvcc's prelude includes give device code: NULL, and the short
+// unsigned names of <sys/types.h>.
+#include <stddef.h>
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned long ulong;
 
-// ---- vector types --------------------------------------------------------------------------
-// One class template, so that Clang instantiates (and dumps) only the vector types a file uses.
-// 2- and 4-element vectors are aligned to their size (at most 16 bytes), as in CUDA.
-template <typename T, int N> struct __as_vec;
-template <typename T> struct __as_vec<T, 1> { T x; };
-template <typename T> struct alignas(2 * sizeof(T) > 16 ? 16 : 2 * sizeof(T)) __as_vec<T, 2> { T x, y; };
-template <typename T> struct __as_vec<T, 3> { T x, y, z; };
-template <typename T> struct alignas(4 * sizeof(T) > 16 ? 16 : 4 * sizeof(T)) __as_vec<T, 4> { T x, y, z, w; };
+// ---- vector types ------------------------------------------------------------------------------
+// Plain structs with vector_types.h's layouts: 2- and 4-component vectors are aligned to their
+// size (at most 16 bytes), 1- and 3-component ones to their component.
+#define __AS_VEC_ALIGN(B, N) (N * sizeof(B) > 16 ? 16 : N * sizeof(B))
 #define __AS_VECS(T, B)                                                                         \
-  typedef __as_vec<B, 1> T##1; typedef __as_vec<B, 2> T##2; typedef __as_vec<B, 3> T##3;     \
-  typedef __as_vec<B, 4> T##4;
+  struct T##1 { B x; };                                                                        \
+  struct __align__(__AS_VEC_ALIGN(B, 2)) T##2 { B x, y; };                                     \
+  struct T##3 { B x, y, z; };                                                                  \
+  struct __align__(__AS_VEC_ALIGN(B, 4)) T##4 { B x, y, z, w; };                               \
+  typedef struct T##1 T##1; typedef struct T##2 T##2; typedef struct T##3 T##3;                \
+  typedef struct T##4 T##4;
 __AS_VECS(char, signed char)
 __AS_VECS(uchar, unsigned char)
 __AS_VECS(short, short)
 __AS_VECS(ushort, unsigned short)
 __AS_VECS(int, int)
-// uint3 is a struct of its own: Clang's builtin-variable header declares `struct uint3`.
-struct uint3 { unsigned int x, y, z; };
-typedef __as_vec<unsigned int, 1> uint1;
-typedef __as_vec<unsigned int, 2> uint2;
-typedef __as_vec<unsigned int, 4> uint4;
+__AS_VECS(uint, unsigned int)
 __AS_VECS(long, long)
 __AS_VECS(ulong, unsigned long)
 __AS_VECS(longlong, long long)
@@ -71,6 +73,7 @@ __AS_VECS(ulonglong, unsigned long long)
 __AS_VECS(float, float)
 __AS_VECS(double, double)
 #undef __AS_VECS
+#undef __AS_VEC_ALIGN
 
 struct dim3 {
   unsigned int x, y, z;
@@ -82,31 +85,25 @@ struct dim3 {
 typedef struct dim3 dim3;
 
 #if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_MAKE)
+// vector_functions.h: one constructor per vector type, taking its component type.
 #define __AS_MAKE(T, B)                                                                        \
   __AS_HD__ T##1 make_##T##1(B x);                                                             \
   __AS_HD__ T##2 make_##T##2(B x, B y);                                                        \
   __AS_HD__ T##3 make_##T##3(B x, B y, B z);                                                   \
   __AS_HD__ T##4 make_##T##4(B x, B y, B z, B w);
+__AS_MAKE(char, signed char)
+__AS_MAKE(uchar, unsigned char)
+__AS_MAKE(short, short)
+__AS_MAKE(ushort, unsigned short)
 __AS_MAKE(int, int)
 __AS_MAKE(uint, unsigned int)
+__AS_MAKE(long, long)
+__AS_MAKE(ulong, unsigned long)
+__AS_MAKE(longlong, long long)
+__AS_MAKE(ulonglong, unsigned long long)
 __AS_MAKE(float, float)
+__AS_MAKE(double, double)
 #undef __AS_MAKE
-// The rarer vector constructors, as templates (instantiated only when used).
-#define __AS_MAKE_T(T, B)                                                                      \
-  template <typename X> __AS_HD__ T##1 make_##T##1(X x);                                       \
-  template <typename X> __AS_HD__ T##2 make_##T##2(X x, X y);                                  \
-  template <typename X> __AS_HD__ T##3 make_##T##3(X x, X y, X z);                             \
-  template <typename X> __AS_HD__ T##4 make_##T##4(X x, X y, X z, X w);
-__AS_MAKE_T(char, signed char)
-__AS_MAKE_T(uchar, unsigned char)
-__AS_MAKE_T(short, short)
-__AS_MAKE_T(ushort, unsigned short)
-__AS_MAKE_T(long, long)
-__AS_MAKE_T(ulong, unsigned long)
-__AS_MAKE_T(longlong, long long)
-__AS_MAKE_T(ulonglong, unsigned long long)
-__AS_MAKE_T(double, double)
-#undef __AS_MAKE_T
 
 #endif // MAKE
 
@@ -169,6 +166,9 @@ __device__ int __all_sync(unsigned int mask, int predicate);
 __device__ int __uni_sync(unsigned int mask, int predicate);
 __device__ int __any(int predicate);
 __device__ int __all(int predicate);
+// The pre-Volta votes' C++ spellings (device_atomic_functions.h).
+__device__ bool any(bool predicate);
+__device__ bool all(bool predicate);
 __device__ unsigned int __activemask(void);
 __device__ unsigned int __match_any_sync(unsigned int mask, int value);
 __device__ unsigned int __match_any_sync(unsigned int mask, unsigned int value);
@@ -219,7 +219,30 @@ __device__ float __uint_as_float(unsigned int);
 __device__ long long __double_as_longlong(double);
 __device__ double __longlong_as_double(long long);
 __device__ int __double2int_rn(double);
+__device__ int __double2int_rz(double);
+__device__ int __double2int_rd(double);
+__device__ int __double2int_ru(double);
+__device__ unsigned int __double2uint_rn(double);
+__device__ unsigned int __double2uint_rz(double);
+__device__ long long __double2ll_rn(double);
+__device__ long long __double2ll_rz(double);
+__device__ unsigned long long __double2ull_rn(double);
+__device__ unsigned long long __double2ull_rz(double);
 __device__ float __double2float_rn(double);
+__device__ float __double2float_rz(double);
+__device__ int __double2hiint(double);
+__device__ int __double2loint(double);
+__device__ double __hiloint2double(int, int);
+__device__ double __int2double_rn(int);
+__device__ double __uint2double_rn(unsigned int);
+__device__ double __ll2double_rn(long long);
+__device__ double __ull2double_rn(unsigned long long);
+__device__ long long __float2ll_rn(float);
+__device__ long long __float2ll_rz(float);
+__device__ unsigned long long __float2ull_rn(float);
+__device__ unsigned long long __float2ull_rz(float);
+__device__ float __ll2float_rn(long long);
+__device__ float __ull2float_rn(unsigned long long);
 __device__ long long clock64(void);
 __device__ int clock(void);
 __device__ unsigned long long __globaltimer(void);
@@ -257,7 +280,24 @@ __AS_DEV__ void sincospif(float, float *, float *);
 __AS_DEV__ float ldexpf(float, int);
 __AS_DEV__ double ldexp(double, int);
 __AS_DEV__ float frexpf(float, int *);
+__AS_DEV__ double frexp(double, int *);
+__AS_DEV__ float frexp(float, int *);
 __AS_DEV__ float modff(float, float *);
+__AS_DEV__ double modf(double, double *);
+__AS_DEV__ float modf(float, float *);
+__AS_DEV__ float ldexp(float, int);
+__AS_DEV__ float scalbnf(float, int);
+__AS_DEV__ double scalbn(double, int);
+__AS_DEV__ int ilogbf(float);
+__AS_DEV__ int ilogb(double);
+__AS_DEV__ long lroundf(float);
+__AS_DEV__ long lround(double);
+__AS_DEV__ long long llroundf(float);
+__AS_DEV__ long long llround(double);
+__AS_DEV__ long lrintf(float);
+__AS_DEV__ long lrint(double);
+__AS_DEV__ long long llrintf(float);
+__AS_DEV__ long long llrint(double);
 __AS_DEV__ int isnan(float);
 __AS_DEV__ int isnan(double);
 __AS_DEV__ int isinf(float);
