@@ -732,7 +732,7 @@ fn is_cutlass_barrier(qual: &str) -> bool {
 }
 
 /// The thread's linear index in its block.
-fn linear_tid() -> Expr {
+pub(crate) fn linear_tid() -> Expr {
     let b = |x: Builtin| Box::new(Expr::Builtin(x));
     let zy = Expr::Bin(
         BinOp::Add,

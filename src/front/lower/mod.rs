@@ -17,6 +17,7 @@ pub mod helpers;
 pub mod kernels;
 pub(crate) mod library;
 mod lowerer;
+mod ptx;
 pub mod source;
 mod stmt;
 pub mod types;
