@@ -182,7 +182,7 @@ pub(crate) fn barrier_kind(opcode: &str) -> Option<&str> {
 
 /// What a register named in the asm text holds, as far as autosync follows it.
 #[derive(Clone, Debug)]
-enum Reg {
+pub(crate) enum Reg {
     /// The address operand `%N` plus a byte offset (through `cvta`, `mov`, `cvt`, `add`).
     Addr(usize, i64),
     /// A value computed exactly, of the given type.
@@ -192,20 +192,20 @@ enum Reg {
 }
 
 /// The state of one asm statement's lowering.
-struct AsmCx {
+pub(crate) struct AsmCx {
     /// Operand expressions: outputs first, then inputs (`%0`, `%1`, ...).
-    operands: Vec<NodeId>,
+    pub operands: Vec<NodeId>,
     /// Number of output operands.
-    n_out: usize,
+    pub n_out: usize,
     /// Registers autosync follows (`%N` operands rewritten by the asm included).
-    regs: HashMap<String, Reg>,
+    pub regs: HashMap<String, Reg>,
     /// The statement's span.
-    span: Span,
+    pub span: Span,
 }
 
 /// The thread-dependent unknown an asm output holds when autosync does not compute it (an
 /// opaque value with no thread-dependent operand would read as the same in every thread).
-fn per_thread_unknown(t: ScalarTy) -> Expr {
+pub(crate) fn per_thread_unknown(t: ScalarTy) -> Expr {
     Expr::Opaque(t, vec![super::library::linear_tid()])
 }
 
@@ -271,7 +271,7 @@ fn ctype_of(t: ScalarTy) -> CType {
 }
 
 /// The operand number of `%N`.
-fn operand_index(o: &str) -> Option<usize> {
+pub(crate) fn operand_index(o: &str) -> Option<usize> {
     o.strip_prefix('%').and_then(|r| r.parse().ok())
 }
 
@@ -299,11 +299,24 @@ impl<'a> Lowerer<'a> {
             refuse(i, *c, span)?;
         }
         let branches = classes.contains(&Class::Branch);
+        let mut cx = AsmCx {
+            operands: operands.clone(),
+            n_out: asm.outputs.len(),
+            regs: HashMap::new(),
+            span,
+        };
         if branches {
-            let effect = instrs
-                .iter()
-                .zip(&classes)
-                .find(|(_, c)| matches!(c, Class::Barrier | Class::WarpSync | Class::Memory | Class::PathEnd));
+            // A wait loop around an mbarrier test, written in PTX: a wait.
+            if let Some(t) = Self::ptx_wait_loop(&instrs, &classes) {
+                self.asm_wait(&instrs[t], &mut cx)?;
+                return self.asm_outputs(&asm, &cx, false);
+            }
+            let effect = instrs.iter().zip(&classes).find(|(_, c)| {
+                matches!(
+                    c,
+                    Class::Barrier | Class::WarpSync | Class::Memory | Class::PathEnd | Class::Async
+                )
+            });
             if let Some((i, _)) = effect {
                 return Err(FrontError::unsupported(
                     span,
@@ -312,12 +325,6 @@ impl<'a> Lowerer<'a> {
                 .with_help("write the branch in CUDA C++ around asm statements without branches"));
             }
         }
-        let mut cx = AsmCx {
-            operands: operands.clone(),
-            n_out: asm.outputs.len(),
-            regs: HashMap::new(),
-            span,
-        };
         let mut found_barrier = false;
         for (ins, class) in instrs.iter().zip(classes) {
             match class {
@@ -362,7 +369,8 @@ impl<'a> Lowerer<'a> {
                 // no value; a branch with no effect around it changes only registers.
                 Class::Order | Class::Prefetch | Class::Branch => {}
                 Class::Value => self.asm_value(ins, &mut cx, branches)?,
-                Class::Async | Class::Unmodelled | Class::Unknown => {}
+                Class::Async => self.asm_async(ins, &mut cx)?,
+                Class::Unmodelled | Class::Unknown => {}
             }
         }
         self.asm_outputs(&asm, &cx, found_barrier)
@@ -409,6 +417,46 @@ impl<'a> Lowerer<'a> {
                 self.rvalue(op)?;
             }
         }
+        Ok(())
+    }
+
+    /// A wait loop written in PTX around test `ins`: a wait on its phase.
+    fn asm_wait(&mut self, ins: &Instr, cx: &mut AsmCx) -> FResult<()> {
+        let span = cx.span;
+        let opcode = ins.opcode.as_str();
+        let op = |i: usize| -> FResult<String> {
+            ins.operands
+                .get(i)
+                .cloned()
+                .ok_or_else(|| FrontError::input(span, format!("`{}` has too few operands", ins.text)))
+        };
+        let (array, offset, bspan) = self.asm_place(&op(1)?, opcode, cx)?;
+        if self.arrays[array.0 as usize].space != Space::Shared {
+            return Err(FrontError::unsupported(
+                span,
+                format!("`{opcode}` on memory that is not shared"),
+            ));
+        }
+        let phase = if opcode.split('.').any(|s| s == "parity") {
+            MbarPhase::Parity(self.asm_operand(&op(2)?, cx)?)
+        } else {
+            let o = op(2)?;
+            let i = operand_index(&o).ok_or_else(|| {
+                FrontError::unsupported(span, format!("`{opcode}` with a state that is not an operand"))
+            })?;
+            let node = *cx
+                .operands
+                .get(i)
+                .ok_or_else(|| FrontError::input(span, format!("asm operand `{o}` does not exist")))?;
+            let (e, t) = self.scalar(node)?;
+            MbarPhase::Token(convert(e, &t, &CType::U64))
+        };
+        let b = MbarRef {
+            array,
+            offset,
+            span: bspan,
+        };
+        self.ops.push(Op::Mbarrier(b, MbarOp::Wait { phase }));
         Ok(())
     }
 
@@ -495,6 +543,24 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             },
             "setp" => self.asm_setp(&segs, &ins.operands, cx),
+            // `selp.type d, a, b, c`: c ? a : b.
+            "selp" => match (
+                segs.last().copied().and_then(int_type),
+                cx.regs.get(ins.operands.get(3).map(String::as_str).unwrap_or("")),
+            ) {
+                (Some(ty), Some(Reg::Pred(c))) => {
+                    let c = c.clone();
+                    let a = self.asm_follow(src, Some(ty), cx);
+                    let b = self.asm_follow(ins.operands.get(2).map(String::as_str).unwrap_or(""), Some(ty), cx);
+                    match (a, b) {
+                        (Some(Reg::Val(a, _)), Some(Reg::Val(b, _))) => {
+                            Some(Reg::Val(Expr::Select(Box::new(c), Box::new(a), Box::new(b)), ty))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
             "elect" => {
                 // `elect.sync d|p, membermask`: every lane of the mask waits for the others, and
                 // the lowest one is elected.
@@ -581,7 +647,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An immediate or a `%N` operand whose value is a constant.
-    fn asm_const(&mut self, o: &str, cx: &AsmCx) -> Option<i64> {
+    pub(crate) fn asm_const(&mut self, o: &str, cx: &AsmCx) -> Option<i64> {
         match operand_index(o) {
             Some(i) if i >= cx.n_out => self.const_eval(*cx.operands.get(i)?, 0),
             Some(_) => None,
@@ -627,12 +693,54 @@ impl<'a> Lowerer<'a> {
                 FrontError::unsupported(span, format!("inline asm `{opcode}` without an operand type"))
             })?;
         let size = vec * bits;
-        // The address operand: `[%N]`, `[%N+8]`, `[%N + -4]`, `[r]` for a register made from %N.
         let addr = ins
             .operands
             .iter()
-            .find_map(|o| o.strip_prefix('[').and_then(|o| o.strip_suffix(']')))
-            .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}` without an address")))?
+            .find(|o| o.starts_with('['))
+            .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}` without an address")))?;
+        let (array, off, access_span) = self.asm_place(addr, opcode, cx)?;
+        let actual = self.arrays[array.0 as usize].space;
+        if let Some(sp) = space {
+            if sp != actual {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "inline asm `{opcode}` addresses `{}`, which is not in {sp:?} memory",
+                        self.arrays[array.0 as usize].name
+                    ),
+                ));
+            }
+        }
+        let access = Access {
+            array,
+            kind,
+            offset: off,
+            size,
+            span: access_span,
+        };
+        // A store writes its value operand (a per-thread unknown unless it is one `%N` of an
+        // integer type or a constant): "every thread stores the same value" must not be assumed.
+        let stored = match ins.operands.last().map(String::as_str) {
+            Some(o) if kind == AccessKind::Write => self.asm_stored(o, size, cx)?,
+            _ => per_thread_unknown(ScalarTy::Opaque),
+        };
+        self.ops.push(match kind {
+            AccessKind::Read => Op::Read(None, access),
+            AccessKind::Write => Op::Write(access, stored),
+            AccessKind::Atomic => Op::Atomic(None, access, AtomicOp::Other),
+        });
+        Ok(())
+    }
+
+    /// The array element an address operand (`[%N]`, `[%N+8]`, `[%N + -4]`, `[r]` for a
+    /// register the asm made from `%N`) names: array, byte offset, span of the operand.
+    pub(crate) fn asm_place(&mut self, addr: &str, opcode: &str, cx: &AsmCx) -> FResult<(ArrayId, Expr, Span)> {
+        let span = cx.span;
+        let addr = addr
+            .trim()
+            .strip_prefix('[')
+            .and_then(|o| o.strip_suffix(']'))
+            .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}`: `{addr}` is not an address")))?
             .replace(char::is_whitespace, "");
         let (reg, imm) = match addr.find(['+', '-']) {
             Some(i) if i > 0 => {
@@ -663,37 +771,8 @@ impl<'a> Lowerer<'a> {
                 format!("inline asm `{opcode}` through {}", self.region_name(&p.region)),
             ));
         };
-        let actual = self.arrays[array.0 as usize].space;
-        if let Some(sp) = space {
-            if sp != actual {
-                return Err(FrontError::unsupported(
-                    span,
-                    format!(
-                        "inline asm `{opcode}` addresses `{}`, which is not in {sp:?} memory",
-                        self.arrays[array.0 as usize].name
-                    ),
-                ));
-            }
-        }
-        let access = Access {
-            array,
-            kind,
-            offset: add_offset(p.off, Expr::Const(imm, ScalarTy::U64), 1),
-            size,
-            span: self.span(node),
-        };
-        // A store writes its value operand (a per-thread unknown unless it is one `%N` of an
-        // integer type or a constant): "every thread stores the same value" must not be assumed.
-        let stored = match ins.operands.last().map(String::as_str) {
-            Some(o) if kind == AccessKind::Write => self.asm_stored(o, size, cx)?,
-            _ => per_thread_unknown(ScalarTy::Opaque),
-        };
-        self.ops.push(match kind {
-            AccessKind::Read => Op::Read(None, access),
-            AccessKind::Write => Op::Write(access, stored),
-            AccessKind::Atomic => Op::Atomic(None, access, AtomicOp::Other),
-        });
-        Ok(())
+        let off = add_offset(p.off, Expr::Const(imm, ScalarTy::U64), 1);
+        Ok((array, off, self.span(node)))
     }
 
     /// The pointer an asm address operand holds: a pointer, or an integer made from one
@@ -830,7 +909,7 @@ impl<'a> Lowerer<'a> {
 
     /// A barrier operand: `%N` (an operand expression), a register the asm computed, or a
     /// literal.
-    fn asm_operand(&mut self, o: &str, cx: &AsmCx) -> FResult<Expr> {
+    pub(crate) fn asm_operand(&mut self, o: &str, cx: &AsmCx) -> FResult<Expr> {
         let span = cx.span;
         if let Some(Reg::Val(e, t)) = cx.regs.get(o) {
             return Ok(convert(e.clone(), &ctype_of(*t), &CType::UINT));
@@ -855,10 +934,6 @@ impl<'a> Lowerer<'a> {
 /// Stops the kernel at an instruction autosync does not model.
 fn refuse(i: &Instr, class: Class, span: Span) -> FResult<()> {
     let (what, help) = match class {
-        Class::Async => (
-            "asynchronous copies, mbarriers and cluster operations are not modelled",
-            "autosync cannot check this kernel's synchronization yet",
-        ),
         Class::Unmodelled => (
             "it accesses memory in a way autosync does not model",
             "express the access in CUDA C++ or move it out of the checked kernel",

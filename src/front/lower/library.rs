@@ -210,6 +210,9 @@ impl<'a> Lowerer<'a> {
             }
             _ => {}
         }
+        if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
+            return self.nvvm_async(base, &args, &rt, span);
+        }
         if base.starts_with("atomic") && !base.contains("::") {
             return self.atomic(base, &args, span);
         }

@@ -10,6 +10,7 @@
 //! statement's `Basic` statement.
 
 mod asm;
+mod async_ops;
 mod call;
 mod convert;
 mod expr;

@@ -23,6 +23,8 @@ pub(crate) struct Instr {
     pub operands: Vec<String>,
     /// The instruction as written (for messages).
     pub text: String,
+    /// The labels in front of it.
+    pub labels: Vec<String>,
 }
 
 /// What an instruction is to autosync.
@@ -116,19 +118,31 @@ pub(crate) fn instructions(template: &str) -> Vec<Instr> {
     let mut out = Vec::new();
     for piece in text.split(';') {
         let mut s = piece.trim();
+        let mut labels = vec![];
         // Scope braces, labels (possibly several) in front of the instruction.
         loop {
             if let Some(r) = s.strip_prefix(['{', '}']) {
                 s = r.trim_start();
             } else if let Some(r) = peel_label(s) {
+                labels.push(s[..s.len() - r.len() - 1].trim().to_string());
                 s = r.trim_start();
             } else {
                 break;
             }
         }
         let s = s.trim_end_matches(['{', '}', ' ', '\t', '\n', '\r']).trim();
-        // Directives declare registers (`.reg .pred p`) and do nothing.
+        // Directives declare registers (`.reg .pred p`) and do nothing; labels with nothing
+        // after them mark the end.
         if s.is_empty() || s.starts_with('.') {
+            if !labels.is_empty() {
+                out.push(Instr {
+                    guard: None,
+                    opcode: String::new(),
+                    operands: vec![],
+                    text: String::new(),
+                    labels,
+                });
+            }
             continue;
         }
         let (guard, rest) = match s.strip_prefix('@') {
@@ -154,6 +168,7 @@ pub(crate) fn instructions(template: &str) -> Vec<Instr> {
             opcode: opcode.to_string(),
             operands: split_operands(ops),
             text: s.split_whitespace().collect::<Vec<_>>().join(" "),
+            labels,
         });
     }
     out
@@ -165,6 +180,8 @@ pub(crate) fn classify(opcode: &str) -> Class {
     let first = segs.next().unwrap_or("");
     let second = segs.next().unwrap_or("");
     match first {
+        // A label with no instruction after it.
+        "" => Class::Order,
         "bar" | "barrier" => match second {
             "warp" => Class::WarpSync,
             "cluster" => Class::Async,
@@ -182,6 +199,11 @@ pub(crate) fn classify(opcode: &str) -> Class {
         "bra" | "brx" | "call" | "ret" => Class::Branch,
         // `griddepcontrol` orders this grid against the grids it depends on, not threads of
         // one block.
+        // The fences that publish an mbarrier's initialization or order the async proxy are
+        // recorded with the async pipeline.
+        "fence" if second == "mbarrier_init" || (second == "proxy" && opcode.split('.').nth(2) == Some("async")) => {
+            Class::Async
+        }
         "membar" | "fence" | "griddepcontrol" => Class::Order,
         "cp" | "mbarrier" | "wgmma" | "tcgen05" | "tensormap" | "clusterlaunchcontrol" => Class::Async,
         "wmma" if second == "mma" => Class::Value,
@@ -380,7 +402,9 @@ mod tests {
         let t = "{\n .reg .pred P1;\n LAB_WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1; // spin\n @P1 bra DONE;\n bra LAB_WAIT;\n DONE:\n }\n";
         let is = instructions(t);
         let ops: Vec<&str> = is.iter().map(|i| i.opcode.as_str()).collect();
-        assert_eq!(ops, ["mbarrier.try_wait.parity.shared::cta.b64", "bra", "bra"]);
+        assert_eq!(ops, ["mbarrier.try_wait.parity.shared::cta.b64", "bra", "bra", ""]);
+        assert_eq!(is[0].labels, ["LAB_WAIT"]);
+        assert_eq!(is[3].labels, ["DONE"]);
         assert_eq!(is[0].operands, ["P1", "[%0]", "%1"]);
         assert_eq!(
             is[1].guard,
@@ -412,7 +436,8 @@ mod tests {
         assert_eq!(classify("red.async.relaxed.cluster.s32"), Class::Async);
         assert_eq!(classify("cp.async.ca.shared.global"), Class::Async);
         assert_eq!(classify("mbarrier.arrive.shared.b64"), Class::Async);
-        assert_eq!(classify("fence.proxy.async.shared::cta"), Class::Order);
+        assert_eq!(classify("fence.proxy.async.shared::cta"), Class::Async);
+        assert_eq!(classify("fence.acq_rel.gpu"), Class::Order);
         assert_eq!(classify("brkpt"), Class::PathEnd);
         assert_eq!(classify("shfl.sync.bfly.b32"), Class::Value);
         assert_eq!(classify("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), Class::Unmodelled);

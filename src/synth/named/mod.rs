@@ -717,6 +717,11 @@ fn defect_name(k: &SyncDefectKind) -> &'static str {
         SyncDefectKind::UnsafeRecycling { .. } => "unsafe barrier recycling",
         SyncDefectKind::BadId { .. } => "barrier ID out of range",
         SyncDefectKind::BadCount { .. } => "barrier count not a multiple of 32",
+        SyncDefectKind::UninitializedUse { .. } => "an mbarrier used before its initialization",
+        SyncDefectKind::ArrivalOverflow { .. } => "more arrivals than an mbarrier's count",
+        SyncDefectKind::ParityMismatch { .. } => "an mbarrier parity mismatch",
+        SyncDefectKind::TxMismatch { .. } => "an mbarrier transaction-count mismatch",
+        SyncDefectKind::PhaseOrder { .. } => "an mbarrier arrival out of phase",
     }
 }
 
