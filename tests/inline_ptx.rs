@@ -20,17 +20,31 @@ const CASES: &[Case] = &[
         "inline PTX `frob.b32`",
     ),
     // The known bug: `mbarrier.init.shared:` read as a label, the statement lowered to nothing.
+    // Now an initialization, which every thread repeats on one object.
     (
         "mbarrier_init.cu",
         "__shared__ unsigned long long bar;\n  asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&bar)), \"r\"(32) : \"memory\");\n  o[t] = s[t];",
         4,
-        "inline PTX `mbarrier.init.shared::cta.b64`",
+        "bar is initialized again while in use",
     ),
+    // An asynchronous copy nobody waits for races with the read of its destination.
     (
         "cp_async.cu",
         "asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&s[t])), \"l\"(o + t));\n  o[t] = s[t];",
+        1,
+        "race (RAW) on `s`",
+    ),
+    (
+        "cp_async_waited.cu",
+        "asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&s[t])), \"l\"(o + t));\n  asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n  o[t] = s[t];",
+        0,
+        "",
+    ),
+    (
+        "tma_tensor.cu",
+        "__shared__ unsigned long long bar;\n  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];\" :: \"r\"((unsigned)__cvta_generic_to_shared(&s[0])), \"l\"(o), \"r\"(0), \"r\"((unsigned)__cvta_generic_to_shared(&bar)) : \"memory\");\n  o[t] = s[t];",
         4,
-        "inline PTX `cp.async.ca.shared.global`",
+        "TMA tensor copy",
     ),
     (
         "ldmatrix.cu",
