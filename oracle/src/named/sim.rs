@@ -496,38 +496,7 @@ impl Sim {
             }
         }
         match *op {
-            AsyncEv::Init { bar, count } => {
-                let h = &mut self.mbars[bar as usize];
-                if h.init.is_some() && !h.inval {
-                    self.unsupported = Some((
-                        e.span,
-                        format!(
-                            "{} is initialized again while in use (without mbarrier.inval)",
-                            cx.mbars.name(cx.k, bar)
-                        ),
-                    ));
-                    return Step::Stop;
-                }
-                *h = MbarHist {
-                    init: Some((u, ei)),
-                    expected: count,
-                    pending: count,
-                    members: vec![vec![]],
-                    ..MbarHist::default()
-                };
-                if count <= 0 {
-                    return self.fail(
-                        SyncDefectKind::ArrivalOverflow {
-                            barrier: cx.mbars.name(cx.k, bar),
-                            count,
-                        },
-                        cx,
-                        &[(u, ei)],
-                        vec![format!("mbarrier.init with count {count}: no phase can complete")],
-                    );
-                }
-                Step::Done
-            }
+            AsyncEv::Init { bar, count } => self.init(cx, bar, count, u, ei),
             AsyncEv::Arrive {
                 bar,
                 count,
@@ -576,28 +545,7 @@ impl Sim {
                 self.mbars[bar as usize].inval = true;
                 Step::Done
             }
-            AsyncEv::Issue { agent } => {
-                let a = agent as usize;
-                self.issued[a] += 1;
-                if self.issued[a] as usize >= cx.units.issuers[a].len() {
-                    let gi = self.gens.len() as u32;
-                    let regs = cx.units.issuers[a].clone();
-                    for &(x, xe) in &regs {
-                        self.ev_gen[x as usize][xe as usize] = gi;
-                    }
-                    self.gens.push(Gen {
-                        kind: GenKind::Issue,
-                        id: agent,
-                        seq: 0,
-                        synced: vec![false; regs.len()],
-                        regs,
-                        prev: None,
-                    });
-                    let au = cx.units.agent_unit[a];
-                    self.takes[au as usize][0] = gi;
-                }
-                Step::Done
-            }
+            AsyncEv::Issue { agent } => self.issue(cx, agent),
             AsyncEv::AgentStart { .. } => {
                 if self.takes[u as usize][0] == NO_GEN {
                     Step::Block
@@ -617,28 +565,90 @@ impl Sim {
                 }
                 self.fire_deferred(cx).unwrap_or(Step::Done)
             }
-            AsyncEv::WaitGroup { ref done } => {
-                let copies: Vec<AgentIdx> = done.iter().flat_map(|(_, v)| v.iter().copied()).collect();
-                if copies.iter().any(|&a| self.agent_done[a as usize].is_none()) {
-                    return Step::Block;
-                }
-                let regs: Vec<(u32, u32)> = copies.iter().filter_map(|&a| self.agent_done[a as usize]).collect();
-                if !regs.is_empty() {
-                    let gi = self.gens.len() as u32;
-                    self.gens.push(Gen {
-                        kind: GenKind::Group,
-                        id: u,
-                        seq: 0,
-                        synced: vec![false; regs.len()],
-                        regs,
-                        prev: None,
-                    });
-                    self.takes[u as usize][ei as usize] = gi;
-                }
-                Step::Done
-            }
+            AsyncEv::WaitGroup { ref done } => self.wait_group(done, u, ei),
             AsyncEv::Fence(_) => Step::Done,
         }
+    }
+
+    /// `mbarrier.init`: a fresh history with phase 0 expecting `count` arrivals.
+    fn init(&mut self, cx: &Cx, bar: BarIdx, count: i64, u: u32, ei: u32) -> Step {
+        let e = &cx.units.traces[u as usize].events[ei as usize];
+        let h = &mut self.mbars[bar as usize];
+        if h.init.is_some() && !h.inval {
+            self.unsupported = Some((
+                e.span,
+                format!(
+                    "{} is initialized again while in use (without mbarrier.inval)",
+                    cx.mbars.name(cx.k, bar)
+                ),
+            ));
+            return Step::Stop;
+        }
+        *h = MbarHist {
+            init: Some((u, ei)),
+            expected: count,
+            pending: count,
+            members: vec![vec![]],
+            ..MbarHist::default()
+        };
+        if count <= 0 {
+            return self.fail(
+                SyncDefectKind::ArrivalOverflow {
+                    barrier: cx.mbars.name(cx.k, bar),
+                    count,
+                },
+                cx,
+                &[(u, ei)],
+                vec![format!("mbarrier.init with count {count}: no phase can complete")],
+            );
+        }
+        Step::Done
+    }
+
+    /// The issue of a set of copies: once every issuer issued, a generation their unit takes.
+    fn issue(&mut self, cx: &Cx, agent: AgentIdx) -> Step {
+        let a = agent as usize;
+        self.issued[a] += 1;
+        if self.issued[a] as usize >= cx.units.issuers[a].len() {
+            let gi = self.gens.len() as u32;
+            let regs = cx.units.issuers[a].clone();
+            for &(x, xe) in &regs {
+                self.ev_gen[x as usize][xe as usize] = gi;
+            }
+            self.gens.push(Gen {
+                kind: GenKind::Issue,
+                id: agent,
+                seq: 0,
+                synced: vec![false; regs.len()],
+                regs,
+                prev: None,
+            });
+            let au = cx.units.agent_unit[a];
+            self.takes[au as usize][0] = gi;
+        }
+        Step::Done
+    }
+
+    /// `cp.async.wait_group`: blocks until the copies it waits for completed, then takes them.
+    fn wait_group(&mut self, done: &[(u8, Vec<AgentIdx>)], u: u32, ei: u32) -> Step {
+        let copies: Vec<AgentIdx> = done.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+        if copies.iter().any(|&a| self.agent_done[a as usize].is_none()) {
+            return Step::Block;
+        }
+        let regs: Vec<(u32, u32)> = copies.iter().filter_map(|&a| self.agent_done[a as usize]).collect();
+        if !regs.is_empty() {
+            let gi = self.gens.len() as u32;
+            self.gens.push(Gen {
+                kind: GenKind::Group,
+                id: u,
+                seq: 0,
+                synced: vec![false; regs.len()],
+                regs,
+                prev: None,
+            });
+            self.takes[u as usize][ei as usize] = gi;
+        }
+        Step::Done
     }
 
     /// A wait: passes once the phase it names completed, taking that phase's clock.
