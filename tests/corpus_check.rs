@@ -35,6 +35,11 @@ fn defect_classes(r: &Report) -> BTreeSet<&'static str> {
             SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
             SyncDefectKind::BadId { .. } => "bad-id",
             SyncDefectKind::BadCount { .. } => "bad-count",
+            SyncDefectKind::UninitializedUse { .. } => "mbarrier-uninitialized",
+            SyncDefectKind::ArrivalOverflow { .. } => "mbarrier-overflow",
+            SyncDefectKind::ParityMismatch { .. } => "mbarrier-parity",
+            SyncDefectKind::TxMismatch { .. } => "mbarrier-tx",
+            SyncDefectKind::PhaseOrder { .. } => "mbarrier-phase-order",
         });
     }
     if r.divergences.iter().any(|d| d.within_warp) {

@@ -67,11 +67,11 @@ const CASES: &[Case] = &[
     ),
     // An asm statement that touches memory in a way autosync does not model.
     (
-        "cp_async.cu",
-        "//--blockDim=64\n__global__ void k(const float *g, float *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);\n  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(a), \"l\"(g + threadIdx.x));\n  o[threadIdx.x] = s[threadIdx.x];\n}\n",
+        "ldmatrix.cu",
+        "//--blockDim=64\n__global__ void k(const float *g, unsigned *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[0]), r;\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n  o[threadIdx.x] = r;\n}\n",
         &[],
         4,
-        "cp.async",
+        "ldmatrix",
     ),
     // Modelled PTX: the producer's st.shared and the consumer's read race without a barrier.
     (

@@ -130,3 +130,93 @@ mod tests {
         assert!(!bad.is_clean(), "dropping the release must be reported");
     }
 }
+
+/// The shape of a generated mbarrier ring (issue 26's scale target: 4 stages, one producer
+/// warp, two consumer warpgroups, 64 iterations).
+#[derive(Clone, Copy, Debug)]
+pub struct RingShape {
+    /// Stages in the ring (each with a "full" and an "empty" mbarrier).
+    pub stages: u32,
+    /// Consumer warpgroups (128 threads each); warp 0 is the producer.
+    pub consumer_groups: u32,
+    /// Iterations of the producer and consumer loops.
+    pub iterations: u32,
+    /// Leave out the consumers' release arrive on "empty" (a deadlock from iteration `stages`).
+    pub drop_release: bool,
+}
+
+impl RingShape {
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        32 + 128 * self.consumer_groups
+    }
+}
+
+/// CUDA text of an mbarrier ring: lane 0 of warp 0 waits for a free stage, announces the bytes
+/// and issues a bulk copy completing on the stage's "full" mbarrier; every consumer thread
+/// waits on "full" with the ring's phase bit, sums its column of the stage and arrives on
+/// "empty" (one arrival per consumer thread).
+pub fn ring_kernel(s: &RingShape) -> String {
+    let consumers = 128 * s.consumer_groups;
+    let release = if s.drop_release {
+        ""
+    } else {
+        "            asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: \"r\"(addr(&empty[st])) : \"memory\");\n"
+    };
+    format!(
+        r#"//--blockDim={threads} --gridDim=1
+#define STAGES {stages}
+#define CONSUMERS {consumers}
+#define TILE (CONSUMERS * 4)
+
+__device__ __forceinline__ unsigned addr(const void *p) {{ return (unsigned)__cvta_generic_to_shared(p); }}
+
+__device__ void wait_parity(unsigned long long *bar, unsigned parity)
+{{
+    asm volatile("{{\n"
+                 " .reg .pred ok;\n"
+                 "AGAIN:\n"
+                 " mbarrier.try_wait.parity.shared::cta.b64 ok, [%0], %1;\n"
+                 " @!ok bra AGAIN;\n"
+                 "}}" :: "r"(addr(bar)), "r"(parity) : "memory");
+}}
+
+__global__ void ring(const float *in, float *out, int iters)
+{{
+    __shared__ __align__(128) float stage[STAGES][TILE];
+    __shared__ unsigned long long full[STAGES], empty[STAGES];
+    if (threadIdx.x == 0) {{
+        for (int st = 0; st < STAGES; ++st) {{
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(addr(&full[st])), "r"(1) : "memory");
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(addr(&empty[st])), "r"(CONSUMERS) : "memory");
+        }}
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }}
+    __syncthreads();
+    if (threadIdx.x < 32) {{
+        if (threadIdx.x == 0) {{
+            for (int k = 0; k < iters; ++k) {{
+                int st = k % STAGES;
+                wait_parity(&empty[st], ((k / STAGES) & 1) ^ 1);
+                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(addr(&full[st])), "r"(TILE * 4) : "memory");
+                asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                             :: "r"(addr(stage[st])), "l"(in + k * TILE), "r"(TILE * 4), "r"(addr(&full[st])) : "memory");
+            }}
+        }}
+    }} else {{
+        int c = threadIdx.x - 32;
+        for (int k = 0; k < iters; ++k) {{
+            int st = k % STAGES;
+            wait_parity(&full[st], (k / STAGES) & 1);
+            float acc = 0;
+            for (int i = c; i < TILE; i += CONSUMERS)
+                acc += stage[st][i];
+            out[k * CONSUMERS + c] = acc;
+{release}        }}
+    }}
+}}
+"#,
+        threads = s.threads(),
+        stages = s.stages,
+    )
+}

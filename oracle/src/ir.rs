@@ -410,6 +410,193 @@ pub enum Op {
     Write(Access, Expr),
     /// An atomic read-modify-write; `dst` receives the old (unknown) value.
     Atomic(Option<VarId>, Access, AtomicOp),
+    /// An operation on an mbarrier object (Ampere/Hopper async pipelines).
+    Mbarrier(MbarRef, MbarOp),
+    /// An asynchronous copy into shared memory (`cp.async`, `cp.async.bulk`, TMA).
+    AsyncCopy(AsyncCopy),
+    /// `cp.async.commit_group` / `cp.async.wait_group N` of the thread's Ampere copies.
+    AsyncGroup(AsyncGroupOp),
+    /// A proxy or mbarrier-initialization fence (`fence.mbarrier_init`, `fence.proxy.async`):
+    /// recorded, since whether one is needed depends on the async proxy, which autosync does
+    /// not model.
+    ProxyFence(ProxyFence),
+}
+
+impl Op {
+    /// Whether this is an async-pipeline op (mbarrier, async copy, commit group, proxy fence):
+    /// only the named-barrier checker models them.
+    pub fn is_async(&self) -> bool {
+        matches!(
+            self,
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_)
+        )
+    }
+    /// The variable the op assigns, if any.
+    pub fn assigned_var(&self) -> Option<VarId> {
+        match self {
+            Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => Some(*v),
+            Op::Mbarrier(_, MbarOp::Arrive { token: Some(v), .. }) => Some(*v),
+            Op::Mbarrier(_, MbarOp::Test { dst: Some(v), .. }) => Some(*v),
+            _ => None,
+        }
+    }
+    /// Calls `f` on every expression of the op (values, offsets, counts, phases).
+    pub fn for_each_expr(&self, f: &mut impl FnMut(&Expr)) {
+        match self {
+            Op::Assign(_, e) => f(e),
+            Op::Read(_, a) | Op::Atomic(_, a, _) => f(&a.offset),
+            Op::Write(a, e) => {
+                f(&a.offset);
+                f(e)
+            }
+            Op::Mbarrier(b, m) => {
+                f(&b.offset);
+                match m {
+                    MbarOp::Init { count } => f(count),
+                    MbarOp::Arrive { count, tx, .. } => {
+                        f(count);
+                        if let Some(t) = tx {
+                            f(t)
+                        }
+                    }
+                    MbarOp::ExpectTx { bytes } | MbarOp::CompleteTx { bytes } => f(bytes),
+                    MbarOp::Test { phase, .. } | MbarOp::Wait { phase } => match phase {
+                        MbarPhase::Parity(e) | MbarPhase::Token(e) => f(e),
+                    },
+                    MbarOp::ArriveOnCopies { .. } | MbarOp::Inval => {}
+                }
+            }
+            Op::AsyncCopy(c) => {
+                f(&c.dst.offset);
+                if let Some(s) = &c.src {
+                    f(&s.offset);
+                }
+                f(&c.bytes);
+                if let AsyncCompletion::Mbarrier(b) = &c.completion {
+                    f(&b.offset);
+                }
+            }
+            Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
+        }
+    }
+}
+
+/// An mbarrier: 8 bytes of shared memory, one element of a `uint64_t` array (also an array
+/// indexed by pipeline stage).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MbarRef {
+    /// The array the barrier object lives in (shared memory).
+    pub array: ArrayId,
+    /// Byte offset of the object in the array.
+    pub offset: Expr,
+    /// Span of the barrier operand as written.
+    pub span: Span,
+}
+
+/// The phase a wait or test names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MbarPhase {
+    /// `.parity p`: the phase of parity `p & 1` completed.
+    Parity(Expr),
+    /// A state token an `arrive` on the same barrier returned: the phase it arrived in.
+    Token(Expr),
+}
+
+/// What an mbarrier operation does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MbarOp {
+    /// `mbarrier.init [bar], count`: phase 0 expects `count` arrivals, no transactions.
+    Init {
+        /// Expected arrival count per phase.
+        count: Expr,
+    },
+    /// `mbarrier.arrive{.expect_tx}{.noComplete}`, `arrive_drop`: raises the transaction count
+    /// by `tx` bytes, then arrives `count` times.
+    Arrive {
+        /// Arrivals (1 unless written).
+        count: Expr,
+        /// `.expect_tx` bytes.
+        tx: Option<Expr>,
+        /// `arrive_drop`: the thread also leaves the expected count of later phases.
+        drop: bool,
+        /// The variable receiving the state token (the phase arrived in).
+        token: Option<VarId>,
+    },
+    /// `mbarrier.expect_tx [bar], bytes`.
+    ExpectTx {
+        /// Bytes the current phase waits for.
+        bytes: Expr,
+    },
+    /// `mbarrier.complete_tx [bar], bytes`, performed by the thread itself.
+    CompleteTx {
+        /// Bytes completed.
+        bytes: Expr,
+    },
+    /// `test_wait`/`try_wait`: `dst` receives whether the phase completed. A loop that spins on
+    /// it until it is true is a wait; any other use is not modelled.
+    Test {
+        /// The result (`None` when discarded).
+        dst: Option<VarId>,
+        /// The phase tested.
+        phase: MbarPhase,
+    },
+    /// A whole wait (a PTX loop around `try_wait` inside one asm statement): blocks until the
+    /// phase completed.
+    Wait {
+        /// The phase waited for.
+        phase: MbarPhase,
+    },
+    /// `cp.async.mbarrier.arrive{.noinc}`: an arrival once the thread's earlier `cp.async`
+    /// copies completed (without `.noinc` the pending count is raised first, so the arrival
+    /// is not one of the `init` count).
+    ArriveOnCopies {
+        /// `.noinc`.
+        noinc: bool,
+    },
+    /// `mbarrier.inval [bar]`.
+    Inval,
+}
+
+/// How an asynchronous copy completes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AsyncCompletion {
+    /// A bulk copy or TMA load: completes its bytes as transactions on this mbarrier.
+    Mbarrier(MbarRef),
+    /// An Ampere `cp.async`: completes with the thread's commit group.
+    Group,
+}
+
+/// An asynchronous copy into shared memory: the write happens at some time between the issue
+/// and its completion.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AsyncCopy {
+    /// The shared-memory bytes written (kind `Write`).
+    pub dst: Access,
+    /// The global bytes read, when known (a TMA load reads through a tensor map: `None`).
+    pub src: Option<Access>,
+    /// Bytes the copy completes (its transaction count); unknown when not constant.
+    pub bytes: Expr,
+    /// How it completes.
+    pub completion: AsyncCompletion,
+}
+
+/// The commit groups of a thread's Ampere `cp.async` copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AsyncGroupOp {
+    /// `cp.async.commit_group`: the copies issued since the last commit form a group.
+    Commit,
+    /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending
+    /// (`wait_all` is commit + wait 0).
+    Wait(u32),
+}
+
+/// A fence between proxies or for mbarrier initialization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ProxyFence {
+    /// `fence.mbarrier_init.release.cluster`.
+    MbarrierInit,
+    /// `fence.proxy.async{.space}`.
+    Async,
 }
 
 /// What an atomic read-modify-write does to the value it updates, as far as the checker uses it.

@@ -73,6 +73,52 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
     }
 }
 
+/// An async-pipeline op (mbarrier, async copy, commit group, proxy fence).
+fn async_op(k: &Kernel, op: &Op) -> String {
+    let bar = |b: &MbarRef| format!("{}+{}", k.array(b.array).name, expr(k, &b.offset));
+    let phase = |p: &MbarPhase| match p {
+        MbarPhase::Parity(e) => format!("parity {}", expr(k, e)),
+        MbarPhase::Token(e) => format!("token {}", expr(k, e)),
+    };
+    let var = |v: &Option<VarId>| v.map(|v| format!("{} = ", k.var(v).name)).unwrap_or_default();
+    match op {
+        Op::Mbarrier(b, m) => match m {
+            MbarOp::Init { count } => format!("mbar.init {} count {}", bar(b), expr(k, count)),
+            MbarOp::Arrive { count, tx, drop, token } => format!(
+                "{}mbar.arrive{} {} count {}{}",
+                var(token),
+                if *drop { ".drop" } else { "" },
+                bar(b),
+                expr(k, count),
+                tx.as_ref().map(|t| format!(" tx {}", expr(k, t))).unwrap_or_default()
+            ),
+            MbarOp::ExpectTx { bytes } => format!("mbar.expect_tx {} {}", bar(b), expr(k, bytes)),
+            MbarOp::CompleteTx { bytes } => format!("mbar.complete_tx {} {}", bar(b), expr(k, bytes)),
+            MbarOp::Test { dst, phase: p } => format!("{}mbar.test {} {}", var(dst), bar(b), phase(p)),
+            MbarOp::Wait { phase: p } => format!("mbar.wait {} {}", bar(b), phase(p)),
+            MbarOp::ArriveOnCopies { noinc } => {
+                format!("mbar.arrive_on_copies{} {}", if *noinc { ".noinc" } else { "" }, bar(b))
+            }
+            MbarOp::Inval => format!("mbar.inval {}", bar(b)),
+        },
+        Op::AsyncCopy(c) => format!(
+            "async copy {} <- {} bytes {} {}",
+            access(k, &c.dst),
+            c.src.as_ref().map(|s| access(k, s)).unwrap_or_else(|| "?".into()),
+            expr(k, &c.bytes),
+            match &c.completion {
+                AsyncCompletion::Mbarrier(b) => format!("completes on {}", bar(b)),
+                AsyncCompletion::Group => "in group".into(),
+            }
+        ),
+        Op::AsyncGroup(AsyncGroupOp::Commit) => "async commit_group".into(),
+        Op::AsyncGroup(AsyncGroupOp::Wait(n)) => format!("async wait_group {n}"),
+        Op::ProxyFence(ProxyFence::MbarrierInit) => "fence.mbarrier_init".into(),
+        Op::ProxyFence(ProxyFence::Async) => "fence.proxy.async".into(),
+        _ => String::new(),
+    }
+}
+
 fn access(k: &Kernel, a: &Access) -> String {
     format!("{}[byte {} : {}]", k.array(a.array).name, expr(k, &a.offset), a.size)
 }
@@ -136,6 +182,7 @@ impl Printer<'_> {
                             format!("{} = atomic {}", k.var(*v).name, access(k, a))
                         }
                         Op::Atomic(None, a, _) => format!("atomic {}", access(k, a)),
+                        op => async_op(k, op),
                     })
                     .collect();
                 self.line(d, s.label, &parts.join("; "), s.span, s.emit_after);

@@ -181,6 +181,50 @@ pub enum SyncDefectKind {
         /// The count.
         count: i64,
     },
+    /// An mbarrier used before its initialization (or after its invalidation) in some
+    /// execution.
+    UninitializedUse {
+        /// The mbarrier as written (`full[1]`).
+        barrier: String,
+    },
+    /// More arrivals in one phase of an mbarrier than its count (or a count that lets no
+    /// phase complete).
+    ArrivalOverflow {
+        /// The mbarrier.
+        barrier: String,
+        /// Its expected arrival count.
+        count: i64,
+    },
+    /// A parity wait that may observe another phase than the one it observes in the
+    /// simulated schedule (it may pass early on an older phase of the same parity, or miss
+    /// its phase and observe a later one).
+    ParityMismatch {
+        /// The mbarrier.
+        barrier: String,
+        /// The phase the wait observes in the simulated schedule (-1: none yet).
+        phase: i64,
+    },
+    /// The bytes a phase expects (`expect_tx`) differ from those its copies complete.
+    TxMismatch {
+        /// The mbarrier.
+        barrier: String,
+        /// The phase.
+        phase: i64,
+        /// Bytes expected.
+        expected: i64,
+        /// Bytes completed.
+        completed: i64,
+    },
+    /// An arrival, expected or completed transaction that may count toward another phase
+    /// than in the simulated schedule: it is not ordered after the previous phase's completion
+    /// (e.g. a stage refilled before its consumers released it), or an `expect_tx` not ordered
+    /// before the phase's arrivals.
+    PhaseOrder {
+        /// The mbarrier.
+        barrier: String,
+        /// The phase it counts toward in the simulated schedule.
+        phase: i64,
+    },
 }
 
 /// A synchronization defect found by the named-barrier checker.

@@ -368,12 +368,27 @@ pub fn visit_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Stmt)) {
     }
 }
 
-/// Whether a kernel uses named barriers (anything but block-wide barrier 0).
+/// Whether a kernel needs the named-barrier checker: it uses named barriers (anything but
+/// block-wide barrier 0) or async-pipeline ops (mbarriers, async copies).
 pub fn uses_named_barriers(k: &Kernel) -> bool {
     let mut found = false;
     for_each_stmt(&k.body, &mut |s| {
         if let StmtKind::Barrier(b, _) = &s.kind {
             found |= b.is_named();
+        }
+    });
+    found || first_async_op(k).is_some()
+}
+
+/// The span of the first async-pipeline op (mbarrier, async copy, commit group, proxy fence),
+/// if the kernel has one: such kernels are checked by the named-barrier checker.
+pub fn first_async_op(k: &Kernel) -> Option<Span> {
+    let mut found = None;
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            if found.is_none() && ops.iter().any(Op::is_async) {
+                found = Some(s.span);
+            }
         }
     });
     found

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 fn sync_message(kind: &SyncDefectKind) -> String {
     match kind {
-        SyncDefectKind::Deadlock { .. } => "some execution waits forever at a named barrier".into(),
+        SyncDefectKind::Deadlock { .. } => "some execution waits forever at a barrier".into(),
         SyncDefectKind::CountMismatch { counts } => format!(
             "participants of one named-barrier generation disagree on the thread count ({} vs {})",
             counts.0, counts.1
@@ -30,6 +30,26 @@ fn sync_message(kind: &SyncDefectKind) -> String {
         SyncDefectKind::BadId { id } => format!("named barrier id {id} is outside 0..=15"),
         SyncDefectKind::BadCount { count } => {
             format!("named barrier thread count {count} is not a positive multiple of 32")
+        }
+        SyncDefectKind::UninitializedUse { barrier } => {
+            format!("mbarrier `{barrier}` is used before its initialization is visible")
+        }
+        SyncDefectKind::ArrivalOverflow { barrier, count } => {
+            format!("more arrivals in one phase of mbarrier `{barrier}` than its count {count}")
+        }
+        SyncDefectKind::ParityMismatch { barrier, phase } => {
+            format!("a parity wait on mbarrier `{barrier}` may observe another phase than phase {phase}")
+        }
+        SyncDefectKind::TxMismatch {
+            barrier,
+            phase,
+            expected,
+            completed,
+        } => format!(
+            "phase {phase} of mbarrier `{barrier}` expects {expected} transaction bytes but its copies complete {completed}"
+        ),
+        SyncDefectKind::PhaseOrder { barrier, phase } => {
+            format!("an arrival on mbarrier `{barrier}` may count toward another phase than phase {phase}")
         }
     }
 }

@@ -40,7 +40,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "deadlock",
         short: "Named barriers can wait forever",
-        full: "In some execution a warp waits at a named barrier whose count is never reached.",
+        full: "In some execution a warp waits at a named barrier whose count is never reached, or at an mbarrier phase that never completes.",
         help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
     },
     Rule {
@@ -80,6 +80,36 @@ pub const RULES: &[Rule] = &[
         help: "Use 32 x the number of participating warps.",
     },
     Rule {
+        id: "mbarrier-uninitialized",
+        short: "An mbarrier is used before its initialization is visible",
+        full: "A thread arrives on, waits on or completes transactions on an mbarrier that no `mbarrier.init` ordered before it initialized (or that was invalidated).",
+        help: "Initialize the mbarrier from one thread, then `fence.mbarrier_init` and `__syncthreads()` (or a cluster barrier) before any use.",
+    },
+    Rule {
+        id: "mbarrier-overflow",
+        short: "More arrivals in one mbarrier phase than its count",
+        full: "Threads arrive on an mbarrier more often in one phase than the count it was initialized with, so some arrivals count toward the next phase.",
+        help: "Initialize the mbarrier with the number of arriving threads (or arrive from one elected thread per warp with a count of warps).",
+    },
+    Rule {
+        id: "mbarrier-parity",
+        short: "An mbarrier parity wait may observe the wrong phase",
+        full: "A `try_wait.parity`/`test_wait.parity` wait is not ordered after the phase before the one it waits for, or the phase after may complete before it: in some execution it passes on an older phase of the same parity, or waits for a later one.",
+        help: "Start the consumer's phase bit at 0 and the producer's (on the empty barriers) at 1, and flip each when the stage index wraps around the ring.",
+    },
+    Rule {
+        id: "mbarrier-tx",
+        short: "Expected transaction bytes differ from the bytes copied",
+        full: "The bytes a phase expects (`expect_tx`, `arrive.expect_tx`) differ from the bytes the asynchronous copies issued for it complete: the phase completes early, or never.",
+        help: "Expect exactly the bytes of the copies that complete on the barrier (the sum of their sizes).",
+    },
+    Rule {
+        id: "mbarrier-phase-order",
+        short: "An mbarrier arrival may count toward another phase",
+        full: "An arrival or transaction on an mbarrier is not ordered after the completion of the previous phase (for example a producer refilling a stage before its consumers released it), so in some execution it counts toward an earlier phase.",
+        help: "Wait on the stage's empty barrier (the consumers' release) before arriving on or copying into its full barrier again.",
+    },
+    Rule {
         id: "inconclusive",
         short: "The checker could not decide part of the kernel",
         full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
@@ -111,6 +141,11 @@ pub fn sync_rule(kind: &SyncDefectKind) -> &'static str {
         SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
         SyncDefectKind::BadId { .. } => "bad-id",
         SyncDefectKind::BadCount { .. } => "bad-count",
+        SyncDefectKind::UninitializedUse { .. } => "mbarrier-uninitialized",
+        SyncDefectKind::ArrivalOverflow { .. } => "mbarrier-overflow",
+        SyncDefectKind::ParityMismatch { .. } => "mbarrier-parity",
+        SyncDefectKind::TxMismatch { .. } => "mbarrier-tx",
+        SyncDefectKind::PhaseOrder { .. } => "mbarrier-phase-order",
     }
 }
 

@@ -369,6 +369,13 @@ impl<'a> BlockRun<'a> {
                 self.store(space, t, acc, addr, old.wrapping_add(step));
                 self.assign_raw(t, *dst, old)?;
             }
+            // `check_supported` rejects these before execution.
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
+                return Err(ExecError::Unsupported(format!(
+                    "async-pipeline op at label {} in the lock-step executor",
+                    label.0
+                )))
+            }
         }
         Ok(())
     }

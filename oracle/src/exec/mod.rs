@@ -116,6 +116,11 @@ fn check_config(k: &Kernel, cfg: &ExecConfig) -> Result<(), ExecError> {
 
 /// Rejects barriers the lock-step model cannot express, wherever they are.
 fn check_supported(k: &Kernel) -> Result<(), ExecError> {
+    if crate::tree::first_async_op(k).is_some() {
+        return Err(ExecError::Unsupported(
+            "mbarriers and asynchronous copies (the warp-scheduling reference runs them)".into(),
+        ));
+    }
     let mut bad = None;
     for_each_stmt(&k.body, &mut |s| {
         if let StmtKind::Barrier(b, _) = &s.kind {

@@ -1,40 +1,51 @@
-//! Happens-before between barrier-delimited segments, as vector clocks over the warps.
+//! Happens-before between event-delimited segments, as vector clocks over the units.
 //!
-//! `at(w, s)[u] = n` means segments `0..n` of warp `u` happen before the start of segment `s`
-//! of warp `w` (segment `s` runs between the warp's events `s-1` and `s`). Clocks are computed
-//! over the barrier dependence graph (one node per completed generation) in topological order:
-//! a generation's clock joins its registrants' clocks; syncers take it, arrivers do not (nothing
-//! orders an arriver's later code after the completion). This is WEFT's latest-happens-before /
-//! earliest-happens-after computation in vector form.
+//! `at(w, s)[u] = n` means segments `0..n` of unit `u` happen before the start of segment `s`
+//! of unit `w` (segment `s` runs between the unit's events `s-1` and `s`). Clocks are computed
+//! over the generations of the simulated schedule in completion order (a topological order of
+//! their dependences): a generation's clock joins its contributors' clocks at their events and
+//! its predecessor's (an mbarrier phase includes the phases before it); the events that take it
+//! (syncers of a named barrier, waiters of a phase, the start of copies, group waits) join it,
+//! arrivers do not (nothing orders an arriver's later code after the completion). This is
+//! WEFT's latest-happens-before / earliest-happens-after computation in vector form.
 
 use super::sim::{Sim, NO_GEN};
-use super::skeleton::{EvKind, WarpTrace};
-use petgraph::algo::toposort;
-use petgraph::graph::{DiGraph, NodeIndex};
+use super::skeleton::WarpTrace;
 
-/// Vector clocks of every segment start, and intra-warp epochs.
+/// Vector clocks of every segment start, and how far each unit's own lanes are ordered.
 #[derive(Debug, Default)]
 pub(crate) struct Hb {
-    /// Number of warps.
+    /// Number of units.
     nw: usize,
-    /// Per warp: clocks of its segments, flattened (`segments × nw`).
+    /// Per unit: clocks of its segments, flattened (`segments × nw`).
     vc: Vec<Vec<u32>>,
-    /// Per warp and segment: number of syncs and warp barriers before it (lanes of one warp are
-    /// ordered only by those; an arrive does not order the lanes of its own warp).
-    epoch: Vec<Vec<u32>>,
+    /// Per unit and segment: the unit's own segments `0..n` that every one of its lanes has
+    /// seen (through a generation it contributed to and took): lanes of one unit are ordered
+    /// only that way.
+    own: Vec<Vec<u32>>,
+    /// Clock of every generation.
+    joins: Vec<Vec<u32>>,
 }
 
 impl Hb {
-    /// Clock at the start of segment `s` of warp `w`.
+    /// Clock at the start of segment `s` of unit `w`.
     pub(crate) fn at(&self, w: u32, s: u32) -> &[u32] {
         let i = s as usize * self.nw;
         &self.vc[w as usize][i..i + self.nw]
     }
-    /// Number of segments of warp `w` that exist (the warp got that far).
+    /// Number of segments of unit `w` that exist (the unit got that far).
     pub(crate) fn segments(&self, w: u32) -> u32 {
         (self.vc[w as usize].len() / self.nw.max(1)) as u32
     }
-    /// The segments `[lo, hi)` of warp `u != w` that may run concurrently with segment `s` of `w`.
+    /// Whether the end of segment `s1` of `w1` (its event `s1`) happens before the start of
+    /// segment `s2` of `w2` (for one unit: its program order).
+    pub(crate) fn before(&self, (w1, s1): (u32, u32), (w2, s2): (u32, u32)) -> bool {
+        if w1 == w2 {
+            return s1 < s2;
+        }
+        s2 < self.segments(w2) && self.at(w2, s2)[w1 as usize] > s1
+    }
+    /// The segments `[lo, hi)` of unit `u != w` that may run concurrently with segment `s` of `w`.
     pub(crate) fn range(&self, w: u32, s: u32, u: u32) -> (u32, u32) {
         let lo = self.at(w, s)[u as usize];
         let n = self.segments(u);
@@ -50,75 +61,49 @@ impl Hb {
         }
         (lo, a)
     }
-    /// The segments `[lo, hi)` of warp `w` in the same lane epoch as segment `s`.
+    /// The segments `[lo, hi)` of unit `w` whose accesses by other lanes of `w` are unordered
+    /// with segment `s`.
     pub(crate) fn epoch_range(&self, w: u32, s: u32) -> (u32, u32) {
-        let ep = &self.epoch[w as usize];
-        let e = ep[s as usize];
-        let lo = ep.partition_point(|&x| x < e) as u32;
-        let hi = ep.partition_point(|&x| x <= e) as u32;
-        (lo, hi)
+        let own = &self.own[w as usize];
+        let lo = own[s as usize].min(s);
+        let hi = own.partition_point(|&x| x <= s) as u32;
+        (lo, hi.max(s + 1))
     }
 }
 
-/// The barrier dependence graph: generation `a → b` when some warp syncs in `a` and later
-/// registers in `b` (it can register in `b` only after `a` completed). Consecutive arrivals
-/// impose nothing: an arriver does not wait for completion.
-fn dependence_graph(warps: &[WarpTrace], sim: &Sim) -> DiGraph<u32, ()> {
-    let mut g = DiGraph::with_capacity(sim.gens.len(), sim.gens.len() * 2);
-    for i in 0..sim.gens.len() {
-        g.add_node(i as u32);
-    }
-    for (w, tr) in warps.iter().enumerate() {
-        let mut last_sync = NO_GEN;
-        for (e, &gi) in sim.ev_gen[w].iter().enumerate() {
-            if gi == NO_GEN {
-                continue;
-            }
-            if last_sync != NO_GEN && last_sync != gi {
-                g.update_edge(NodeIndex::new(last_sync as usize), NodeIndex::new(gi as usize), ());
-            }
-            if tr.events[e].kind == EvKind::Sync {
-                last_sync = gi;
-            }
-        }
-    }
-    g
-}
-
-/// Computes the clocks of every reached segment. Fails only if the dependence graph has a
-/// cycle (impossible for a schedule that was actually simulated).
-pub(crate) fn compute(warps: &[WarpTrace], sim: &Sim) -> Result<Hb, ()> {
+/// Computes the clocks of every reached segment.
+pub(crate) fn compute(warps: &[WarpTrace], sim: &Sim) -> Hb {
     let nw = warps.len();
-    let g = dependence_graph(warps, sim);
-    let order = toposort(&g, None).map_err(|_| ())?;
     let mut hb = Hb {
         nw,
         vc: vec![vec![0; nw]; nw],
-        epoch: vec![vec![0]; nw],
+        own: vec![vec![0]; nw],
+        joins: Vec::with_capacity(sim.gens.len()),
     };
-    let mut joins: Vec<Vec<u32>> = vec![vec![]; sim.gens.len()];
-    for n in order {
-        let gi = g[n] as usize;
-        let mut join = vec![0u32; nw];
-        for &(w, e) in &sim.gens[gi].regs {
-            advance(&mut hb, warps, sim, &joins, w, e);
+    for g in &sim.gens {
+        let mut join = match g.prev {
+            Some(p) => hb.joins[p as usize].clone(),
+            None => vec![0u32; nw],
+        };
+        for &(w, e) in &g.regs {
+            advance(&mut hb, sim, w, e);
             let vc = hb.at(w, e);
             for (j, x) in join.iter_mut().enumerate() {
                 *x = (*x).max(vc[j]);
             }
             join[w as usize] = join[w as usize].max(e + 1);
         }
-        joins[gi] = join;
+        hb.joins.push(join);
     }
     for w in 0..nw {
         let upto = sim.done_events[w];
-        advance(&mut hb, warps, sim, &joins, w as u32, upto);
+        advance(&mut hb, sim, w as u32, upto);
     }
-    Ok(hb)
+    hb
 }
 
-/// Extends warp `w`'s clocks up to the start of segment `upto`.
-fn advance(hb: &mut Hb, warps: &[WarpTrace], sim: &Sim, joins: &[Vec<u32>], w: u32, upto: u32) {
+/// Extends unit `w`'s clocks up to the start of segment `upto`.
+fn advance(hb: &mut Hb, sim: &Sim, w: u32, upto: u32) {
     let nw = hb.nw;
     let wi = w as usize;
     while hb.segments(w) <= upto {
@@ -126,17 +111,17 @@ fn advance(hb: &mut Hb, warps: &[WarpTrace], sim: &Sim, joins: &[Vec<u32>], w: u
         let start = e as usize * nw;
         let mut next: Vec<u32> = hb.vc[wi][start..start + nw].to_vec();
         next[wi] = e + 1;
-        let kind = warps[wi].events[e as usize].kind;
-        if kind == EvKind::Sync {
-            let gi = sim.ev_gen[wi][e as usize];
-            if let Some(j) = joins.get(gi as usize) {
+        let mut own = hb.own[wi][e as usize];
+        let gi = sim.takes[wi][e as usize];
+        if gi != NO_GEN {
+            if let Some(j) = hb.joins.get(gi as usize) {
                 for (x, y) in next.iter_mut().zip(j) {
                     *x = (*x).max(*y);
                 }
+                own = own.max(j[wi]);
             }
         }
         hb.vc[wi].extend_from_slice(&next);
-        let ep = hb.epoch[wi][e as usize] + u32::from(kind != EvKind::Arrive);
-        hb.epoch[wi].push(ep);
+        hb.own[wi].push(own);
     }
 }

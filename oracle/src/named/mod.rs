@@ -1,19 +1,26 @@
 //! Oracle 2: the named-barrier checker for warp-specialized kernels (WEFT-style).
 //!
 //! 1. [`skeleton`]: emulate the synchronization skeleton per warp (concrete thread ids and
-//!    launch parameters) into barrier events and the accesses of the segments between them.
-//! 2. [`sim`]: simulate one schedule to form barrier generations; [`wellsync`]: check that they
-//!    hold in every schedule (deadlock, counts, participants, arrive-only, recycling).
-//! 3. [`hb`]: vector clocks of the segments over the barrier dependence graph.
+//!    launch parameters) into barrier and async-pipeline events (mbarrier operations, copy
+//!    issues, group waits; with the lanes that ran them) and the accesses of the segments
+//!    between them; [`units`]: split warps into lane groups with equal events, one unit per
+//!    set of asynchronous copies.
+//! 2. [`sim`]: simulate one schedule to form barrier generations and mbarrier phases;
+//!    [`wellsync`] and [`phases`]: check that they hold in every schedule (deadlock, counts,
+//!    participants, arrive-only, recycling; phase order, parity, transaction bytes).
+//! 3. [`hb`]: vector clocks of the segments over the generations.
 //! 4. [`races`] / [`symbolic`]: conflicting accesses of concurrent segments (hash buckets
-//!    for concrete addresses, Z3 for symbolic ones).
+//!    for concrete addresses, Z3 for symbolic ones), copies included.
 
 mod distance;
 mod hb;
+mod phases;
+mod pipeline;
 mod races;
 mod sim;
 mod skeleton;
 mod symbolic;
+mod units;
 mod value;
 mod wellsync;
 
@@ -87,24 +94,53 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         // A truncated skeleton would produce spurious synchronization defects.
         return report;
     }
-    let warps = &sk.warps;
-    let sim = sim::simulate(k, warps);
+    let units = units::split(sk.warps, sk.agents);
+    let sim = sim::simulate(k, &units, &sk.mbars, &sk.tokens);
+    if let Some((span, message)) = sim.unsupported.clone() {
+        report.inconclusive.push(Inconclusive { span, message });
+        return report;
+    }
     if let Some(e) = sim.error.clone() {
         report.sync_defects.push(e);
         return report;
     }
-    let Ok(hb) = hb::compute(warps, &sim) else {
-        report.inconclusive.push(Inconclusive {
-            span: k.span,
-            message: "internal: the barrier dependence graph of the simulated schedule has a cycle".into(),
-        });
-        return report;
+    let hb = hb::compute(&units.traces, &sim);
+    let pcx = phases::PhaseCx {
+        k,
+        units: &units,
+        mbars: &sk.mbars,
+        sim: &sim,
+        hb: &hb,
     };
+    let pipelined = !sk.mbars.keys.is_empty() || !units.agent_unit.is_empty();
     if !sim.blocked.is_empty() {
-        report.sync_defects.extend(wellsync::stuck(k, warps, &sim, &hb));
+        report
+            .sync_defects
+            .extend(wellsync::stuck(k, &units, &sk.mbars, &sim, &hb));
+        // Why a pipeline got stuck: a phase whose bytes never arrive, a wrong parity, an
+        // arrival out of phase.
+        let mut why = phases::check(&pcx);
+        for b in 0..sk.mbars.keys.len() as u32 {
+            why.extend(phases::tx_mismatch(&pcx, b, i64::MAX));
+        }
+        for d in why {
+            if !report
+                .sync_defects
+                .iter()
+                .any(|x| x.kind == d.kind && x.labels == d.labels)
+            {
+                report.sync_defects.push(d);
+            }
+        }
+        if pipelined {
+            // Races of the execution that got stuck are real: its happens-before is exact.
+            let ran = units::reached(&units, |u| hb.segments(u));
+            races_of(k, &ran, &sim, &hb, opts, &mut report);
+        }
         return report;
     }
-    let defects = wellsync::check(k, warps, &sim, &hb);
+    let mut defects = wellsync::check(k, &units, &sim, &hb);
+    defects.extend(phases::check(&pcx));
     let well_synchronized = defects
         .iter()
         .all(|d| matches!(d.kind, crate::report::SyncDefectKind::ArriveOnly));
@@ -113,10 +149,21 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         // Happens-before is only meaningful when generations are the same in every schedule.
         return report;
     }
-    let buckets = races::bucket(k, warps);
-    let mut cx = races::RaceCtx::new(k, warps, &sim);
-    races::check_concrete(&mut cx, &hb, &buckets, opts.warp_sync);
-    report.queries += symbolic::check_symbolic(&mut cx, &hb, &buckets, opts.warp_sync, opts.timeout_ms);
-    report.races = cx.races;
+    races_of(k, &units, &sim, &hb, opts, &mut report);
+    if report.is_clean() {
+        // Clean only if the async proxy's view of the mbarriers does not decide it.
+        if let Some((span, message)) = phases::proxy_fences(&pcx) {
+            report.inconclusive.push(Inconclusive { span, message });
+        }
+    }
     report
+}
+
+/// The races between concurrent segments of the schedule.
+fn races_of(k: &Kernel, units: &units::Units, sim: &sim::Sim, hb: &hb::Hb, opts: &NamedOptions, report: &mut Report) {
+    let buckets = races::bucket(k, &units.traces);
+    let mut cx = races::RaceCtx::new(k, units, sim);
+    races::check_concrete(&mut cx, hb, &buckets, opts.warp_sync);
+    report.queries += symbolic::check_symbolic(&mut cx, hb, &buckets, opts.warp_sync, opts.timeout_ms);
+    report.races = cx.races;
 }

@@ -5,6 +5,7 @@
 use super::hb::Hb;
 use super::sim::{Sim, NO_GEN};
 use super::skeleton::WarpTrace;
+use super::units::Units;
 use crate::ir::{AccessKind, ArrayId, Kernel, Label, Space, Span};
 use crate::report::*;
 use crate::tree::{for_each_stmt, LabelTree};
@@ -257,8 +258,10 @@ pub(crate) struct RaceCtx<'a> {
     pub(crate) tree: LabelTree,
     /// Span of every access: (label, array, kind) → span.
     pub(crate) spans: HashMap<(Label, ArrayId, AccessKind), Span>,
-    /// Warp traces.
+    /// Unit traces.
     pub(crate) warps: &'a [WarpTrace],
+    /// The units.
+    pub(crate) units: &'a Units,
     /// The schedule (generation context for witnesses).
     pub(crate) sim: &'a Sim,
     /// Reported (first label, second label, array).
@@ -284,16 +287,21 @@ pub(crate) struct Side {
 
 impl<'a> RaceCtx<'a> {
     /// Prepares race reporting for `k`.
-    pub(crate) fn new(k: &'a Kernel, warps: &'a [WarpTrace], sim: &'a Sim) -> Self {
+    pub(crate) fn new(k: &'a Kernel, units: &'a Units, sim: &'a Sim) -> Self {
         let mut spans = HashMap::new();
         for_each_stmt(&k.body, &mut |s| {
             if let crate::ir::StmtKind::Basic(ops) = &s.kind {
                 for op in ops {
-                    let a = match op {
-                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a, _) => a,
-                        crate::ir::Op::Assign(..) => continue,
+                    let found: Vec<&crate::ir::Access> = match op {
+                        crate::ir::Op::Read(_, a) | crate::ir::Op::Write(a, _) | crate::ir::Op::Atomic(_, a, _) => {
+                            vec![a]
+                        }
+                        crate::ir::Op::AsyncCopy(c) => std::iter::once(&c.dst).chain(&c.src).collect(),
+                        _ => continue,
                     };
-                    spans.entry((s.label, a.array, a.kind)).or_insert(a.span);
+                    for a in found {
+                        spans.entry((s.label, a.array, a.kind)).or_insert(a.span);
+                    }
                 }
             }
         });
@@ -301,7 +309,8 @@ impl<'a> RaceCtx<'a> {
             k,
             tree: LabelTree::new(k),
             spans,
-            warps,
+            warps: &units.traces,
+            units,
             sim,
             seen: HashSet::new(),
             races: vec![],
@@ -331,7 +340,10 @@ impl<'a> RaceCtx<'a> {
             return (-1, 0);
         }
         let e = &self.warps[w as usize].events[seg as usize - 1];
-        let gi = self.sim.ev_gen[w as usize][seg as usize - 1];
+        let mut gi = self.sim.ev_gen[w as usize][seg as usize - 1];
+        if gi == NO_GEN {
+            gi = self.sim.takes[w as usize][seg as usize - 1];
+        }
         let seq = if gi == NO_GEN {
             0
         } else {
@@ -351,8 +363,9 @@ impl<'a> RaceCtx<'a> {
         let elem = self.k.array(array).elem_size.max(1) as i64;
         let (ida, gena) = self.generation_before(a.warp, a.seg);
         let (idb, genb) = self.generation_before(b.warp, b.seg);
+        let phys = |s: &Side| self.units.info[s.warp as usize].warp as i64;
         let values = vec![
-            ("warp".to_string(), a.warp as i64, Some(b.warp as i64)),
+            ("warp".to_string(), phys(&a), Some(phys(&b))),
             ("lane".to_string(), a.lane as i64, Some(b.lane as i64)),
             ("barriers_passed".to_string(), a.seg as i64, Some(b.seg as i64)),
             ("after_barrier_id".to_string(), ida, Some(idb)),

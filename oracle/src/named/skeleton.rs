@@ -8,11 +8,12 @@
 //! the variables they assign). The result per warp is its sequence of barrier events and the
 //! memory accesses of each segment between them.
 
+use super::pipeline::{AgentIdx, AsyncEv, BarIdx, Mbarriers, PhaseSel};
 use super::value::{fold_bin, fold_un, norm, Blame, Origin, Sym, Unknowns, Val};
 use crate::ir::*;
 use crate::report::{Divergence, Inconclusive, SyncDefect, SyncDefectKind};
 use crate::tree::visit_stmt;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 /// Lanes per warp.
@@ -33,7 +34,13 @@ pub(crate) enum EvKind {
     Arrive,
     /// `__syncwarp`: orders the lanes of this warp only.
     Warp,
+    /// An async-pipeline event (mbarrier operation, copy issue, group wait, fence).
+    Async,
 }
+
+/// Marks a token value: an `mbarrier.arrive`'s state, naming the arrival (index in
+/// [`Skeleton::tokens`] in the low bits).
+pub(crate) const TOKEN_TAG: i64 = 1 << 40;
 
 /// One dynamic barrier command executed by a warp.
 #[derive(Clone, Debug)]
@@ -45,6 +52,46 @@ pub(crate) struct Event {
     /// Expected thread count (0 for warp barriers).
     pub(crate) count: u32,
     /// The barrier statement.
+    pub(crate) label: Label,
+    /// Its span.
+    pub(crate) span: Span,
+    /// The lanes that executed it (every lane of the warp for barriers).
+    pub(crate) mask: u32,
+    /// What an [`EvKind::Async`] event does.
+    pub(crate) op: Option<Rc<AsyncEv>>,
+}
+
+/// How the copies of an [`Agent`] complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AgentDone {
+    /// As transactions (their bytes) on an mbarrier.
+    Mbarrier {
+        /// The object.
+        bar: BarIdx,
+        /// Bytes of all its copies.
+        bytes: i64,
+    },
+    /// With the issuing lanes' commit group (`cp.async.wait_group`).
+    Group,
+}
+
+/// The asynchronous copies one event issued: they access memory at some time between the
+/// issue and their completion.
+#[derive(Debug)]
+pub(crate) struct Agent {
+    /// The issuing warp.
+    pub(crate) warp: u32,
+    /// The issuing event (index in the warp's events).
+    pub(crate) event: u32,
+    /// The issuing lanes.
+    pub(crate) mask: u32,
+    /// How the copies complete.
+    pub(crate) done: AgentDone,
+    /// Their concrete accesses (segment 1 of the agent).
+    pub(crate) conc: Vec<ConcAccess>,
+    /// Their symbolic accesses.
+    pub(crate) sym: Vec<SymAccess>,
+    /// The copy statement.
     pub(crate) label: Label,
     /// Its span.
     pub(crate) span: Span,
@@ -91,7 +138,7 @@ pub(crate) struct SymAccess {
 }
 
 /// What the emulation of one warp produced.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct WarpTrace {
     /// `threadIdx` of each lane.
     pub(crate) lanes: Vec<[u32; 3]>,
@@ -123,6 +170,12 @@ pub(crate) struct Skeleton {
     pub(crate) stops: Vec<Stop>,
     /// Bad ids and counts (one per barrier label).
     pub(crate) defects: Vec<SyncDefect>,
+    /// The mbarrier objects the events name.
+    pub(crate) mbars: Mbarriers,
+    /// The asynchronous copies.
+    pub(crate) agents: Vec<Agent>,
+    /// Per token, the arrival that returned it (warp, event).
+    pub(crate) tokens: Vec<(u32, u32)>,
 }
 
 /// Emulates every warp of the block `block_dim` of kernel `k`.
@@ -142,15 +195,22 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
             _ => None,
         })
         .collect();
-    let bar = barrier_stmts(&k.body);
+    let is_barrier = |s: &Stmt| matches!(s.kind, StmtKind::Barrier(..));
+    let is_async = |s: &Stmt| matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().any(Op::is_async));
+    let is_test = |s: &Stmt| matches!(&s.kind, StmtKind::Basic(ops) if ops.iter().any(|o| matches!(o, Op::Mbarrier(_, MbarOp::Test { .. }))));
     let mut ctx = Ctx {
         k,
-        bar,
+        bar: containing(&k.body, &|s| is_barrier(s) || is_async(s)),
+        sync: containing(&k.body, &is_barrier),
+        spin: containing(&k.body, &is_test),
         geo,
         loops: HashMap::new(),
         bad: HashSet::new(),
         accesses: 0,
         warps,
+        mbars: Mbarriers::default(),
+        agents: vec![],
+        tokens: vec![],
     };
     for w in 0..warps {
         let mut em = Emu {
@@ -160,6 +220,9 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
             lanes: vec![],
             div_src: None,
             defects: &mut sk.defects,
+            w,
+            test_mode: TestMode::Refuse,
+            probe: None,
         };
         for i in 0..WARP.min(threads - w * WARP) {
             let l = w * WARP + i;
@@ -185,6 +248,9 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
                 preds: vec![],
                 maybe_exit: None,
                 maybe_jump: None,
+                open_copies: vec![],
+                groups: VecDeque::new(),
+                copies: vec![],
             });
         }
         let r = em.warp_block(&k.body);
@@ -193,22 +259,25 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
             sk.stops.push(stop);
         }
     }
+    sk.mbars = ctx.mbars;
+    sk.agents = ctx.agents;
+    sk.tokens = ctx.tokens;
     sk
 }
 
-/// Labels of statements that contain a barrier (of any kind).
-fn barrier_stmts(b: &Block) -> HashSet<Label> {
-    fn walk(s: &Stmt, out: &mut HashSet<Label>) -> bool {
-        let mut has = matches!(s.kind, StmtKind::Barrier(..));
+/// Labels of statements that are or contain a statement `pred` holds for.
+fn containing(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> HashSet<Label> {
+    fn walk(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool, out: &mut HashSet<Label>) -> bool {
+        let mut has = pred(s);
         match &s.kind {
             StmtKind::If { then_blk, else_blk, .. } => {
                 for c in then_blk.stmts.iter().chain(&else_blk.stmts) {
-                    has |= walk(c, out);
+                    has |= walk(c, pred, out);
                 }
             }
             StmtKind::Loop(Loop { header, body, step, .. }) => {
                 for c in header.iter().chain(&body.stmts).chain(step) {
-                    has |= walk(c, out);
+                    has |= walk(c, pred, out);
                 }
             }
             _ => {}
@@ -220,9 +289,23 @@ fn barrier_stmts(b: &Block) -> HashSet<Label> {
     }
     let mut out = HashSet::new();
     for s in &b.stmts {
-        walk(s, &mut out);
+        walk(s, pred, &mut out);
     }
     out
+}
+
+/// A lane's path predicates and possible early exits, saved around a spin-loop probe.
+type LaneFlowState = (Vec<Rc<Sym>>, Option<(Span, Blame)>, Option<(Span, Blame)>);
+
+/// An access as the trace records it.
+enum Recorded {
+    Conc(ConcAccess),
+    Sym(SymAccess),
+}
+
+/// The bit mask of lanes.
+fn mask_of(lanes: &[usize]) -> u32 {
+    lanes.iter().fold(0u32, |m, &l| m | (1 << l))
 }
 
 /// Thread-geometry values shared by all lanes.
@@ -251,7 +334,12 @@ impl Geo {
 /// State shared by the emulation of all warps.
 struct Ctx<'k> {
     k: &'k Kernel,
+    /// Statements containing a barrier or an async-pipeline op: run warp-wide.
     bar: HashSet<Label>,
+    /// Statements containing a barrier: their conditions must be uniform in the warp.
+    sync: HashSet<Label>,
+    /// Statements containing an mbarrier test (loops among them may be spin loops).
+    spin: HashSet<Label>,
     geo: Geo,
     /// Variables assigned in each loop (for havocking), by loop label.
     loops: HashMap<Label, Rc<Vec<VarId>>>,
@@ -259,6 +347,9 @@ struct Ctx<'k> {
     bad: HashSet<Label>,
     accesses: u64,
     warps: u32,
+    mbars: Mbarriers,
+    agents: Vec<Agent>,
+    tokens: Vec<(u32, u32)>,
 }
 
 /// How control leaves a statement.
@@ -268,6 +359,28 @@ enum Flow {
     Break,
     Continue,
     Return,
+    /// Not executing the branch a masked `if` runs for other lanes.
+    Parked,
+}
+
+/// What an mbarrier test returns in the emulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TestMode {
+    /// Not inside a spin loop: the test's use is not modelled.
+    Refuse,
+    /// Probing a spin loop's iteration with the phase incomplete: false.
+    Probe,
+    /// Running a spin loop to its exit: a wait, then true.
+    Wait,
+}
+
+/// What probing a spin loop's incomplete iteration found.
+#[derive(Debug, Default)]
+struct Probe {
+    /// Something besides register values happened (an access, a barrier, another op).
+    effect: bool,
+    /// Tests executed.
+    tests: usize,
 }
 
 /// One lane (thread) of the warp being emulated.
@@ -281,6 +394,12 @@ struct Lane {
     maybe_exit: Option<(Span, Blame)>,
     /// The lane may have left the current loop iteration under a symbolic condition.
     maybe_jump: Option<(Span, Blame)>,
+    /// `cp.async` copies issued since the last commit.
+    open_copies: Vec<AgentIdx>,
+    /// Committed `cp.async` groups not yet waited for, oldest first.
+    groups: VecDeque<Vec<AgentIdx>>,
+    /// `cp.async` copies issued and not waited for (for `cp.async.mbarrier.arrive`).
+    copies: Vec<AgentIdx>,
 }
 
 /// The emulator of one warp.
@@ -292,6 +411,12 @@ struct Emu<'a, 'k> {
     /// The statement after which the lanes' control flow started to differ.
     div_src: Option<(Label, Span)>,
     defects: &'a mut Vec<SyncDefect>,
+    /// The warp's index.
+    w: u32,
+    /// What mbarrier tests return.
+    test_mode: TestMode,
+    /// Set while probing a spin loop.
+    probe: Option<Probe>,
 }
 
 /// Static type of an expression.
@@ -436,17 +561,27 @@ impl Emu<'_, '_> {
             }
             return Ok(());
         }
+        let sync = self.ctx.sync.contains(&s.label);
         match &s.kind {
             StmtKind::Barrier(b, _) => self.barrier(s, b),
+            StmtKind::Basic(ops) => self.warp_basic(s, ops),
             StmtKind::If {
                 cond,
                 then_blk,
                 else_blk,
-            } => match self.uniform_cond(s, cond)? {
+            } if sync => match self.uniform_cond(s, cond)? {
                 Some(true) => self.warp_block(then_blk),
                 Some(false) => self.warp_block(else_blk),
                 None => Ok(()),
             },
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => self.masked_if(s, cond, then_blk, else_blk),
+            StmtKind::Loop(lp) if !sync && self.ctx.spin.contains(&s.label) && self.test_mode != TestMode::Wait => {
+                self.spin_loop(s, lp)
+            }
             StmtKind::Loop(lp) => self.warp_loop(s, lp),
             _ => Ok(()),
         }
@@ -492,7 +627,7 @@ impl Emu<'_, '_> {
                 for h in &lp.header {
                     self.warp_stmt(h)?;
                 }
-                if self.uniform_cond(s, &lp.cond)? != Some(true) {
+                if !self.loop_cond(s, &lp.cond)? {
                     break;
                 }
             }
@@ -615,12 +750,15 @@ impl Emu<'_, '_> {
                 return Ok(());
             }
         }
+        let mask = self.full_mask();
         self.trace.events.push(Event {
             kind,
             id: id as u32,
             count: count as u32,
             label: s.label,
             span: s.span,
+            mask,
+            op: None,
         });
         Ok(())
     }
@@ -666,7 +804,13 @@ impl Emu<'_, '_> {
                 self.lanes[li].flow = Flow::Return;
                 Ok(())
             }
-            StmtKind::Barrier(..) | StmtKind::Assume(_) => Ok(()),
+            StmtKind::Barrier(..) => {
+                if let Some(p) = &mut self.probe {
+                    p.effect = true;
+                }
+                Ok(())
+            }
+            StmtKind::Assume(_) => Ok(()),
         }
     }
 
@@ -711,7 +855,7 @@ impl Emu<'_, '_> {
                 match f {
                     Flow::Return => lane.maybe_exit = Some((s.span, blame.clone())),
                     Flow::Break | Flow::Continue => lane.maybe_jump = Some((s.span, blame.clone())),
-                    Flow::Normal => {}
+                    Flow::Normal | Flow::Parked => {}
                 }
             }
         }
@@ -751,7 +895,7 @@ impl Emu<'_, '_> {
                 }
                 Flow::Return => break,
                 Flow::Continue => lane.flow = Flow::Normal,
-                Flow::Normal => {}
+                Flow::Normal | Flow::Parked => {}
             }
             if lane.maybe_jump.is_some() {
                 // Some path left this iteration early: the concrete unrolling no longer
@@ -840,6 +984,21 @@ impl Emu<'_, '_> {
                 }
             }
             Op::Write(a, _) => self.access(li, label, a)?,
+            Op::Mbarrier(_, MbarOp::Test { dst, .. }) if self.probe.is_some() => {
+                if let Some(p) = &mut self.probe {
+                    p.tests += 1;
+                }
+                if let Some(d) = dst {
+                    self.lanes[li].env[d.0 as usize] = Val::K(0);
+                }
+            }
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => match &mut self.probe {
+                Some(p) => p.effect = true,
+                None => {
+                    let span = self.ctx.k.span;
+                    return Err(self.inconclusive(span, "internal: an async-pipeline op run lane by lane".into()));
+                }
+            },
         }
         Ok(())
     }
@@ -848,6 +1007,20 @@ impl Emu<'_, '_> {
         if self.ctx.k.array(a.array).space == Space::Local {
             return Ok(());
         }
+        if let Some(p) = &mut self.probe {
+            p.effect = true;
+            return Ok(());
+        }
+        let seg = self.trace.events.len() as u32;
+        match self.lane_access(li, label, a, seg)? {
+            Recorded::Conc(c) => self.trace.conc.push(c),
+            Recorded::Sym(x) => self.trace.sym.push(x),
+        }
+        Ok(())
+    }
+
+    /// One lane's access as the trace records it, in segment `seg`.
+    fn lane_access(&mut self, li: usize, label: Label, a: &Access, seg: u32) -> Result<Recorded, Stop> {
         self.ctx.accesses += 1;
         if self.ctx.accesses > MAX_ACCESSES {
             return Err(self.inconclusive(
@@ -856,10 +1029,9 @@ impl Emu<'_, '_> {
             ));
         }
         let offset = self.eval(li, &a.offset);
-        let seg = self.trace.events.len() as u32;
         let pred = self.lanes[li].preds.last().cloned();
-        match (&offset, &pred) {
-            (Val::K(o), None) => self.trace.conc.push(ConcAccess {
+        Ok(match (&offset, &pred) {
+            (Val::K(o), None) => Recorded::Conc(ConcAccess {
                 offset: *o,
                 label: label.0,
                 array: a.array.0,
@@ -868,7 +1040,7 @@ impl Emu<'_, '_> {
                 lane: li as u8,
                 kind: a.kind,
             }),
-            _ => self.trace.sym.push(SymAccess {
+            _ => Recorded::Sym(SymAccess {
                 label,
                 array: a.array,
                 kind: a.kind,
@@ -878,7 +1050,463 @@ impl Emu<'_, '_> {
                 offset,
                 pred,
             }),
+        })
+    }
+}
+
+// ---- async pipelines: lane masks, mbarrier operations, asynchronous copies, spin loops ----
+
+impl Emu<'_, '_> {
+    /// Every lane of the warp.
+    fn full_mask(&self) -> u32 {
+        if self.lanes.len() >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.lanes.len()) - 1
+        }
+    }
+
+    /// A statement with async-pipeline ops: its ops in order, each over the active lanes
+    /// (an async op as events, one per distinct operand set, with the lanes as their mask).
+    fn warp_basic(&mut self, s: &Stmt, ops: &[Op]) -> Result<(), Stop> {
+        for op in ops {
+            if op.is_async() {
+                self.async_op(s, op)?;
+            } else {
+                for li in self.active() {
+                    self.op(li, s.label, op)?;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Each active lane's value of a condition that decides async-pipeline ops (they may
+    /// differ, but must be known).
+    fn lane_conds(&mut self, s: &Stmt, cond: &Expr) -> Result<Vec<(usize, bool)>, Stop> {
+        let mut out = vec![];
+        for li in self.active() {
+            if let Some((span, blame)) = self.lanes[li].maybe_exit.clone() {
+                return Err(self.inconclusive(span, blame.message("a return before an mbarrier operation")));
+            }
+            match self.eval(li, cond) {
+                Val::K(v) => out.push((li, v != 0)),
+                Val::S(sym) => {
+                    let blame = self.unk.blame(&sym);
+                    return Err(self.inconclusive(
+                        s.span,
+                        blame.message("a condition that controls an mbarrier or async-copy operation"),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether a warp-wide loop goes on: uniform for loops with barriers; for loops with only
+    /// async-pipeline ops, lanes whose condition is false leave the loop (as by `break`).
+    fn loop_cond(&mut self, s: &Stmt, cond: &Expr) -> Result<bool, Stop> {
+        if self.ctx.sync.contains(&s.label) {
+            return Ok(self.uniform_cond(s, cond)? == Some(true));
+        }
+        let conds = self.lane_conds(s, cond)?;
+        for &(li, c) in &conds {
+            if !c {
+                self.lanes[li].flow = Flow::Break;
+            }
+        }
+        Ok(conds.iter().any(|&(_, c)| c))
+    }
+
+    /// An `if` around async-pipeline ops only: each branch runs for the lanes that take it
+    /// (the others parked), as the warp executes it.
+    fn masked_if(&mut self, s: &Stmt, cond: &Expr, then_blk: &Block, else_blk: &Block) -> Result<(), Stop> {
+        let conds = self.lane_conds(s, cond)?;
+        for (want, blk) in [(true, then_blk), (false, else_blk)] {
+            let parked: Vec<usize> = conds.iter().filter(|c| c.1 != want).map(|c| c.0).collect();
+            if parked.len() == conds.len() {
+                continue;
+            }
+            for &li in &parked {
+                self.lanes[li].flow = Flow::Parked;
+            }
+            let r = self.warp_block(blk);
+            for &li in &parked {
+                self.lanes[li].flow = Flow::Normal;
+            }
+            r?;
+        }
+        Ok(())
+    }
+
+    /// A loop around mbarrier tests. It is a wait if an iteration whose tests are false has
+    /// no effect and does not leave the loop, whatever earlier iterations assigned (probed
+    /// with the loop's variables unknown); then it runs to its exit with each test a wait
+    /// followed by true. Variables a false iteration changes are unknown afterwards.
+    fn spin_loop(&mut self, s: &Stmt, lp: &Loop) -> Result<(), Stop> {
+        let active = self.active();
+        let vars = assigned_vars(s);
+        let entry: Vec<Vec<Val>> = active.iter().map(|&li| self.lanes[li].env.clone()).collect();
+        let saved: Vec<LaneFlowState> = active
+            .iter()
+            .map(|&li| {
+                let l = &self.lanes[li];
+                (l.preds.clone(), l.maybe_exit.clone(), l.maybe_jump.clone())
+            })
+            .collect();
+        let (prev_mode, prev_probe) = (self.test_mode, self.probe.take());
+        self.test_mode = TestMode::Probe;
+        self.probe = Some(Probe::default());
+        let mut spins = true;
+        let mut after = vec![];
+        for &li in &active {
+            self.havoc(li, &vars);
+            spins &= self.probe_iteration(li, lp)?;
+            after.push(std::mem::take(&mut self.lanes[li].env));
+        }
+        let probe = std::mem::replace(&mut self.probe, prev_probe).unwrap_or_default();
+        self.test_mode = prev_mode;
+        for (i, &li) in active.iter().enumerate() {
+            let l = &mut self.lanes[li];
+            l.env = entry[i].clone();
+            l.flow = Flow::Normal;
+            (l.preds, l.maybe_exit, l.maybe_jump) = saved[i].clone();
+        }
+        if !spins || probe.effect || probe.tests == 0 {
+            return Err(self.inconclusive(
+                s.span,
+                "a loop around an mbarrier test_wait/try_wait that is not a pure spin (while the phase is incomplete it has effects or may leave the loop)".into(),
+            ));
+        }
+        for (i, &li) in active.iter().enumerate() {
+            for &v in &vars {
+                if after[i][v.0 as usize] != entry[i][v.0 as usize] {
+                    let var = self.ctx.k.var(v);
+                    self.lanes[li].env[v.0 as usize] = self.unk.fresh(Origin::Var(var.name.clone()), var.ty);
+                }
+            }
+        }
+        self.test_mode = TestMode::Wait;
+        let r = self.warp_loop(s, lp);
+        self.test_mode = prev_mode;
+        r
+    }
+
+    /// One iteration of a spin loop for lane `li`, tests false: whether it stays in the loop.
+    fn probe_iteration(&mut self, li: usize, lp: &Loop) -> Result<bool, Stop> {
+        let test = |em: &mut Self| -> Result<bool, Stop> {
+            for h in &lp.header {
+                em.lane_stmt(li, h)?;
+            }
+            Ok(matches!(em.eval(li, &lp.cond), Val::K(c) if c != 0))
+        };
+        if lp.kind != LoopKind::DoWhile && !test(self)? {
+            return Ok(false);
+        }
+        self.lane_block(li, &lp.body)?;
+        if !matches!(self.lanes[li].flow, Flow::Normal | Flow::Continue) {
+            return Ok(false);
+        }
+        self.lanes[li].flow = Flow::Normal;
+        for h in &lp.step {
+            self.lane_stmt(li, h)?;
+        }
+        if lp.kind == LoopKind::DoWhile && !test(self)? {
+            return Ok(false);
+        }
+        let l = &self.lanes[li];
+        Ok(l.flow == Flow::Normal && l.maybe_exit.is_none() && l.maybe_jump.is_none())
+    }
+
+    /// A known integer of one lane.
+    fn lane_int(&mut self, li: usize, e: &Expr, span: Span, what: &str) -> Result<i64, Stop> {
+        match self.eval(li, e) {
+            Val::K(v) => Ok(v),
+            Val::S(sym) => {
+                let blame = self.unk.blame(&sym);
+                Err(self.inconclusive(span, blame.message(what)))
+            }
+        }
+    }
+
+    /// Appends an async event for the lanes of `mask`; returns its index.
+    fn push_async(&mut self, s: &Stmt, mask: u32, ev: AsyncEv) -> u32 {
+        let idx = self.trace.events.len() as u32;
+        self.trace.events.push(Event {
+            kind: EvKind::Async,
+            id: 0,
+            count: 0,
+            label: s.label,
+            span: s.span,
+            mask,
+            op: Some(Rc::new(ev)),
+        });
+        idx
+    }
+
+    /// An async-pipeline op over the active lanes.
+    fn async_op(&mut self, s: &Stmt, op: &Op) -> Result<(), Stop> {
+        let active = self.active();
+        for &li in &active {
+            if let Some((span, blame)) = self.lanes[li].maybe_exit.clone() {
+                return Err(self.inconclusive(span, blame.message("a return before an mbarrier operation")));
+            }
+        }
+        if active.is_empty() {
+            return Ok(());
+        }
+        match op {
+            Op::Mbarrier(b, m) => self.mbar_op(s, &active, b, m),
+            Op::AsyncCopy(c) => self.async_copy(s, &active, c),
+            Op::AsyncGroup(g) => {
+                self.async_group(s, &active, *g);
+                Ok(())
+            }
+            Op::ProxyFence(f) => {
+                self.push_async(s, mask_of(&active), AsyncEv::Fence(*f));
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The phase a lane's wait or test names.
+    fn phase_sel(&mut self, li: usize, p: &MbarPhase, span: Span) -> Result<PhaseSel, Stop> {
+        match p {
+            MbarPhase::Parity(e) => Ok(PhaseSel::Parity(
+                (self.lane_int(li, e, span, "the phase parity")? & 1) as u8,
+            )),
+            MbarPhase::Token(e) => match self.eval(li, e) {
+                Val::K(v) if v & TOKEN_TAG != 0 && ((v & !TOKEN_TAG) as usize) < self.ctx.tokens.len() => {
+                    Ok(PhaseSel::Token((v & !TOKEN_TAG) as u64))
+                }
+                _ => Err(self.inconclusive(
+                    span,
+                    "a wait on an mbarrier state token autosync cannot trace to the arrive that returned it".into(),
+                )),
+            },
+        }
+    }
+
+    /// An mbarrier operation: per lane its object and operands; lanes with equal ones share
+    /// an event. A test is a wait inside a spin loop and not modelled elsewhere.
+    fn mbar_op(&mut self, s: &Stmt, active: &[usize], b: &MbarRef, m: &MbarOp) -> Result<(), Stop> {
+        let mut events: Vec<(AsyncEv, u32)> = vec![];
+        let mut dsts: Vec<(usize, usize)> = vec![];
+        for &li in active {
+            let off = self.lane_int(li, &b.offset, b.span, "the mbarrier's address")?;
+            let bar = self.ctx.mbars.of(b.array, off);
+            let kind = if matches!(m, MbarOp::Init { .. } | MbarOp::Inval) {
+                AccessKind::Write
+            } else {
+                AccessKind::Atomic
+            };
+            let object = Access {
+                array: b.array,
+                kind,
+                offset: b.offset.clone(),
+                size: 8,
+                span: b.span,
+            };
+            self.access(li, s.label, &object)?;
+            let span = s.span;
+            let ev = match m {
+                MbarOp::Init { count } => AsyncEv::Init {
+                    bar,
+                    count: self.lane_int(li, count, span, "the mbarrier's arrival count")?,
+                },
+                MbarOp::Arrive { count, tx, drop, .. } => AsyncEv::Arrive {
+                    bar,
+                    count: self.lane_int(li, count, span, "the arrival count")?,
+                    tx: match tx {
+                        Some(t) => self.lane_int(li, t, span, "the expected transaction bytes")?,
+                        None => 0,
+                    },
+                    drop: *drop,
+                    token: None,
+                },
+                MbarOp::ExpectTx { bytes } => AsyncEv::ExpectTx {
+                    bar,
+                    bytes: self.lane_int(li, bytes, span, "the expected transaction bytes")?,
+                },
+                MbarOp::CompleteTx { bytes } => AsyncEv::CompleteTx {
+                    bar,
+                    bytes: self.lane_int(li, bytes, span, "the completed transaction bytes")?,
+                },
+                MbarOp::Test { dst, phase } => {
+                    if self.test_mode != TestMode::Wait {
+                        return Err(self.inconclusive(
+                            span,
+                            "the result of an mbarrier test_wait/try_wait is used other than to spin until it is true"
+                                .into(),
+                        ));
+                    }
+                    if let Some(d) = dst {
+                        let ty = self.ctx.k.var(*d).ty;
+                        self.lanes[li].env[d.0 as usize] = Val::K(norm(1, ty));
+                    }
+                    AsyncEv::Wait {
+                        bar,
+                        phase: self.phase_sel(li, phase, span)?,
+                    }
+                }
+                MbarOp::Wait { phase } => AsyncEv::Wait {
+                    bar,
+                    phase: self.phase_sel(li, phase, span)?,
+                },
+                MbarOp::ArriveOnCopies { noinc } => AsyncEv::ArriveOnCopies {
+                    bar,
+                    noinc: *noinc,
+                    copies: vec![(li as u8, self.lanes[li].copies.clone())],
+                },
+                MbarOp::Inval => AsyncEv::Inval { bar },
+            };
+            let slot = events.iter().position(|(e, _)| same_event(e, &ev));
+            let gi = match slot {
+                Some(i) => {
+                    events[i].1 |= 1 << li;
+                    if let (AsyncEv::ArriveOnCopies { copies, .. }, AsyncEv::ArriveOnCopies { copies: mine, .. }) =
+                        (&mut events[i].0, ev)
+                    {
+                        copies.extend(mine);
+                    }
+                    i
+                }
+                None => {
+                    events.push((ev, 1 << li));
+                    events.len() - 1
+                }
+            };
+            dsts.push((li, gi));
+        }
+        let token_var = match m {
+            MbarOp::Arrive { token: Some(v), .. } => Some(*v),
+            _ => None,
+        };
+        for (gi, (mut ev, mask)) in events.into_iter().enumerate() {
+            if let (AsyncEv::Arrive { token, .. }, Some(v)) = (&mut ev, token_var) {
+                let id = self.ctx.tokens.len() as u64;
+                *token = Some(id);
+                self.ctx.tokens.push((self.w, self.trace.events.len() as u32));
+                let ty = self.ctx.k.var(v).ty;
+                for &(li, g) in &dsts {
+                    if g == gi {
+                        self.lanes[li].env[v.0 as usize] = Val::K(norm(TOKEN_TAG | id as i64, ty));
+                    }
+                }
+            }
+            self.push_async(s, mask, ev);
+        }
+        Ok(())
+    }
+
+    /// Asynchronous copies: per lane its completion (an mbarrier and bytes, or the commit
+    /// group); lanes completing alike share one agent, whose accesses are the copies'.
+    fn async_copy(&mut self, s: &Stmt, active: &[usize], c: &AsyncCopy) -> Result<(), Stop> {
+        let mut agents: Vec<(AgentDone, u32)> = vec![];
+        for &li in active {
+            let done = match &c.completion {
+                AsyncCompletion::Mbarrier(b) => {
+                    let off = self.lane_int(li, &b.offset, b.span, "the mbarrier's address")?;
+                    let bytes = self.lane_int(li, &c.bytes, s.span, "the bytes of an asynchronous copy")?;
+                    AgentDone::Mbarrier {
+                        bar: self.ctx.mbars.of(b.array, off),
+                        bytes,
+                    }
+                }
+                AsyncCompletion::Group => AgentDone::Group,
+            };
+            match agents.iter_mut().find(|(d, _)| same_target(d, &done)) {
+                Some((AgentDone::Mbarrier { bytes, .. }, mask)) => {
+                    if let AgentDone::Mbarrier { bytes: b, .. } = done {
+                        *bytes += b;
+                    }
+                    *mask |= 1 << li;
+                }
+                Some((_, mask)) => *mask |= 1 << li,
+                None => agents.push((done, 1 << li)),
+            }
+        }
+        for (done, mask) in agents {
+            let idx = self.ctx.agents.len() as AgentIdx;
+            let event = self.trace.events.len() as u32;
+            let mut agent = Agent {
+                warp: self.w,
+                event,
+                mask,
+                done,
+                conc: vec![],
+                sym: vec![],
+                label: s.label,
+                span: s.span,
+            };
+            for li in (0..self.lanes.len()).filter(|l| mask & (1 << l) != 0) {
+                for a in std::iter::once(&c.dst).chain(&c.src) {
+                    if self.ctx.k.array(a.array).space == Space::Local {
+                        continue;
+                    }
+                    match self.lane_access(li, s.label, a, 1)? {
+                        Recorded::Conc(x) => agent.conc.push(x),
+                        Recorded::Sym(x) => agent.sym.push(x),
+                    }
+                }
+                if done == AgentDone::Group {
+                    self.lanes[li].open_copies.push(idx);
+                    self.lanes[li].copies.push(idx);
+                }
+            }
+            self.ctx.agents.push(agent);
+            self.push_async(s, mask, AsyncEv::Issue { agent: idx });
+        }
+        Ok(())
+    }
+
+    /// `cp.async.commit_group` / `wait_group n` over the active lanes.
+    fn async_group(&mut self, s: &Stmt, active: &[usize], g: AsyncGroupOp) {
+        match g {
+            AsyncGroupOp::Commit => {
+                for &li in active {
+                    let open = std::mem::take(&mut self.lanes[li].open_copies);
+                    self.lanes[li].groups.push_back(open);
+                }
+            }
+            AsyncGroupOp::Wait(n) => {
+                let mut done = vec![];
+                for &li in active {
+                    let lane = &mut self.lanes[li];
+                    let mut mine = vec![];
+                    while lane.groups.len() > n as usize {
+                        mine.extend(lane.groups.pop_front().unwrap_or_default());
+                    }
+                    lane.copies.retain(|a| !mine.contains(a));
+                    if !mine.is_empty() {
+                        done.push((li as u8, mine));
+                    }
+                }
+                if !done.is_empty() {
+                    self.push_async(s, mask_of(active), AsyncEv::WaitGroup { done });
+                }
+            }
+        }
+    }
+}
+
+/// Whether two lanes' events are one (arrive-on-copies events of one object merge their
+/// per-lane copies).
+fn same_event(a: &AsyncEv, b: &AsyncEv) -> bool {
+    match (a, b) {
+        (AsyncEv::ArriveOnCopies { bar, noinc, .. }, AsyncEv::ArriveOnCopies { bar: b2, noinc: n2, .. }) => {
+            bar == b2 && noinc == n2
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether two lanes' copies complete on the same target.
+fn same_target(a: &AgentDone, b: &AgentDone) -> bool {
+    match (a, b) {
+        (AgentDone::Mbarrier { bar, .. }, AgentDone::Mbarrier { bar: b2, .. }) => bar == b2,
+        (AgentDone::Group, AgentDone::Group) => true,
+        _ => false,
     }
 }

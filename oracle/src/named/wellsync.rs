@@ -4,13 +4,15 @@
 //! simulation itself.)
 
 use super::hb::Hb;
-use super::sim::{Gen, Sim};
-use super::skeleton::{EvKind, WarpTrace, WARP};
+use super::pipeline::{AsyncEv, Mbarriers, PhaseSel};
+use super::sim::{Gen, GenKind, Sim};
+use super::skeleton::{EvKind, WarpTrace};
+use super::units::Units;
 use crate::ir::{Kernel, Label, Span};
 use crate::report::{SyncDefect, SyncDefectKind};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Whether program point `(w, s)` (the start of segment `s` of warp `w`) is ordered after the
 /// completion of generation `g`: after a sync of `g` if it has one (only a syncer's later code
@@ -31,14 +33,30 @@ fn ev(warps: &[WarpTrace], (w, e): (u32, u32)) -> (Label, Span) {
     (x.label, x.span)
 }
 
+/// Whether a generation is a barrier's (named or `__syncwarp`), which WELLSYNC is about.
+fn is_barrier(g: &Gen) -> bool {
+    matches!(g.kind, GenKind::Named | GenKind::Warp)
+}
+
+/// The key of a pending generation's barrier as the generations carry it.
+fn same_barrier(g: &Gen, pending_id: u32) -> bool {
+    match g.kind {
+        GenKind::Named => g.id == pending_id,
+        GenKind::Warp => g.id + 16 == pending_id,
+        _ => false,
+    }
+}
+
 /// Deadlock (or too many participants) when the schedule got stuck.
-pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<SyncDefect> {
+pub(crate) fn stuck(k: &Kernel, units: &Units, mbars: &Mbarriers, sim: &Sim, hb: &Hb) -> Vec<SyncDefect> {
+    let warps = &units.traces;
+    let weight = |w: u32| units.info[w as usize].weight;
     let mut out = vec![];
     // Too many participants: a warp waits in an open generation it could have joined the
     // previous generation of, because nothing orders it after that generation's completion.
     let mut explained = HashSet::new();
     for p in &sim.pending {
-        let Some(prev) = sim.gens.iter().rev().find(|g| g.id == p.id) else {
+        let Some(prev) = sim.gens.iter().rev().find(|g| same_barrier(g, p.id)) else {
             continue;
         };
         if p.regs.iter().any(|&(w, e)| !after_completion(hb, prev, w, e)) {
@@ -51,14 +69,14 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                     spans.push(s);
                 }
             }
-            let registered = (prev.regs.len() + p.regs.len()) as u32 * WARP;
+            let registered: u32 = prev.regs.iter().chain(&p.regs).map(|r| weight(r.0)).sum();
             // More distinct warps than the count admits is a design error in the count; the same
             // warps registering again before the generation they joined completed is recycling.
             let distinct: HashSet<u32> = prev.regs.iter().chain(&p.regs).map(|r| r.0).collect();
-            if distinct.len() as u32 * WARP <= p.count {
+            if distinct.iter().map(|&w| weight(w)).sum::<u32>() <= p.count {
                 let (l1, s1) = ev(warps, prev.regs[0]);
                 let (l2, s2) = ev(warps, p.regs[0]);
-                let early: Vec<String> = prev.regs.iter().map(|r| format!("warp {}", r.0)).collect();
+                let early: Vec<String> = prev.regs.iter().map(|r| units.name(r.0)).collect();
                 out.push(SyncDefect {
                     kind: SyncDefectKind::UnsafeRecycling { id: p.id },
                     labels: vec![l1, l2],
@@ -71,8 +89,8 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                             early.join(", ")
                         ),
                         format!(
-                            "so warp {} at {} is left in a generation that never completes",
-                            p.regs[0].0,
+                            "so {} at {} is left in a generation that never completes",
+                            units.name(p.regs[0].0),
                             k.loc(s2)
                         ),
                     ],
@@ -80,12 +98,7 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                 explained.extend(p.regs.iter().map(|r| r.0));
                 continue;
             }
-            let who: Vec<String> = prev
-                .regs
-                .iter()
-                .chain(&p.regs)
-                .map(|r| format!("warp {}", r.0))
-                .collect();
+            let who: Vec<String> = prev.regs.iter().chain(&p.regs).map(|r| units.name(r.0)).collect();
             out.push(SyncDefect {
                 kind: SyncDefectKind::TooManyParticipants { count: p.count, registered },
                 labels,
@@ -105,51 +118,45 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
         .blocked
         .iter()
         .filter(|(w, _)| !explained.contains(w))
-        .map(|&r| (r.0, ev(warps, r).0))
+        .map(|&r| (units.info[r.0 as usize].warp, ev(warps, r).0))
         .collect();
     if waits.is_empty() {
         return out;
     }
-    // The wait-for graph: a blocked warp waits for every unfinished warp that will still
-    // register on its barrier id.
+    // The wait-for graph: a blocked unit waits for every unfinished unit that will still
+    // register on its barrier, or still take part in its mbarrier.
     let mut g = DiGraph::<u32, ()>::new();
     let nodes: Vec<_> = (0..warps.len() as u32).map(|w| g.add_node(w)).collect();
     for &(w, e) in &sim.blocked {
-        let id = warps[w as usize].events[e as usize].id;
+        let x = &warps[w as usize].events[e as usize];
+        let bar = x.op.as_ref().and_then(|o| o.bar());
         for (u, tr) in warps.iter().enumerate() {
             let from = sim.done_events[u] as usize + usize::from(u as u32 == w);
-            if tr
-                .events
-                .iter()
-                .skip(from)
-                .any(|x| x.kind != EvKind::Warp && x.id == id)
-            {
+            let will = tr.events.iter().skip(from).any(|y| match (bar, &y.op) {
+                (Some(b), Some(op)) => op.bar() == Some(b) && !matches!(**op, AsyncEv::Wait { .. }),
+                (None, None) => y.kind == x.kind || (y.kind != EvKind::Warp && x.kind != EvKind::Warp && y.id == x.id),
+                _ => false,
+            });
+            if will {
                 g.add_edge(nodes[w as usize], nodes[u], ());
             }
         }
     }
     let mut trace = vec![];
     for &(w, e) in &sim.blocked {
-        let x = &warps[w as usize].events[e as usize];
-        trace.push(format!(
-            "warp {w} waits at bar.sync {}, {} ({})",
-            x.id,
-            x.count,
-            k.loc(x.span)
-        ));
+        trace.push(waits_at(k, units, mbars, sim, w, e));
     }
     for scc in tarjan_scc(&g) {
         if scc.len() > 1 {
-            let ws: Vec<String> = scc.iter().map(|n| format!("warp {}", g[*n])).collect();
+            let ws: Vec<String> = scc.iter().map(|n| units.name(g[*n])).collect();
             trace.push(format!("cyclic wait among {}", ws.join(", ")));
         }
     }
     for p in &sim.pending {
+        let registered: u32 = p.regs.iter().map(|r| weight(r.0)).sum();
         trace.push(format!(
             "barrier {} has {} of {} threads registered and no further participant",
-            p.id,
-            p.regs.len() as u32 * WARP,
-            p.count
+            p.id, registered, p.count
         ));
     }
     let spans = sim.blocked.iter().map(|&r| ev(warps, r).1).collect();
@@ -165,12 +172,17 @@ pub(crate) fn stuck(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
 /// WELLSYNC on a schedule that finished: every registrant of generation k+1 of an id must be
 /// ordered after the completion of generation k; generations completed by arrivals alone are
 /// reported too.
-pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<SyncDefect> {
+pub(crate) fn check(k: &Kernel, units: &Units, sim: &Sim, hb: &Hb) -> Vec<SyncDefect> {
+    let warps = &units.traces;
     let mut out = vec![];
-    let mut last: [Option<usize>; 16] = [None; 16];
+    let mut last: HashMap<(bool, u32), usize> = HashMap::new();
     let mut seen_arrive_only = HashSet::new();
     let mut seen_recycle = HashSet::new();
     for (gi, g) in sim.gens.iter().enumerate() {
+        if !is_barrier(g) {
+            continue;
+        }
+        let key = (g.kind == GenKind::Warp, g.id);
         if !g.synced.iter().any(|&s| s) {
             let labels: Vec<Label> = g.regs.iter().map(|&r| ev(warps, r).0).collect();
             let mut key = labels.clone();
@@ -183,15 +195,15 @@ pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                     labels: key,
                     spans,
                     trace: vec![format!(
-                        "generation {} of barrier {} is completed by bar.arrive alone (warps {}); it orders nothing",
+                        "generation {} of barrier {} is completed by bar.arrive alone ({}); it orders nothing",
                         g.seq,
                         g.id,
-                        g.regs.iter().map(|r| r.0.to_string()).collect::<Vec<_>>().join(", ")
+                        g.regs.iter().map(|r| units.name(r.0)).collect::<Vec<_>>().join(", ")
                     )],
                 });
             }
         }
-        if let Some(pi) = last[g.id as usize] {
+        if let Some(&pi) = last.get(&key) {
             let prev = &sim.gens[pi];
             for &(w, e) in &g.regs {
                 if after_completion(hb, prev, w, e) {
@@ -208,14 +220,15 @@ pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                     spans: vec![s1, s2],
                     trace: vec![
                         format!(
-                            "generation {} of barrier {} completes with warps {} (first at {})",
+                            "generation {} of barrier {} completes with {} (first at {})",
                             prev.seq,
                             g.id,
-                            prev.regs.iter().map(|r| r.0.to_string()).collect::<Vec<_>>().join(", "),
+                            prev.regs.iter().map(|r| units.name(r.0)).collect::<Vec<_>>().join(", "),
                             k.loc(s1)
                         ),
                         format!(
-                            "warp {w} registers for generation {} at {} without being ordered after that completion, so in another schedule it joins generation {}",
+                            "{} registers for generation {} at {} without being ordered after that completion, so in another schedule it joins generation {}",
+                            units.name(w),
                             g.seq,
                             k.loc(s2),
                             prev.seq
@@ -224,7 +237,7 @@ pub(crate) fn check(k: &Kernel, warps: &[WarpTrace], sim: &Sim, hb: &Hb) -> Vec<
                 });
             }
         }
-        last[g.id as usize] = Some(gi);
+        last.insert(key, gi);
     }
     out
 }
@@ -236,4 +249,32 @@ fn span_of(warps: &[WarpTrace], l: Label) -> Span {
         .find(|e| e.label == l)
         .map(|e| e.span)
         .unwrap_or(Span::DUMMY)
+}
+
+/// What a blocked unit waits for, in words.
+fn waits_at(k: &Kernel, units: &Units, mbars: &Mbarriers, sim: &Sim, w: u32, e: u32) -> String {
+    let x = &units.traces[w as usize].events[e as usize];
+    let who = units.name(w);
+    match x.op.as_deref() {
+        Some(AsyncEv::Wait { bar, phase }) => {
+            let h = &sim.mbars[*bar as usize];
+            let want = match phase {
+                PhaseSel::Parity(p) => format!("a phase of parity {p}"),
+                PhaseSel::Token(_) => "the phase its arrival counted in".into(),
+            };
+            format!(
+                "{who} waits on {} for {want} ({}); {} phase(s) completed, phase {} still expects {} arrival(s) and {} transaction byte(s)",
+                mbars.name(k, *bar),
+                k.loc(x.span),
+                h.phases.len(),
+                h.phases.len(),
+                h.pending,
+                h.tx
+            )
+        }
+        Some(AsyncEv::WaitGroup { .. }) => format!("{who} waits for its cp.async groups ({})", k.loc(x.span)),
+        Some(op) => format!("{who} is stopped at {} ({})", op.describe(k, mbars), k.loc(x.span)),
+        None if x.kind == EvKind::Warp => format!("{who} waits at __syncwarp ({})", k.loc(x.span)),
+        None => format!("{who} waits at bar.sync {}, {} ({})", x.id, x.count, k.loc(x.span)),
+    }
 }

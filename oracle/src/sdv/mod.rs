@@ -157,6 +157,13 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
         });
         return report;
     }
+    if let Some(span) = crate::tree::first_async_op(k) {
+        report.inconclusive.push(Inconclusive {
+            span,
+            message: "kernel uses mbarriers or asynchronous copies; use the named-barrier checker".into(),
+        });
+        return report;
+    }
     let unif = if opts.assume_settled_reads {
         uniformity_if_reads_settle(k)
     } else {
@@ -536,7 +543,10 @@ fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
             for (op, o) in ops.iter().enumerate() {
                 let access = match o {
                     Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a, _) => a,
-                    Op::Assign(..) => continue,
+                    // Async-pipeline ops stop the SDV checker before this stage (`sdv::check`).
+                    Op::Assign(..) | Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
+                        continue
+                    }
                 };
                 let local = k
                     .arrays

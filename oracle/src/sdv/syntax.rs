@@ -8,14 +8,7 @@ pub(crate) fn for_each_expr(s: &Stmt, f: &mut impl FnMut(&Expr)) {
     match &s.kind {
         StmtKind::Basic(ops) => {
             for op in ops {
-                match op {
-                    Op::Assign(_, e) => f(e),
-                    Op::Read(_, a) | Op::Atomic(_, a, _) => f(&a.offset),
-                    Op::Write(a, e) => {
-                        f(&a.offset);
-                        f(e)
-                    }
-                }
+                op.for_each_expr(f);
             }
         }
         StmtKind::If { cond, .. } | StmtKind::Loop(Loop { cond, .. }) | StmtKind::Assume(cond) => f(cond),
@@ -39,7 +32,7 @@ pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec
     let mut add = |s: &Stmt| {
         if let StmtKind::Basic(ops) = &s.kind {
             for op in ops {
-                if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) = op {
+                if let Some(v) = &op.assigned_var() {
                     if !out.contains(v) {
                         out.push(*v);
                     }

@@ -1,14 +1,18 @@
 //! Inline PTX: Clang's AST keeps an asm statement's operands but not its text, so the text
-//! is read from the source (where its tokens are spelled) and parsed here. Named barriers are
-//! understood; anything that may touch memory and is not modelled stops the kernel.
+//! is read from the source (where its tokens are spelled) and parsed here. Every instruction
+//! is modelled (barriers, memory accesses, the end of the thread's path, register values) or
+//! stops the kernel naming it ([`ptx::classify`] sorts them); nothing is skipped.
 
 use super::convert::*;
 use super::lowerer::Lowerer;
+use super::ptx::{self, Class, Guard, Instr};
+use super::types::parse_int;
 use super::values::*;
 use crate::front::ast::NodeId;
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
+use std::collections::HashMap;
 
 /// An asm statement's template and the number of its output operands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -176,35 +180,104 @@ pub(crate) fn barrier_kind(opcode: &str) -> Option<&str> {
     Some(segs.find(|s| !matches!(*s, "cta" | "aligned")).unwrap_or("sync"))
 }
 
-/// PTX opcodes that access memory.
-fn touches_memory(opcode: &str) -> bool {
-    let first = opcode.split('.').next().unwrap_or("");
-    matches!(
-        first,
-        "ld" | "st"
-            | "atom"
-            | "red"
-            | "cp"
-            | "mbarrier"
-            | "ldmatrix"
-            | "stmatrix"
-            | "wgmma"
-            | "ldu"
-            | "prefetch"
-            | "prefetchu"
-            | "tex"
-            | "tld4"
-            | "suld"
-            | "sust"
-            | "sured"
-            | "cvta"
-            | "multimem"
-            | "tensormap"
-    ) && !opcode.starts_with("cvta")
+/// What a register named in the asm text holds, as far as autosync follows it.
+#[derive(Clone, Debug)]
+pub(crate) enum Reg {
+    /// The address operand `%N` plus a byte offset (through `cvta`, `mov`, `cvt`, `add`).
+    Addr(usize, i64),
+    /// A value computed exactly, of the given type.
+    Val(Expr, ScalarTy),
+    /// A predicate.
+    Pred(Expr),
+}
+
+/// The state of one asm statement's lowering.
+pub(crate) struct AsmCx {
+    /// Operand expressions: outputs first, then inputs (`%0`, `%1`, ...).
+    pub operands: Vec<NodeId>,
+    /// Number of output operands.
+    pub n_out: usize,
+    /// Registers autosync follows (`%N` operands rewritten by the asm included).
+    pub regs: HashMap<String, Reg>,
+    /// The statement's span.
+    pub span: Span,
+}
+
+/// The thread-dependent unknown an asm output holds when autosync does not compute it (an
+/// opaque value with no thread-dependent operand would read as the same in every thread).
+pub(crate) fn per_thread_unknown(t: ScalarTy) -> Expr {
+    Expr::Opaque(t, vec![super::library::linear_tid()])
+}
+
+/// The value of a special register (`%%laneid`, `%tid.x`); per-thread unknowns for the ones
+/// that are no stable function of the thread's coordinates (`%warpid` is a physical slot).
+fn special_value(name: &str) -> (Expr, ScalarTy) {
+    let u = ScalarTy::U32;
+    let dim = |s: &str| match s {
+        "y" => Dim::Y,
+        "z" => Dim::Z,
+        _ => Dim::X,
+    };
+    let bin = |op, a: Expr, b: Expr| Expr::Bin(op, u, Box::new(a), Box::new(b));
+    let k = |v: i64| Expr::Const(v, u);
+    let lane = || bin(BinOp::Rem, super::library::linear_tid(), k(32));
+    let (base, d) = name.split_once('.').unwrap_or((name, "x"));
+    let e = match base {
+        "tid" => Expr::Builtin(Builtin::ThreadIdx(dim(d))),
+        "ntid" => Expr::Builtin(Builtin::BlockDim(dim(d))),
+        "ctaid" => Expr::Builtin(Builtin::BlockIdx(dim(d))),
+        "nctaid" => Expr::Builtin(Builtin::GridDim(dim(d))),
+        // Warps are made of consecutive linear thread ids.
+        "laneid" => lane(),
+        "lanemask_eq" => bin(BinOp::Shl, k(1), lane()),
+        "lanemask_lt" => bin(BinOp::Sub, bin(BinOp::Shl, k(1), lane()), k(1)),
+        "lanemask_le" => bin(BinOp::Sub, bin(BinOp::Shl, k(2), lane()), k(1)),
+        "lanemask_gt" => Expr::Un(
+            UnOp::BitNot,
+            u,
+            Box::new(bin(BinOp::Sub, bin(BinOp::Shl, k(2), lane()), k(1))),
+        ),
+        "lanemask_ge" => Expr::Un(
+            UnOp::BitNot,
+            u,
+            Box::new(bin(BinOp::Sub, bin(BinOp::Shl, k(1), lane()), k(1))),
+        ),
+        "clock64" | "globaltimer" => return (per_thread_unknown(ScalarTy::U64), ScalarTy::U64),
+        _ => per_thread_unknown(u),
+    };
+    (e, u)
+}
+
+/// The scalar type of a PTX type suffix (`u32`, `s64`, `b16`); `None` for floats and others.
+fn int_type(seg: &str) -> Option<ScalarTy> {
+    let signed = seg.starts_with('s');
+    if !seg.starts_with(['u', 's', 'b']) || seg.contains('x') {
+        return None;
+    }
+    let bytes = ptx::type_bytes(seg).filter(|b| *b <= 8)?;
+    Some(ScalarTy::Int {
+        bits: (bytes * 8) as u8,
+        signed,
+    })
+}
+
+/// The C type of an integer scalar type.
+fn ctype_of(t: ScalarTy) -> CType {
+    match t {
+        ScalarTy::Int { bits, signed } => CType::Int { bits, signed },
+        ScalarTy::Bool => CType::Bool,
+        ScalarTy::Opaque => CType::Float(32),
+    }
+}
+
+/// The operand number of `%N`.
+pub(crate) fn operand_index(o: &str) -> Option<usize> {
+    o.strip_prefix('%').and_then(|r| r.parse().ok())
 }
 
 impl<'a> Lowerer<'a> {
-    /// Lowers an asm statement.
+    /// Lowers an asm statement. Every instruction is modelled (barriers, accesses, the end of
+    /// the thread's path, register computations) or the kernel is inconclusive naming it.
     pub(crate) fn asm(&mut self, n: NodeId) -> FResult<()> {
         let span = self.span(n);
         let text = self
@@ -220,92 +293,107 @@ impl<'a> Lowerer<'a> {
                 "inline asm whose operands autosync cannot match to its text",
             ));
         }
+        let instrs = ptx::instructions(&asm.template);
+        let classes: Vec<Class> = instrs.iter().map(|i| ptx::classify(&i.opcode)).collect();
+        for (i, c) in instrs.iter().zip(&classes) {
+            refuse(i, *c, span)?;
+        }
+        let branches = classes.contains(&Class::Branch);
+        let mut cx = AsmCx {
+            operands: operands.clone(),
+            n_out: asm.outputs.len(),
+            regs: HashMap::new(),
+            span,
+        };
+        if branches {
+            // A wait loop around an mbarrier test, written in PTX: a wait.
+            if let Some(t) = Self::ptx_wait_loop(&instrs, &classes) {
+                self.asm_wait(&instrs[t], &mut cx)?;
+                return self.asm_outputs(&asm, &cx, false);
+            }
+            let effect = instrs.iter().zip(&classes).find(|(_, c)| {
+                matches!(
+                    c,
+                    Class::Barrier | Class::WarpSync | Class::Memory | Class::PathEnd | Class::Async
+                )
+            });
+            if let Some((i, _)) = effect {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("control flow inside inline asm decides whether `{}` runs", i.text),
+                )
+                .with_help("write the branch in CUDA C++ around asm statements without branches"));
+            }
+        }
         let mut found_barrier = false;
-        for raw in asm.template.split([';', '\n']) {
-            let instr = raw.trim();
-            if instr.is_empty() || instr.starts_with("//") || instr.starts_with('.') || instr == "{" || instr == "}" {
-                continue;
-            }
-            // Labels (`L1:`) carry no effect.
-            let instr = match instr.split_once(':') {
-                Some((l, rest)) if !l.contains(char::is_whitespace) && !l.contains('%') => rest.trim(),
-                _ => instr,
-            };
-            if instr.is_empty() {
-                continue;
-            }
-            let predicated = instr.starts_with('@');
-            let instr = if predicated {
-                instr.split_once(char::is_whitespace).map(|x| x.1.trim()).unwrap_or("")
-            } else {
-                instr
-            };
-            let (opcode, rest) = instr.split_once(char::is_whitespace).unwrap_or((instr, ""));
-            if let Some(kind) = barrier_kind(opcode) {
-                if predicated {
-                    return Err(FrontError::unsupported(
-                        span,
-                        format!("a predicated barrier `@p {instr}`"),
-                    ));
-                }
-                let mut vals = Vec::new();
-                for o in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    vals.push(self.asm_operand(o, &operands, span)?);
-                }
-                let id = vals
-                    .first()
-                    .cloned()
-                    .ok_or_else(|| FrontError::input(span, format!("`{instr}` needs a barrier id")))?;
-                let count = vals.get(1).cloned();
-                let b = match kind {
-                    "sync" => match (&id, &count) {
-                        (Expr::Const(0, _), None) => Barrier::Block,
-                        _ => Barrier::NamedSync { id, count },
-                    },
-                    "arrive" => Barrier::NamedArrive {
-                        id,
-                        count: count.ok_or_else(|| {
-                            FrontError::input(span, "bar.arrive needs a thread count")
-                                .with_help("write bar.arrive id, count")
-                        })?,
-                    },
-                    "red" => {
-                        return Err(FrontError::unsupported(span, "bar.red is not supported")
-                            .with_help("use __syncthreads_count/and/or"));
-                    }
-                    other => {
+        for (ins, class) in instrs.iter().zip(classes) {
+            match class {
+                Class::Barrier | Class::WarpSync => {
+                    if ins.guard.is_some() {
                         return Err(FrontError::unsupported(
                             span,
-                            format!("unknown barrier form `bar.{other}`"),
-                        ))
+                            format!("a predicated barrier `{}`", ins.text),
+                        ));
                     }
-                };
-                self.barrier(b, BarrierSyntax::Asm);
-                found_barrier = true;
-                continue;
-            }
-            if touches_memory(opcode) {
-                if predicated {
-                    return Err(FrontError::unsupported(
-                        span,
-                        format!("a predicated memory instruction `@p {instr}`"),
-                    ));
+                    self.asm_barrier(ins, class, &mut cx)?;
+                    found_barrier = true;
                 }
-                self.asm_memory(opcode, rest, &operands, span)?;
+                Class::Memory => match &ins.guard {
+                    None => self.asm_memory(ins, &cx)?,
+                    Some(g) => {
+                        let cond = guard_cond(g, &cx);
+                        self.flush(false);
+                        let then = self.sub_block(|lw| lw.asm_memory(ins, &cx))?;
+                        self.synthetic_if(cond, then);
+                    }
+                },
+                Class::PathEnd => {
+                    self.flush(false);
+                    match &ins.guard {
+                        None => {
+                            self.push_synthetic(StmtKind::Return);
+                            // The rest of the asm never runs.
+                            return Ok(());
+                        }
+                        Some(g) => {
+                            let cond = guard_cond(g, &cx);
+                            let then = self.sub_block(|lw| {
+                                lw.push_synthetic(StmtKind::Return);
+                                Ok(())
+                            })?;
+                            self.synthetic_if(cond, then);
+                        }
+                    }
+                }
+                // Memory ordering without synchronization removes no race; a prefetch changes
+                // no value; a branch with no effect around it changes only registers.
+                Class::Order | Class::Prefetch | Class::Branch => {}
+                Class::Value => self.asm_value(ins, &mut cx, branches)?,
+                Class::Async => self.asm_async(ins, &mut cx)?,
+                Class::Unmodelled | Class::Unknown => {}
             }
         }
+        self.asm_outputs(&asm, &cx, found_barrier)
+    }
+
+    /// Stores the outputs (computed values where the asm was followed, else per-thread
+    /// unknowns) and evaluates the inputs for their reads.
+    fn asm_outputs(&mut self, asm: &AsmText, cx: &AsmCx, found_barrier: bool) -> FResult<()> {
+        let span = cx.span;
+        let operands = &cx.operands;
         // Address conversions (`cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t;`): the output is
         // the pointer the one input holds.
-        let only_conversions = asm.template.split([';', '\n']).map(str::trim).all(|i| {
-            let op = i.trim_start_matches('{').trim_end_matches('}').trim();
-            op.is_empty() || op.starts_with(".reg") || ["cvta", "cvt", "mov"].iter().any(|p| op.starts_with(p))
-        });
-        if only_conversions && asm.outputs.len() == 1 && operands.len() == 2 && self.derived_from_pointer(operands[1]) {
-            let p = self.asm_address(operands[1], span)?;
-            let lv = self.lvalue(operands[0])?;
-            return self.store(lv, RV::Ptr(p), span);
+        if let (1, Some(Reg::Addr(1, off))) = (asm.outputs.len(), cx.regs.get("%0")) {
+            if operands.len() == 2 && self.derived_from_pointer(operands[1]) {
+                let p = self.asm_address(operands[1], span)?;
+                let p = Pointer {
+                    off: add_offset(p.off, Expr::Const(*off, ScalarTy::U64), 1),
+                    ..p
+                };
+                let lv = self.lvalue(operands[0])?;
+                return self.store(lv, RV::Ptr(p), span);
+            }
         }
-        // Outputs receive unknown values (inputs are evaluated for their reads).
         for (i, &op) in operands.iter().enumerate() {
             if i < asm.outputs.len() {
                 let lv = self.lvalue(op)?;
@@ -313,13 +401,16 @@ impl<'a> Lowerer<'a> {
                     self.load(lv.clone(), span)?;
                 }
                 let t = self.type_of(op);
-                let v = match &t {
-                    CType::Ptr(p) => RV::Ptr(Pointer {
+                let v = match (&t, cx.regs.get(&format!("%{i}"))) {
+                    (CType::Ptr(p), _) => RV::Ptr(Pointer {
                         region: Region::Unknown("a pointer written by inline asm".into()),
                         off: Expr::Const(0, ScalarTy::U64),
                         pointee: (**p).clone(),
                     }),
-                    t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+                    (t, Some(Reg::Val(e, et))) if t.is_integral() => {
+                        RV::Scalar(convert(e.clone(), &ctype_of(*et), t), t.clone())
+                    }
+                    (t, _) => RV::Scalar(per_thread_unknown(t.scalar()), t.clone()),
                 };
                 self.store(lv, v, span)?;
             } else if !found_barrier {
@@ -329,81 +420,285 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
+    /// A wait loop written in PTX around test `ins`: a wait on its phase.
+    fn asm_wait(&mut self, ins: &Instr, cx: &mut AsmCx) -> FResult<()> {
+        let span = cx.span;
+        let opcode = ins.opcode.as_str();
+        let op = |i: usize| -> FResult<String> {
+            ins.operands
+                .get(i)
+                .cloned()
+                .ok_or_else(|| FrontError::input(span, format!("`{}` has too few operands", ins.text)))
+        };
+        let (array, offset, bspan) = self.asm_place(&op(1)?, opcode, cx)?;
+        if self.arrays[array.0 as usize].space != Space::Shared {
+            return Err(FrontError::unsupported(
+                span,
+                format!("`{opcode}` on memory that is not shared"),
+            ));
+        }
+        let phase = if opcode.split('.').any(|s| s == "parity") {
+            MbarPhase::Parity(self.asm_operand(&op(2)?, cx)?)
+        } else {
+            let o = op(2)?;
+            let i = operand_index(&o).ok_or_else(|| {
+                FrontError::unsupported(span, format!("`{opcode}` with a state that is not an operand"))
+            })?;
+            let node = *cx
+                .operands
+                .get(i)
+                .ok_or_else(|| FrontError::input(span, format!("asm operand `{o}` does not exist")))?;
+            let (e, t) = self.scalar(node)?;
+            MbarPhase::Token(convert(e, &t, &CType::U64))
+        };
+        let b = MbarRef {
+            array,
+            offset,
+            span: bspan,
+        };
+        self.ops.push(Op::Mbarrier(b, MbarOp::Wait { phase }));
+        Ok(())
+    }
+
+    /// `bar.sync`/`barrier.sync`/`bar.arrive`/`bar.red` with immediate, `%N` or followed
+    /// register operands; `bar.warp.sync` is `__syncwarp`.
+    fn asm_barrier(&mut self, ins: &Instr, class: Class, cx: &mut AsmCx) -> FResult<()> {
+        let span = cx.span;
+        if class == Class::WarpSync {
+            for o in &ins.operands {
+                self.asm_operand(o, cx)?;
+            }
+            self.barrier(Barrier::Warp, BarrierSyntax::Asm);
+            return Ok(());
+        }
+        let kind = barrier_kind(&ins.opcode).unwrap_or("sync");
+        // `bar.red.op.type d, a{, b}, {!}c`: the destination and the predicate are not barrier
+        // operands.
+        let ops: Vec<&String> = match kind {
+            "red" => {
+                let n = ins.operands.len();
+                if n < 3 {
+                    return Err(FrontError::input(span, format!("`{}` needs d, a, c", ins.text)));
+                }
+                if let Some(d) = ins.operands.first() {
+                    cx.regs.remove(d.as_str());
+                }
+                ins.operands[1..n - 1].iter().collect()
+            }
+            _ => ins.operands.iter().collect(),
+        };
+        let mut vals = Vec::new();
+        for o in ops {
+            vals.push(self.asm_operand(o, cx)?);
+        }
+        let id = vals
+            .first()
+            .cloned()
+            .ok_or_else(|| FrontError::input(span, format!("`{}` needs a barrier id", ins.text)))?;
+        let count = vals.get(1).cloned();
+        let b = match kind {
+            "sync" | "red" => match (&id, &count) {
+                (Expr::Const(0, _), None) => Barrier::Block,
+                _ => Barrier::NamedSync { id, count },
+            },
+            "arrive" => Barrier::NamedArrive {
+                id,
+                count: count.ok_or_else(|| {
+                    FrontError::input(span, "bar.arrive needs a thread count").with_help("write bar.arrive id, count")
+                })?,
+            },
+            other => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("unknown barrier form `{}` (`.{other}`)", ins.opcode),
+                ))
+            }
+        };
+        self.barrier(b, BarrierSyntax::Asm);
+        Ok(())
+    }
+
+    /// A register computation: follows moves of special registers, operands and immediates,
+    /// address arithmetic, `setp` and `elect.sync`; anything else leaves its destination
+    /// unknown. Under a guard or with branches in the asm, nothing is followed.
+    fn asm_value(&mut self, ins: &Instr, cx: &mut AsmCx, branches: bool) -> FResult<()> {
+        let Some(dst) = ins.operands.first() else {
+            return Ok(());
+        };
+        let dsts: Vec<String> = dst.split('|').map(|d| d.trim().to_string()).collect();
+        for d in &dsts {
+            cx.regs.remove(d.as_str());
+        }
+        if ins.guard.is_some() || branches {
+            return Ok(());
+        }
+        let segs: Vec<&str> = ins.opcode.split('.').collect();
+        let src = ins.operands.get(1).map(String::as_str).unwrap_or("");
+        let follow = match segs[0] {
+            "mov" | "cvta" | "cvt" => self.asm_follow(src, segs.last().copied().and_then(int_type), cx),
+            "add" | "sub" => match (cx.regs.get(src), ins.operands.get(2).and_then(|o| parse_int(o))) {
+                (Some(Reg::Addr(i, off)), Some(c)) => {
+                    Some(Reg::Addr(*i, if segs[0] == "add" { off + c } else { off - c }))
+                }
+                _ => None,
+            },
+            "setp" => self.asm_setp(&segs, &ins.operands, cx),
+            // `selp.type d, a, b, c`: c ? a : b.
+            "selp" => match (
+                segs.last().copied().and_then(int_type),
+                cx.regs.get(ins.operands.get(3).map(String::as_str).unwrap_or("")),
+            ) {
+                (Some(ty), Some(Reg::Pred(c))) => {
+                    let c = c.clone();
+                    let a = self.asm_follow(src, Some(ty), cx);
+                    let b = self.asm_follow(ins.operands.get(2).map(String::as_str).unwrap_or(""), Some(ty), cx);
+                    match (a, b) {
+                        (Some(Reg::Val(a, _)), Some(Reg::Val(b, _))) => {
+                            Some(Reg::Val(Expr::Select(Box::new(c), Box::new(a), Box::new(b)), ty))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            "elect" => {
+                // `elect.sync d|p, membermask`: every lane of the mask waits for the others, and
+                // the lowest one is elected.
+                let mask = ins.operands.get(1).and_then(|o| self.asm_const(o, cx));
+                if let (Some(m), Some(p)) = (mask.filter(|m| *m as u32 != 0), dsts.get(1)) {
+                    let (lane, _) = special_value("laneid");
+                    let leader = Expr::Const((m as u32).trailing_zeros() as i64, ScalarTy::U32);
+                    cx.regs.insert(
+                        p.clone(),
+                        Reg::Pred(Expr::Bin(BinOp::Eq, ScalarTy::U32, Box::new(lane), Box::new(leader))),
+                    );
+                }
+                None
+            }
+            _ => None,
+        };
+        if let (Some(r), [d]) = (follow, &dsts[..]) {
+            cx.regs.insert(d.clone(), r);
+        }
+        Ok(())
+    }
+
+    /// What `src` holds when moved into a register of type `ty`.
+    fn asm_follow(&mut self, src: &str, ty: Option<ScalarTy>, cx: &AsmCx) -> Option<Reg> {
+        if let Some(r) = cx.regs.get(src) {
+            return match (r, ty) {
+                (Reg::Val(e, from), Some(to)) if *from == to => Some(Reg::Val(e.clone(), to)),
+                (Reg::Val(e, _), Some(to)) => Some(Reg::Val(Expr::Cast(to, Box::new(e.clone())), to)),
+                (Reg::Val(..), None) | (Reg::Pred(_), _) => None,
+                (a @ Reg::Addr(..), _) => Some(a.clone()),
+            };
+        }
+        if let Some(i) = operand_index(src) {
+            let node = *cx.operands.get(i)?;
+            if i >= cx.n_out && self.derived_from_pointer(node) {
+                return Some(Reg::Addr(i, 0));
+            }
+        }
+        let to = ty?;
+        let (e, from) = if let Some(name) = ptx::special_register(src) {
+            special_value(name)
+        } else {
+            (Expr::Const(self.asm_const(src, cx)?, to), to)
+        };
+        Some(Reg::Val(if from == to { e } else { Expr::Cast(to, Box::new(e)) }, to))
+    }
+
+    /// `setp.cmp.type p[|q], a, b`: the predicate as an IR condition when both sides are known.
+    fn asm_setp(&mut self, segs: &[&str], operands: &[String], cx: &AsmCx) -> Option<Reg> {
+        let ty = int_type(segs.last()?)?;
+        let op = match segs.get(1).copied()? {
+            "eq" => BinOp::Eq,
+            "ne" => BinOp::Ne,
+            "lt" | "lo" => BinOp::Lt,
+            "le" | "ls" => BinOp::Le,
+            "gt" | "hi" => BinOp::Gt,
+            "ge" | "hs" => BinOp::Ge,
+            _ => return None,
+        };
+        let side = |lw: &mut Self, o: &str| -> Option<Expr> {
+            if let Some(Reg::Val(e, t)) = cx.regs.get(o) {
+                return Some(if *t == ty {
+                    e.clone()
+                } else {
+                    Expr::Cast(ty, Box::new(e.clone()))
+                });
+            }
+            if let Some(name) = ptx::special_register(o) {
+                return Some(Expr::Cast(ty, Box::new(special_value(name).0)));
+            }
+            if let Some(i) = operand_index(o).filter(|&i| i >= cx.n_out) {
+                let node = *cx.operands.get(i)?;
+                if lw.type_of(node).is_integral() {
+                    let (e, t) = lw.scalar(node).ok()?;
+                    return Some(convert(e, &t, &ctype_of(ty)));
+                }
+                return None;
+            }
+            Some(Expr::Const(lw.asm_const(o, cx)?, ty))
+        };
+        let a = side(self, operands.get(1)?)?;
+        let b = side(self, operands.get(2)?)?;
+        Some(Reg::Pred(Expr::Bin(op, ty, Box::new(a), Box::new(b))))
+    }
+
+    /// An immediate or a `%N` operand whose value is a constant.
+    pub(crate) fn asm_const(&mut self, o: &str, cx: &AsmCx) -> Option<i64> {
+        match operand_index(o) {
+            Some(i) if i >= cx.n_out => self.const_eval(*cx.operands.get(i)?, 0),
+            Some(_) => None,
+            None => parse_int(o),
+        }
+    }
+
     /// A PTX memory instruction: `ld`/`ldu` reads, `st` writes, `atom`/`red` atomics, of the
-    /// width its type and vector suffixes give, at the address its `[%N+imm]` operand names.
-    /// Anything else that touches memory (async copies, matrix loads, mbarriers) stops the kernel.
-    fn asm_memory(&mut self, opcode: &str, rest: &str, operands: &[NodeId], span: Span) -> FResult<()> {
+    /// width its type and vector suffixes give, at the address its `[%N+imm]` operand (or a
+    /// register the asm made from one) names.
+    fn asm_memory(&mut self, ins: &Instr, cx: &AsmCx) -> FResult<()> {
+        let span = cx.span;
+        let opcode = ins.opcode.as_str();
         let segs: Vec<&str> = opcode.split('.').collect();
         let kind = match segs[0] {
             "ld" | "ldu" => AccessKind::Read,
             "st" => AccessKind::Write,
-            "atom" | "red" => AccessKind::Atomic,
-            // A prefetch only moves data between caches.
-            "prefetch" | "prefetchu" => return Ok(()),
-            _ => {
+            _ => AccessKind::Atomic,
+        };
+        let space = match ptx::state_space(opcode) {
+            Some("global") => Some(Space::Global),
+            Some("shared") => Some(Space::Shared),
+            Some("local") => Some(Space::Local),
+            Some(other) => {
                 return Err(FrontError::unsupported(
                     span,
-                    format!("inline asm `{opcode}` accesses memory in a way autosync does not model"),
+                    format!("inline asm `{opcode}`: the `{other}` state space is not modelled"),
                 )
-                .with_help("express the access in CUDA C++ or move it out of the checked kernel"))
+                .with_help(if other == "shared::cluster" {
+                    "an address in shared::cluster may name another block's shared memory"
+                } else {
+                    "express the access in CUDA C++"
+                }))
             }
+            None => None,
         };
-        let space = segs.iter().find_map(|s| match *s {
-            "global" => Some(Space::Global),
-            "shared" | "shared::cta" => Some(Space::Shared),
-            "local" => Some(Space::Local),
-            _ => None,
-        });
-        if segs.iter().any(|s| matches!(*s, "param" | "const" | "shared::cluster")) {
-            return Err(FrontError::unsupported(
-                span,
-                format!("inline asm `{opcode}`: this state space is not modelled"),
-            ));
-        }
         let vec: u32 = segs
             .iter()
             .find_map(|s| s.strip_prefix('v').and_then(|n| n.parse().ok()))
             .unwrap_or(1);
-        let bits: u32 = segs
+        let bits =
+            segs.iter().rev().find_map(|s| ptx::type_bytes(s)).ok_or_else(|| {
+                FrontError::unsupported(span, format!("inline asm `{opcode}` without an operand type"))
+            })?;
+        let size = vec * bits;
+        let addr = ins
+            .operands
             .iter()
-            .rev()
-            .find_map(|s| {
-                let t = s.strip_prefix(['b', 'u', 's', 'f'])?;
-                t.parse().ok()
-            })
-            .ok_or_else(|| FrontError::unsupported(span, format!("inline asm `{opcode}` without an operand type")))?;
-        let size = vec * bits.div_ceil(8);
-        // The address operand: `[%N]`, `[%N+8]`, `[%N + -4]`.
-        let open = rest
-            .find('[')
+            .find(|o| o.starts_with('['))
             .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}` without an address")))?;
-        let close = rest[open..]
-            .find(']')
-            .map(|c| open + c)
-            .ok_or_else(|| FrontError::input(span, "unclosed `[` in asm"))?;
-        let addr = rest[open + 1..close].replace(' ', "");
-        let (reg, imm) = match addr.find(['+', '-']) {
-            Some(i) if i > 0 => {
-                let imm = super::types::parse_int(addr[i..].trim_start_matches('+'))
-                    .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]`")))?;
-                (&addr[..i], imm)
-            }
-            _ => (addr.as_str(), 0),
-        };
-        let idx: usize = reg
-            .strip_prefix('%')
-            .and_then(|r| r.parse().ok())
-            .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]` is not an operand")))?;
-        let node = *operands
-            .get(idx)
-            .ok_or_else(|| FrontError::input(span, format!("asm operand %{idx} does not exist")))?;
-        let p = self.asm_address(node, span)?;
-        let Region::Array(array) = p.region else {
-            return Err(FrontError::unsupported(
-                span,
-                format!("inline asm `{opcode}` through {}", self.region_name(&p.region)),
-            ));
-        };
+        let (array, off, access_span) = self.asm_place(addr, opcode, cx)?;
         let actual = self.arrays[array.0 as usize].space;
         if let Some(sp) = space {
             if sp != actual {
@@ -419,16 +714,65 @@ impl<'a> Lowerer<'a> {
         let access = Access {
             array,
             kind,
-            offset: add_offset(p.off, Expr::Const(imm, ScalarTy::U64), 1),
+            offset: off,
             size,
-            span: self.span(node),
+            span: access_span,
+        };
+        // A store writes its value operand (a per-thread unknown unless it is one `%N` of an
+        // integer type or a constant): "every thread stores the same value" must not be assumed.
+        let stored = match ins.operands.last().map(String::as_str) {
+            Some(o) if kind == AccessKind::Write => self.asm_stored(o, size, cx)?,
+            _ => per_thread_unknown(ScalarTy::Opaque),
         };
         self.ops.push(match kind {
             AccessKind::Read => Op::Read(None, access),
-            AccessKind::Write => Op::Write(access, Expr::Opaque(ScalarTy::Opaque, vec![])),
+            AccessKind::Write => Op::Write(access, stored),
             AccessKind::Atomic => Op::Atomic(None, access, AtomicOp::Other),
         });
         Ok(())
+    }
+
+    /// The array element an address operand (`[%N]`, `[%N+8]`, `[%N + -4]`, `[r]` for a
+    /// register the asm made from `%N`) names: array, byte offset, span of the operand.
+    pub(crate) fn asm_place(&mut self, addr: &str, opcode: &str, cx: &AsmCx) -> FResult<(ArrayId, Expr, Span)> {
+        let span = cx.span;
+        let addr = addr
+            .trim()
+            .strip_prefix('[')
+            .and_then(|o| o.strip_suffix(']'))
+            .ok_or_else(|| FrontError::unsupported(span, format!("`{opcode}`: `{addr}` is not an address")))?
+            .replace(char::is_whitespace, "");
+        let (reg, imm) = match addr.find(['+', '-']) {
+            Some(i) if i > 0 => {
+                let imm = parse_int(addr[i..].trim_start_matches('+'))
+                    .ok_or_else(|| FrontError::unsupported(span, format!("asm address `[{addr}]`")))?;
+                (&addr[..i], imm)
+            }
+            _ => (addr.as_str(), 0),
+        };
+        let (idx, imm) = match (operand_index(reg), cx.regs.get(reg)) {
+            (Some(i), _) => (i, imm),
+            (None, Some(Reg::Addr(i, off))) => (*i, imm + off),
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("asm address `[{addr}]` is not an operand autosync can follow"),
+                ))
+            }
+        };
+        let node = *cx
+            .operands
+            .get(idx)
+            .ok_or_else(|| FrontError::input(span, format!("asm operand %{idx} does not exist")))?;
+        let p = self.asm_address(node, span)?;
+        let Region::Array(array) = p.region else {
+            return Err(FrontError::unsupported(
+                span,
+                format!("inline asm `{opcode}` through {}", self.region_name(&p.region)),
+            ));
+        };
+        let off = add_offset(p.off, Expr::Const(imm, ScalarTy::U64), 1);
+        Ok((array, off, self.span(node)))
     }
 
     /// The pointer an asm address operand holds: a pointer, or an integer made from one
@@ -534,13 +878,45 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// A barrier operand: `%N` (an operand expression) or a literal.
-    fn asm_operand(&mut self, o: &str, operands: &[NodeId], span: Span) -> FResult<Expr> {
-        if let Some(idx) = o.strip_prefix('%') {
-            let i: usize = idx
-                .parse()
-                .map_err(|_| FrontError::unsupported(span, format!("asm operand `{o}` is not %N")))?;
-            let node = *operands
+    /// The value a store of `size` bytes writes from operand `o`.
+    fn asm_stored(&mut self, o: &str, size: u32, cx: &AsmCx) -> FResult<Expr> {
+        if let Some(Reg::Val(e, ScalarTy::Int { bits, .. })) = cx.regs.get(o) {
+            if *bits as u32 == size * 8 {
+                return Ok(e.clone());
+            }
+        }
+        if let Some(i) = operand_index(o).filter(|&i| i >= cx.n_out) {
+            let node = *cx
+                .operands
+                .get(i)
+                .ok_or_else(|| FrontError::input(cx.span, format!("asm operand `{o}` does not exist")))?;
+            let t = self.type_of(node);
+            if t.is_integral() && self.size_of(&t, cx.span)? == size as u64 {
+                return Ok(self.scalar(node)?.0);
+            }
+        }
+        if let Some(v) = parse_int(o) {
+            return Ok(Expr::Const(
+                v,
+                ScalarTy::Int {
+                    bits: (size * 8).min(64) as u8,
+                    signed: false,
+                },
+            ));
+        }
+        Ok(per_thread_unknown(ScalarTy::Opaque))
+    }
+
+    /// A barrier operand: `%N` (an operand expression), a register the asm computed, or a
+    /// literal.
+    pub(crate) fn asm_operand(&mut self, o: &str, cx: &AsmCx) -> FResult<Expr> {
+        let span = cx.span;
+        if let Some(Reg::Val(e, t)) = cx.regs.get(o) {
+            return Ok(convert(e.clone(), &ctype_of(*t), &CType::UINT));
+        }
+        if let Some(i) = operand_index(o) {
+            let node = *cx
+                .operands
                 .get(i)
                 .ok_or_else(|| FrontError::input(span, format!("asm operand `{o}` does not exist")))?;
             if let Some(v) = self.const_eval(node, 0) {
@@ -549,9 +925,39 @@ impl<'a> Lowerer<'a> {
             let (e, t) = self.scalar(node)?;
             return Ok(convert(e, &t, &CType::UINT));
         }
-        super::types::parse_int(o)
+        parse_int(o)
             .map(|v| Expr::Const(v, ScalarTy::U32))
             .ok_or_else(|| FrontError::unsupported(span, format!("asm operand `{o}` is neither a literal nor %N")))
+    }
+}
+
+/// Stops the kernel at an instruction autosync does not model.
+fn refuse(i: &Instr, class: Class, span: Span) -> FResult<()> {
+    let (what, help) = match class {
+        Class::Unmodelled => (
+            "it accesses memory in a way autosync does not model",
+            "express the access in CUDA C++ or move it out of the checked kernel",
+        ),
+        Class::Unknown => (
+            "autosync does not know this instruction; it may access memory or synchronize",
+            "if it does neither, write it outside the checked kernel or report it to autosync",
+        ),
+        _ => return Ok(()),
+    };
+    Err(FrontError::unsupported(span, format!("inline PTX `{}`: {what}", i.opcode)).with_help(help))
+}
+
+/// The condition a guard `@p` / `@!p` stands for: the predicate when the asm computed it from
+/// known values, else an unknown (the instruction may or may not run).
+fn guard_cond(g: &Guard, cx: &AsmCx) -> Expr {
+    let p = match cx.regs.get(&g.reg) {
+        Some(Reg::Pred(e)) => e.clone(),
+        _ => per_thread_unknown(ScalarTy::Bool),
+    };
+    if g.neg {
+        Expr::Un(UnOp::Not, ScalarTy::Bool, Box::new(p))
+    } else {
+        p
     }
 }
 

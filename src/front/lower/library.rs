@@ -197,6 +197,9 @@ impl<'a> Lowerer<'a> {
             }
             _ => {}
         }
+        if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
+            return self.nvvm_async(base, &args, &rt, span);
+        }
         if base.starts_with("atomic") && !base.contains("::") {
             return self.atomic(base, &args, span);
         }
@@ -751,7 +754,7 @@ fn is_cutlass_barrier(qual: &str) -> bool {
 }
 
 /// The thread's linear index in its block.
-fn linear_tid() -> Expr {
+pub(crate) fn linear_tid() -> Expr {
     let b = |x: Builtin| Box::new(Expr::Builtin(x));
     let zy = Expr::Bin(
         BinOp::Add,

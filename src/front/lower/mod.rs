@@ -11,6 +11,7 @@
 
 mod annotations;
 mod asm;
+mod async_ops;
 mod call;
 mod convert;
 mod expr;
@@ -19,6 +20,7 @@ pub mod kernels;
 pub(crate) mod library;
 mod lowerer;
 mod make;
+mod ptx;
 pub mod source;
 mod stmt;
 pub mod types;

@@ -23,7 +23,7 @@ mod tests;
 
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
 use super::space::{key, RaceKey, Space, SynthOptions, SynthStats};
-use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, Loop, ScalarTy, StmtKind, VarId};
+use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, Loop, Op, ScalarTy, StmtKind, VarId};
 use autosync_oracle::named::{self, NamedOptions};
 use autosync_oracle::report::{Race, Report, SyncDefectKind};
 use autosync_oracle::sdv::{self, Level};
@@ -116,6 +116,9 @@ pub enum NamedUnfixable {
     },
     /// The requirements have no solution.
     NoPlacement,
+    /// A race with an asynchronous copy: a barrier orders threads, not a copy in flight (that
+    /// takes a `cp.async.wait_group` or an mbarrier wait, which synthesis does not write yet).
+    AsyncCopy(Box<Race>),
 }
 
 impl NamedUnfixable {
@@ -130,6 +133,7 @@ impl NamedUnfixable {
             NamedUnfixable::NoOption(_, NoOption::NoMatchedPair) => "no-matched-pair",
             NamedUnfixable::NotEnoughIds { .. } => "not-enough-ids",
             NamedUnfixable::NoPlacement => "no-placement",
+            NamedUnfixable::AsyncCopy(_) => "async-copy",
         }
     }
 
@@ -163,6 +167,11 @@ impl NamedUnfixable {
                 "the placement needs {needed} barrier IDs in flight but only {available} are free (see --reserved-ids)"
             ),
             NamedUnfixable::NoPlacement => "no named-barrier placement orders every race".into(),
+            NamedUnfixable::AsyncCopy(r) => format!(
+                "{}: an asynchronous copy races on `{}`; no barrier orders a copy in flight: it needs a cp.async.wait_group or an mbarrier wait first",
+                at(r),
+                k.array(r.array).name
+            ),
         }
     }
 }
@@ -290,6 +299,19 @@ enum Decision {
     ChanSync(ChanKey, Side),
 }
 
+/// The statements that issue an asynchronous copy (whose writes land later, at its completion).
+fn async_copy_labels(k: &Kernel) -> BTreeSet<Label> {
+    let mut out = BTreeSet::new();
+    for_each_stmt(&k.body, &mut |s| {
+        if let StmtKind::Basic(ops) = &s.kind {
+            if ops.iter().any(|o| matches!(o, Op::AsyncCopy(_))) {
+                out.insert(s.label);
+            }
+        }
+    });
+    out
+}
+
 /// Mutable state of the refinement loop.
 #[derive(Default)]
 struct State {
@@ -306,7 +328,12 @@ impl State {
     fn from_races(cx: &Ctx, races: &[Race]) -> Result<State, NamedOutcome> {
         let mut st = State::default();
         let mut why = Vec::new();
+        let copies = async_copy_labels(cx.k);
         for r in races {
+            if copies.contains(&r.first.label) || copies.contains(&r.second.label) {
+                why.push(NamedUnfixable::AsyncCopy(Box::new(r.clone())));
+                continue;
+            }
             match st.add(cx, r) {
                 // Not a property of the kernel: the launch leaves the loop bounds open.
                 Err(NamedUnfixable::NoOption(r, NoOption::UnknownTrips)) => {
@@ -786,6 +813,11 @@ fn defect_name(k: &SyncDefectKind) -> &'static str {
         SyncDefectKind::UnsafeRecycling { .. } => "unsafe barrier recycling",
         SyncDefectKind::BadId { .. } => "barrier ID out of range",
         SyncDefectKind::BadCount { .. } => "barrier count not a multiple of 32",
+        SyncDefectKind::UninitializedUse { .. } => "an mbarrier used before its initialization",
+        SyncDefectKind::ArrivalOverflow { .. } => "more arrivals than an mbarrier's count",
+        SyncDefectKind::ParityMismatch { .. } => "an mbarrier parity mismatch",
+        SyncDefectKind::TxMismatch { .. } => "an mbarrier transaction-count mismatch",
+        SyncDefectKind::PhaseOrder { .. } => "an mbarrier arrival out of phase",
     }
 }
 
