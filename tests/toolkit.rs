@@ -102,3 +102,77 @@ fn make_executable(p: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// `fix --diff` with the tests' toolkit: (exit code, stdout).
+fn fix_diff(tk: &TestToolkit, extra: &[&str], file: &str) -> (i32, String) {
+    let out = bin()
+        .args(["fix", "--diff", "--cuda-path"])
+        .arg(&tk.cuda)
+        .args(extra)
+        .arg(file)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Two CUB collectives reusing one temp storage without the barrier CUB documents: one
+/// `__syncthreads()` between them, written in the user's file (never into CUB's headers).
+#[test]
+fn cub_reuse_race_is_fixed_with_one_barrier_in_user_code() {
+    let Some(tk) = toolkit("cub_reuse_race_is_fixed_with_one_barrier_in_user_code") else {
+        return;
+    };
+    let (code, diff) = fix_diff(&tk, &[], "corpus/toolkit/cub_reuse_nosync.cu");
+    assert_eq!(code, 1, "{diff}");
+    let added: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .collect();
+    assert_eq!(added, ["+    __syncthreads();"], "{diff}");
+    let files: Vec<&str> = diff.lines().filter(|l| l.starts_with("+++ ")).collect();
+    assert_eq!(files, ["+++ b/corpus/toolkit/cub_reuse_nosync.cu"], "{diff}");
+    let lines: Vec<&str> = diff.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .unwrap();
+    assert!(lines[at - 1].contains("ExclusiveSum"), "between the two uses: {diff}");
+    assert!(lines[at + 1].contains(".Sum("), "between the two uses: {diff}");
+}
+
+/// The CUTLASS producer/consumer kernel stripped of its NamedBarrier calls: the fix is written
+/// with `NamedBarrier` (the file's `using` of it), with a CUTLASS ID (hardware ID minus 8).
+#[test]
+fn stripped_cutlass_kernel_is_fixed_with_named_barrier_calls() {
+    let Some(tk) = toolkit("stripped_cutlass_kernel_is_fixed_with_named_barrier_calls") else {
+        return;
+    };
+    let Some(cutlass) = tk.cutlass_include.clone() else {
+        panic!("the tests' toolkit has no CUTLASS headers (run .ci/cuda-venv.sh)");
+    };
+    let inc = cutlass.to_str().unwrap();
+    let (code, diff) = fix_diff(
+        &tk,
+        &["--arch", "sm_90", "-I", inc],
+        "corpus/toolkit/cutlass_named_stripped.cu",
+    );
+    assert_eq!(code, 1, "{diff}");
+    let added: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "+        NamedBarrier::arrive(64, 0);",
+            "+        NamedBarrier::sync(64, 0);"
+        ]
+        .map(str::trim),
+        "{diff}"
+    );
+}

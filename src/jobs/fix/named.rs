@@ -7,7 +7,8 @@ use super::options::FixOptions;
 use crate::emit::{BarrierText, Insertion};
 use crate::output::fixes::{KernelFix, NamedInfo};
 use crate::synth::block::Unfixable;
-use crate::synth::named::{self, NamedKind, NamedOutcome};
+use crate::synth::named::{self, NamedKind, NamedOutcome, NamedStyle};
+use crate::synth::space::SynthOptions;
 use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
 
@@ -21,8 +22,9 @@ pub(super) fn named_fix(
     opts: &FixOptions,
     block_reasons: Option<Vec<String>>,
 ) -> (KernelFix, Vec<Insertion>) {
-    let syn = named::synthesize(k, &opts.synth);
-    let emission = named::style::emission_for(k, helpers, &opts.synth.named);
+    let synth = cutlass_settings(tx, k, &opts.synth);
+    let syn = named::synthesize(k, &synth);
+    let emission = named::style::emission_for(k, helpers, &synth.named);
     let mut kf = kernel_fix(k, &syn.stats, &syn.initial, &syn.suppressed);
     let mut inserts = Vec::new();
     match syn.outcome {
@@ -130,4 +132,23 @@ pub(super) fn unverified_by_sdv(kf: &mut KernelFix, reasons: &[String]) {
          under conditions on values it cannot rule out"
             .into(),
     );
+}
+
+/// The synthesis options for `k`: CUTLASS style when the file brings `NamedBarrier` into scope
+/// (and no style is asked for), and in CUTLASS style only the hardware IDs `NamedBarrier`
+/// can name (8-15).
+fn cutlass_settings(tx: &Texts, k: &Kernel, synth: &SynthOptions) -> SynthOptions {
+    let mut s = synth.clone();
+    if s.named.style.is_none()
+        && tx
+            .texts
+            .get(k.span.file.0 as usize)
+            .is_some_and(|t| named::style::file_uses_cutlass(t))
+    {
+        s.named.style = Some(NamedStyle::Cutlass);
+    }
+    if named::style_for(k, &s.named) == NamedStyle::Cutlass {
+        s.named.allowed_ids.retain(|&id| id >= named::style::CUTLASS_RESERVED);
+    }
+    s
 }

@@ -5,6 +5,9 @@ use super::settings::{NamedKind, NamedSettings, NamedStyle};
 use autosync_oracle::ir::{BarrierHelper, BarrierSyntax, HelperKind, Kernel, StmtKind};
 use autosync_oracle::tree::for_each_stmt;
 
+/// The hardware IDs CUTLASS's `NamedBarrier` leaves to others (it adds this to its ID).
+pub const CUTLASS_RESERVED: u32 = 8;
+
 /// How one kind of named barrier is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Writer {
@@ -24,12 +27,23 @@ impl Writer {
             NamedKind::Sync { id, count } => ("sync", id, count),
             NamedKind::Arrive { id, count } => ("arrive", id, count),
         };
+        // CUTLASS's NamedBarrier adds its reserved 8 to the ID it is given (hardware 8-15);
+        // a hardware ID below 8 has no NamedBarrier spelling.
+        if *self == Writer::Cutlass {
+            match id_text {
+                Some(t) => return format!("NamedBarrier::{op}({count}, ({t}) - 8);"),
+                None if id >= CUTLASS_RESERVED => {
+                    return format!("NamedBarrier::{op}({count}, {});", id - CUTLASS_RESERVED)
+                }
+                None => return Writer::Asm.statement(kind, None),
+            }
+        }
         let id = id_text.map_or_else(|| id.to_string(), str::to_string);
         match self {
             Writer::Asm => {
                 format!("asm volatile(\"bar.{op} %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
             }
-            Writer::Cutlass => format!("NamedBarrier::{op}({count}, {id});"),
+            Writer::Cutlass => unreachable!("written above"),
             Writer::Helper(h) => {
                 let mut args = vec![String::new(); h.arity];
                 args[h.id_arg] = id;
@@ -113,6 +127,16 @@ impl Emission {
 fn helper_for(helpers: &[BarrierHelper], kind: HelperKind) -> Option<&BarrierHelper> {
     let of_kind = || helpers.iter().filter(move |h| h.kind == kind);
     of_kind().find(|h| h.used).or_else(|| of_kind().next())
+}
+
+/// Whether the file brings CUTLASS's `NamedBarrier` into scope unqualified (`using
+/// cutlass::arch::NamedBarrier;`), so inserted barriers can be written with it even when the
+/// kernel has no NamedBarrier call left.
+pub fn file_uses_cutlass(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l: String = l.split_whitespace().collect::<Vec<_>>().join(" ");
+        l.starts_with("using cutlass::arch::NamedBarrier;") || l.starts_with("using ::cutlass::arch::NamedBarrier;")
+    })
 }
 
 /// Whether the kernel already writes CUTLASS `NamedBarrier` calls.
