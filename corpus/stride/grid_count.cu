@@ -3,7 +3,7 @@
 // an unsigned index: each item is scaled in place by its one owner.
 __global__ void grid_count(const unsigned *count, float *items, float scale)
 {
-    unsigned total = *count;
+    unsigned total = *count & 0xFFFF; // a queue of at most 65,536 items
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {
         items[i] = items[i] * scale;
     }

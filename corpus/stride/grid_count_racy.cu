@@ -3,7 +3,7 @@
 // each other's items.
 __global__ void grid_count_racy(const unsigned *count, float *items, float scale)
 {
-    unsigned total = *count;
+    unsigned total = *count & 0xFFFF; // a queue of at most 65,536 items
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x) {
         items[i] = items[i] * scale;
     }
