@@ -319,7 +319,7 @@ impl<'a> Lowerer<'a> {
                         off: Expr::Const(0, ScalarTy::U64),
                         pointee: (**p).clone(),
                     }),
-                    t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+                    t => RV::Scalar(Expr::Unknown(t.scalar()), t.clone()),
                 };
                 self.store(lv, v, span)?;
             } else if !found_barrier {
@@ -425,7 +425,7 @@ impl<'a> Lowerer<'a> {
         };
         self.ops.push(match kind {
             AccessKind::Read => Op::Read(None, access),
-            AccessKind::Write => Op::Write(access, Expr::Opaque(ScalarTy::Opaque, vec![])),
+            AccessKind::Write => Op::Write(access, Expr::Unknown(ScalarTy::Opaque)),
             AccessKind::Atomic => Op::Atomic(None, access, AtomicOp::Other),
         });
         Ok(())
