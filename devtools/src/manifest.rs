@@ -47,6 +47,24 @@ pub struct Entry {
     /// Expected `fix` outcome.
     #[serde(default)]
     pub fix: Option<FixExpect>,
+    /// `required`: the kernel includes the real toolkit's libraries (CUB, cooperative groups,
+    /// WMMA, cuRAND, CUTLASS) and is read with the test toolkit only.
+    #[serde(default)]
+    pub toolkit: Option<Toolkit>,
+    /// The GPU architecture to read it for (`sm_90`; default sm_80).
+    #[serde(default)]
+    pub arch: Option<String>,
+    /// The named-barrier style `fix` writes (`cutlass`, `asm`, `macro`).
+    #[serde(default)]
+    pub named_style: Option<String>,
+}
+
+/// Whether a kernel needs the real toolkit.
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Toolkit {
+    /// Read with the real toolkit only.
+    Required,
 }
 
 /// Expected verification outcome.
@@ -130,9 +148,46 @@ impl Entry {
         corpus.join(&self.path)
     }
 
+    /// Whether the kernel needs the real toolkit.
+    pub fn needs_toolkit(&self) -> bool {
+        self.toolkit == Some(Toolkit::Required)
+    }
+
+    /// Front-end options for this entry: the built-in shim (so that verdicts do not depend on
+    /// what the machine has installed), or for a kernel that needs it the test toolkit.
+    pub fn front_options(&self) -> autosync::front::FrontOptions {
+        match crate::toolkit::find().filter(|_| self.needs_toolkit()) {
+            Some(tk) => self.front_options_in(Some(&tk)),
+            None => self.front_options_in(None),
+        }
+    }
+
+    /// Front-end options reading the kernel with `toolkit` (None: the built-in shim);
+    /// `$CUTLASS_INCLUDE` in include directories is the toolkit's CUTLASS.
+    pub fn front_options_in(&self, toolkit: Option<&crate::toolkit::TestToolkit>) -> autosync::front::FrontOptions {
+        let mut o = self.base_front_options();
+        o.clang.arch = self.arch.clone();
+        match toolkit {
+            Some(tk) => {
+                o.clang.cuda_path = Some(tk.cuda.clone());
+                let cutlass = tk.cutlass_include.clone().unwrap_or_default();
+                o.include_dirs = self
+                    .include_dirs
+                    .iter()
+                    .map(|d| match d.strip_prefix("$CUTLASS_INCLUDE") {
+                        Some(rest) => cutlass.join(rest.trim_start_matches('/')),
+                        None => Path::new("corpus").join(d),
+                    })
+                    .collect();
+            }
+            None => o.clang.shim = true,
+        }
+        o
+    }
+
     /// Front-end options for this entry (its params, defines, template values, include
     /// directories).
-    pub fn front_options(&self) -> autosync::front::FrontOptions {
+    fn base_front_options(&self) -> autosync::front::FrontOptions {
         let text = |v: &serde_yaml_ng::Value| match v {
             serde_yaml_ng::Value::Number(n) => n.to_string(),
             serde_yaml_ng::Value::String(s) => s.clone(),
@@ -160,8 +215,18 @@ impl Entry {
     }
 }
 
-/// Reads and parses a manifest file.
+/// Reads and parses a manifest file, keeping the kernels this machine can read: those that
+/// need the real toolkit only when the tests have one (a run that requires it panics without).
 pub fn load(path: &Path) -> Result<Manifest, String> {
+    let mut m = load_all(path)?;
+    if m.kernels.iter().any(Entry::needs_toolkit) && crate::toolkit::for_test("toolkit kernels").is_none() {
+        m.kernels.retain(|e| !e.needs_toolkit());
+    }
+    Ok(m)
+}
+
+/// Reads and parses a manifest file, every kernel.
+pub fn load_all(path: &Path) -> Result<Manifest, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -142,7 +142,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     let mut appended = String::new();
     // Kernel templates the file never instantiates: instantiate them with the user's values.
     {
-        let types = Types::new(&ast);
+        let types = Types::new(&ast).with_main_text(text);
         let src = SourceMap::new(&ast, path, text);
         let (_, templates) = lower::kernels::find(&ast, &src, &types);
         let wanted: Vec<&Uninstantiated> = templates
@@ -175,7 +175,7 @@ pub fn lower_parsed(
     mut notes: Vec<(Span, String)>,
     opts: &FrontOptions,
 ) -> FResult<SourceUnit> {
-    let types = Types::new(ast);
+    let types = Types::new(ast).with_main_text(text);
     let src = SourceMap::new(ast, path, text);
     let lopts = lower::LowerOptions {
         assume_pure: opts.assume_pure.clone(),

@@ -212,20 +212,45 @@ fn place(
     k: &Kernel,
     opts: &SynthOptions,
     space: &Space,
-    (initial, reported): (&Report, &Report),
+    (planned, reported): (&Report, &Report),
     quiet: &sdv::SdvOptions,
     stats: &mut SynthStats,
 ) -> Outcome {
+    let (fixable, unfixable) = match triage(k, space, planned) {
+        Ok(split) => split,
+        Err(outcome) => return outcome,
+    };
+    let refinement = Refinement {
+        k,
+        opts,
+        space,
+        reported,
+        quiet,
+        unfixable_keys: unfixable
+            .iter()
+            .filter_map(Unfixable::race)
+            .map(|r| (key(r), r.scope))
+            .collect(),
+        unfixable,
+        known: fixable,
+        narrow: BTreeSet::new(),
+    };
+    refinement.run(stats)
+}
+
+/// Splits the input's findings into the races a placement must remove and the causes no
+/// barrier among `space`'s positions removes; `Err` is the outcome when nothing can be placed.
+fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<(Vec<Race>, Vec<Unfixable>), Outcome> {
     // Unfixable races and divergent barriers in the input; the other races are what the
     // placement must remove.
-    let mut unfixable: Vec<Unfixable> = initial
+    let mut unfixable: Vec<Unfixable> = planned
         .divergences
         .iter()
         .filter(|d| space.unif.level(d.barrier) != Level::Block)
         .map(|d| Unfixable::DivergentBarrier(d.barrier))
         .collect();
     let mut fixable: Vec<Race> = Vec::new();
-    for r in &initial.races {
+    for r in &planned.races {
         match unfixable_cause(space, r) {
             Some(u) => unfixable.push(u),
             None => fixable.push(r.clone()),
@@ -234,159 +259,219 @@ fn place(
     // A divergent barrier of the author's makes every placement diverge; with nothing fixable
     // there is nothing to write (nor anything to make the author's barriers uniform).
     let diverges = unfixable.iter().any(|u| matches!(u, Unfixable::DivergentBarrier(_)));
-    if fixable.is_empty() && !initial.divergences.is_empty() && !diverges {
+    if fixable.is_empty() && !planned.divergences.is_empty() && !diverges {
         unfixable.extend(
-            initial
+            planned
                 .divergences
                 .iter()
                 .map(|d| Unfixable::DivergentBarrier(d.barrier)),
         );
     }
     if diverges || (fixable.is_empty() && !unfixable.is_empty()) {
-        return Outcome::Unfixable(unfixable);
+        return Err(Outcome::Unfixable(unfixable));
     }
-    // Races no barrier removes stay in every placement's report: (pair, array, scope).
-    let unfixable_keys: HashSet<(RaceKey, RaceScope)> = unfixable
-        .iter()
-        .filter_map(Unfixable::race)
-        .map(|r| (key(r), r.scope))
-        .collect();
-    if fixable.iter().any(|r| r.assumed) {
-        let r = fixable.iter().find(|r| r.assumed).expect("checked");
+    if let Some(r) = fixable.iter().find(|r| r.assumed) {
         let msg = format!(
             "the solver could not decide whether {} and {} race; the placement could not be verified",
             k.loc(r.first.span),
             k.loc(r.second.span)
         );
-        return Outcome::Inconclusive(msg);
+        return Err(Outcome::Inconclusive(msg));
+    }
+    Ok((fixable, unfixable))
+}
+
+/// The state [`place`]'s rounds share: the races to separate, the options narrowed so far,
+/// and the races no barrier removes (left out of every candidate's report).
+struct Refinement<'a> {
+    k: &'a Kernel,
+    opts: &'a SynthOptions,
+    space: &'a Space,
+    /// The input's report: the races each barrier is said to cover.
+    reported: &'a Report,
+    /// Oracle options for candidates (their witnesses are never shown).
+    quiet: &'a sdv::SdvOptions,
+    /// Races no barrier removes, and other causes the outcome reports.
+    unfixable: Vec<Unfixable>,
+    /// Those races as (pair, array, scope): they stay in every placement's report.
+    unfixable_keys: HashSet<(RaceKey, RaceScope)>,
+    /// The races every placement must separate.
+    known: Vec<Race>,
+    /// Races whose options were narrowed, with the loop depth (or [`NOT_LAST_NARROWED`]).
+    narrow: BTreeSet<(RaceKey, u32)>,
+}
+
+impl Refinement<'_> {
+    /// Rounds of solve, verify and refine until a placement verifies or none can.
+    fn run(mut self, stats: &mut SynthStats) -> Outcome {
+        let mut round = 0;
+        loop {
+            round += 1;
+            stats.rounds = round;
+            if round > self.opts.max_rounds {
+                return Outcome::Inconclusive("refinement did not converge".into());
+            }
+            let chosen = match self.choose(round, stats) {
+                Ok(c) => c,
+                Err(outcome) => return outcome,
+            };
+            let report = match self.check(&chosen, stats) {
+                Ok(r) => r,
+                Err(outcome) => return outcome,
+            };
+            if report.is_clean() {
+                return self.verified(&chosen);
+            }
+            if !report.divergences.is_empty()
+                || !report.inconclusive.is_empty()
+                || report.races.iter().any(|r| r.assumed)
+            {
+                let msg = report
+                    .inconclusive
+                    .first()
+                    .map(|i| i.message.clone())
+                    .unwrap_or_else(|| "a candidate placement could not be verified".into());
+                return Outcome::Inconclusive(msg);
+            }
+            if !self.refine(report.races) {
+                return Outcome::Inconclusive(
+                    "the oracle still reports races that the encoding cannot separate".into(),
+                );
+            }
+        }
     }
 
-    // Integer weights: scale so the smallest cost is at least 1000 units.
-    let min_cost = space
-        .positions
-        .iter()
-        .map(|p| p.1)
-        .fold(f64::INFINITY, f64::min)
-        .max(1e-9);
-    let scale = 1000.0 / min_cost.min(1.0);
-    let mut known: Vec<Race> = fixable;
-    let mut narrow: BTreeSet<(RaceKey, u32)> = BTreeSet::new();
-    let mut round = 0;
-    loop {
-        round += 1;
-        stats.rounds = round;
-        if round > opts.max_rounds {
-            return Outcome::Inconclusive("refinement did not converge".into());
-        }
+    /// The MaxSAT instance of one round: a soft clause per position (its cost), a hard clause
+    /// per option set of every known race; one variable per position.
+    fn problem(&self, round: u32) -> (MaxSatProblem, Vec<Var>) {
+        // Integer weights: scale so the smallest cost is at least 1000 units.
+        let min_cost = self
+            .space
+            .positions
+            .iter()
+            .map(|p| p.1)
+            .fold(f64::INFINITY, f64::min)
+            .max(1e-9);
+        let scale = 1000.0 / min_cost.min(1.0);
         let mut p = MaxSatProblem::new();
-        let vars: Vec<Var> = space.positions.iter().map(|_| p.new_var()).collect();
-        for (i, (_, cost)) in space.positions.iter().enumerate() {
+        let vars: Vec<Var> = self.space.positions.iter().map(|_| p.new_var()).collect();
+        for (i, (_, cost)) in self.space.positions.iter().enumerate() {
             p.add_soft(vars[i].neg_lit(), (cost * scale).round().max(1.0) as u64);
         }
-        for r in &known {
-            for c in clauses(space, r, &narrow) {
+        for r in &self.known {
+            for c in clauses(self.space, r, &self.narrow) {
                 let lits: Vec<Lit> = c.iter().map(|&i| vars[i].pos_lit()).collect();
                 p.add_hard(&lits);
             }
         }
-        if let Some(dir) = &opts.dump_wcnf {
+        if let Some(dir) = &self.opts.dump_wcnf {
             let _ = std::fs::create_dir_all(dir);
-            let path = dir.join(format!("{}-round{round}.wcnf", k.name));
+            let path = dir.join(format!("{}-round{round}.wcnf", self.k.name));
             if let Ok(mut f) = std::fs::File::create(&path) {
                 let _ = p.write_wcnf(&mut f);
             }
         }
-        let mut solver = opts.algorithm.solver();
+        (p, vars)
+    }
+
+    /// The cheapest placement separating every known race, as indexes of space positions.
+    fn choose(&self, round: u32, stats: &mut SynthStats) -> Result<Vec<usize>, Outcome> {
+        let (p, vars) = self.problem(round);
+        let mut solver = self.opts.algorithm.solver();
         stats.maxsat_calls += 1;
         let model = match solver.solve(&p) {
             Ok(MaxSatResult::Optimal { model, .. }) => model,
-            Ok(MaxSatResult::Unsat) => return Outcome::Unfixable(vec![Unfixable::NoPlacement]),
+            Ok(MaxSatResult::Unsat) => return Err(Outcome::Unfixable(vec![Unfixable::NoPlacement])),
             Err(MaxSatError::WeightOverflow) => {
-                return Outcome::Inconclusive("cost weights overflow; lower --cost-loop".into())
+                return Err(Outcome::Inconclusive("cost weights overflow; lower --cost-loop".into()))
             }
-            Err(e) => return Outcome::Inconclusive(format!("MaxSAT solver failed: {e:?}")),
+            Err(e) => return Err(Outcome::Inconclusive(format!("MaxSAT solver failed: {e:?}"))),
         };
-        let chosen: Vec<usize> = (0..vars.len())
+        Ok((0..vars.len())
             .filter(|&i| lit_value(&model, vars[i].pos_lit()))
+            .collect())
+    }
+
+    /// The oracle's report on the kernel with barriers at `chosen`, without the unfixable races.
+    fn check(&self, chosen: &[usize], stats: &mut SynthStats) -> Result<Report, Outcome> {
+        let inserts: Vec<(Position, Barrier)> = chosen
+            .iter()
+            .map(|&i| (self.space.positions[i].0, Barrier::Block))
             .collect();
-        let inserts: Vec<(Position, Barrier)> =
-            chosen.iter().map(|&i| (space.positions[i].0, Barrier::Block)).collect();
-        let candidate = match insert_barriers(k, &inserts) {
+        let candidate = match insert_barriers(self.k, &inserts) {
             Ok((c, _)) => c,
-            Err(pos) => return Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}")),
+            Err(pos) => return Err(Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}"))),
         };
-        let mut report = opts.unsuppressed(k, sdv::check(&candidate, quiet));
+        let mut report = self.opts.unsuppressed(self.k, sdv::check(&candidate, self.quiet));
         stats.oracle_calls += 1;
-        report.races.retain(|r| !unfixable_keys.contains(&(key(r), r.scope)));
-        if report.is_clean() {
-            let barriers = chosen
-                .iter()
-                .map(|&i| {
-                    let covers = reported
-                        .races
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, r)| clauses(space, r, &narrow).iter().any(|c| c.contains(&i)))
-                        .map(|(j, _)| j)
-                        .collect();
-                    Placed {
-                        pos: space.positions[i].0,
-                        cost: space.positions[i].1,
-                        covers,
-                    }
-                })
-                .collect::<Vec<_>>();
-            let cost = barriers.iter().map(|b| b.cost).sum();
-            let outcome = if unfixable.is_empty() {
-                Outcome::Fixed { barriers, cost }
-            } else {
-                Outcome::Partial {
-                    barriers,
-                    cost,
-                    unfixable,
+        report
+            .races
+            .retain(|r| !self.unfixable_keys.contains(&(key(r), r.scope)));
+        Ok(report)
+    }
+
+    /// The outcome of a verified placement: its barriers with the reported races each covers.
+    fn verified(self, chosen: &[usize]) -> Outcome {
+        let barriers = chosen
+            .iter()
+            .map(|&i| {
+                let covers = self
+                    .reported
+                    .races
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| clauses(self.space, r, &self.narrow).iter().any(|c| c.contains(&i)))
+                    .map(|(j, _)| j)
+                    .collect();
+                Placed {
+                    pos: self.space.positions[i].0,
+                    cost: self.space.positions[i].1,
+                    covers,
                 }
-            };
-            return outcome;
+            })
+            .collect::<Vec<_>>();
+        let cost = barriers.iter().map(|b| b.cost).sum();
+        if self.unfixable.is_empty() {
+            Outcome::Fixed { barriers, cost }
+        } else {
+            Outcome::Partial {
+                barriers,
+                cost,
+                unfixable: self.unfixable,
+            }
         }
-        if !report.divergences.is_empty() || !report.inconclusive.is_empty() || report.races.iter().any(|r| r.assumed) {
-            let msg = report
-                .inconclusive
-                .first()
-                .map(|i| i.message.clone())
-                .unwrap_or_else(|| "a candidate placement could not be verified".into());
-            return Outcome::Inconclusive(msg);
-        }
-        // Refine: new races become constraints; races still present with a back-edge relation
-        // get the narrow option.
+    }
+
+    /// Learns from a candidate's races: new races become constraints; races still present
+    /// with a back-edge relation get the narrow option. Whether anything changed.
+    fn refine(&mut self, races: Vec<Race>) -> bool {
         let mut progress = false;
-        let known_keys: HashMap<RaceKey, usize> = known.iter().enumerate().map(|(i, r)| (key(r), i)).collect();
-        for r in report.races {
+        let known_keys: HashMap<RaceKey, usize> = self.known.iter().enumerate().map(|(i, r)| (key(r), i)).collect();
+        for r in races {
             match known_keys.get(&key(&r)) {
                 None => {
-                    known.push(r);
+                    self.known.push(r);
                     progress = true;
                 }
                 Some(&i) => {
-                    let mut rels: BTreeSet<IterRelation> = known[i].relations.iter().copied().collect();
+                    let mut rels: BTreeSet<IterRelation> = self.known[i].relations.iter().copied().collect();
                     for rel in &r.relations {
                         progress |= rels.insert(*rel);
                         match rel {
                             IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
-                                progress |= narrow.insert((key(&r), *d));
+                                progress |= self.narrow.insert((key(&r), *d));
                             }
                             IterRelation::NotLastIteration(_) => {
-                                progress |= narrow.insert((key(&r), NOT_LAST_NARROWED));
+                                progress |= self.narrow.insert((key(&r), NOT_LAST_NARROWED));
                             }
                             _ => {}
                         }
                     }
-                    known[i].relations = rels.into_iter().collect();
+                    self.known[i].relations = rels.into_iter().collect();
                 }
             }
         }
-        if !progress {
-            return Outcome::Inconclusive("the oracle still reports races that the encoding cannot separate".into());
-        }
+        progress
     }
 }
 

@@ -1,10 +1,9 @@
-//! Clang's AST as the lowering reads it: a compact arena of the nodes of the user's own files,
-//! plus a light index of every declaration in system headers (the shim, the C++ library, a
-//! CUDA toolkit) by clang id and qualified name.
+//! Clang's AST as the lowering reads it: a compact arena of every node the dump holds (the
+//! user's files and the headers they include, system headers alike: a function with a body is
+//! inlined wherever it is defined), and an index of every declaration by clang id and
+//! qualified name, including those the dump only refers to (the precompiled CUDA prelude).
 //!
-//! [`read`] builds it from `clang -Xclang -ast-dump=json`, streaming. Declarations of system
-//! headers are never kept whole: a call into one is modelled by its qualified name or makes the
-//! kernel inconclusive (`lower/library.rs`), so their bodies are not needed.
+//! [`read`] builds it from `clang -Xclang -ast-dump=json`, streaming.
 
 pub mod read;
 
@@ -28,9 +27,6 @@ pub struct FileName {
     pub name: String,
     /// A system header (the shim, the C++ library, a CUDA toolkit, `-isystem` directories).
     pub system: bool,
-    /// A system header whose declarations are kept whole (the shim: its vector types need
-    /// their template arguments and alignment).
-    pub keep: bool,
 }
 
 /// One source position: the file, byte offset and length of the token there.
@@ -345,6 +341,9 @@ impl Ast {
                 }
             }
         }
+        // A member's entry names its record (`T::operator dim3`); a bare reference to the same
+        // declaration (`conversionFunc`) does not.
+        found.sort_by_key(|(_, _, _, qual)| !qual.contains("::"));
         for (id, kind, name, qual) in found {
             if self.decls.contains_key(&id) {
                 continue;

@@ -2,22 +2,22 @@
 //!
 //! Clang prints `file` in a location only when it differs from the previous location printed
 //! (in dump order), so the reader tracks the current file through every location it meets,
-//! including those inside subtrees it does not keep. Declarations located in system headers
-//! are indexed by id and qualified name only; their bodies are skipped without being built.
+//! including those inside values it skips. Every node is kept, system headers' included (with
+//! a real toolkit the CUDA prelude is precompiled and stays out of the dump).
 
 use super::*;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
 /// Reads a dump from `input`.
-/// `classify` tells, for a file name, whether it is a system header and whether its declarations
-/// are kept whole anyway.
-pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> (bool, bool)) -> Result<Ast, String> {
+/// `classify` tells, for a file name, whether it is a system header.
+pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> bool) -> Result<Ast, String> {
     let mut reader = Reader {
         ast: Ast::default(),
         cur_file: None,
         classify,
         scope: Vec::new(),
+        in_friend: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, input));
     TopSeed { r: &mut reader }
@@ -29,16 +29,20 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> (bool, bool))
 }
 
 /// Reads a dump held in memory (tests, fuzzing).
-pub fn read_slice(input: &[u8], classify: &dyn Fn(&str) -> (bool, bool)) -> Result<Ast, String> {
+pub fn read_slice(input: &[u8], classify: &dyn Fn(&str) -> bool) -> Result<Ast, String> {
     read(input, classify)
 }
 
 struct Reader<'a> {
     ast: Ast,
     cur_file: Option<FileIdx>,
-    classify: &'a dyn Fn(&str) -> (bool, bool),
+    classify: &'a dyn Fn(&str) -> bool,
     /// Enclosing named declarations: (clang id, qualified name to prefix children with).
     scope: Vec<(u64, String)>,
+    /// Inside a `FriendDecl`: its declarations redeclare ones of the enclosing namespace, which
+    /// are indexed where they are declared (as members of the befriending record, they would get
+    /// its name as their scope).
+    in_friend: u32,
 }
 
 impl Reader<'_> {
@@ -46,27 +50,15 @@ impl Reader<'_> {
         let idx = match self.ast.files.iter().position(|f| f.name == name) {
             Some(i) => FileIdx(i as u32),
             None => {
-                let (system, keep) = (self.classify)(name);
+                let system = (self.classify)(name);
                 self.ast.files.push(FileName {
                     name: name.to_string(),
                     system,
-                    keep,
                 });
                 FileIdx(self.ast.files.len() as u32 - 1)
             }
         };
         self.cur_file = Some(idx);
-    }
-
-    /// Whether declarations located in `f` are only indexed, not kept.
-    fn file_is_light(&self, f: Option<FileIdx>) -> bool {
-        match f {
-            Some(f) => {
-                let info = &self.ast.files[f.0 as usize];
-                info.system && !info.keep
-            }
-            None => true,
-        }
     }
 }
 
@@ -550,21 +542,6 @@ fn opens_scope(kind: &str) -> bool {
     )
 }
 
-/// Declarations the light index does not need (it never looks inside system functions).
-fn light_ignores(kind: &str) -> bool {
-    matches!(
-        kind,
-        "ParmVarDecl"
-            | "TemplateTypeParmDecl"
-            | "NonTypeTemplateParmDecl"
-            | "TemplateTemplateParmDecl"
-            | "UsingShadowDecl"
-            | "AccessSpecDecl"
-            | "StaticAssertDecl"
-            | "FriendDecl"
-    )
-}
-
 /// The translation unit: its `inner` holds the top-level declarations.
 struct TopSeed<'r, 'a> {
     r: &'r mut Reader<'a>,
@@ -589,7 +566,6 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
                     let roots = m.next_value_seed(InnerSeed {
                         r: &mut *self.r,
                         parent: None,
-                        light: false,
                     })?;
                     self.r.ast.roots = roots.into_iter().flatten().collect();
                 }
@@ -604,7 +580,6 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
 struct InnerSeed<'r, 'a> {
     r: &'r mut Reader<'a>,
     parent: Option<NodeId>,
-    light: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for InnerSeed<'_, '_> {
@@ -624,7 +599,6 @@ impl<'de> Visitor<'de> for InnerSeed<'_, '_> {
         while let Some(n) = s.next_element_seed(NodeSeed {
             r: &mut *self.r,
             parent: self.parent,
-            light: self.light,
         })? {
             out.push(n);
         }
@@ -632,11 +606,10 @@ impl<'de> Visitor<'de> for InnerSeed<'_, '_> {
     }
 }
 
-/// One node. In light mode (inside a system declaration) nothing is built but the index.
+/// One node.
 struct NodeSeed<'r, 'a> {
     r: &'r mut Reader<'a>,
     parent: Option<NodeId>,
-    light: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_> {
@@ -656,8 +629,6 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         let r = self.r;
         let mut id = 0u64;
         let mut kind: Option<Sym> = None;
-        let mut light = self.light;
-        let mut skipping = false;
         let mut node = Node {
             kind: Sym(0),
             id: 0,
@@ -673,28 +644,14 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         let mut pushed_scope = false;
         let mut is_decl = false;
         while let Some(k) = m.next_key::<Key>()? {
-            if skipping {
-                m.next_value_seed(Skip { r: &mut *r })?;
-                continue;
-            }
             match k {
                 Key::Id => id = m.next_value::<String>().map(|s| parse_id(&s).unwrap_or(0))?,
                 Key::Kind => {
                     let s: String = m.next_value()?;
                     is_decl = s.ends_with("Decl");
-                    // Statements inside system declarations: only their locations matter.
-                    if light && (!is_decl || light_ignores(&s)) {
-                        skipping = true;
-                    }
                     kind = Some(r.ast.sym(&s));
                 }
-                Key::Loc => {
-                    node.loc = m.next_value_seed(LocSeed { r: &mut *r })?;
-                    if is_decl && !light {
-                        let file = node.loc.map(|l| l.expansion.file);
-                        light = r.file_is_light(file);
-                    }
-                }
+                Key::Loc => node.loc = m.next_value_seed(LocSeed { r: &mut *r })?,
                 Key::Range => node.range = m.next_value_seed(RangeSeed { r: &mut *r })?,
                 Key::Name => node.name = Some(r.ast.sym(&m.next_value::<String>()?)),
                 Key::Type => node.ty = m.next_value_seed(TypeSeed { r: &mut *r })?,
@@ -702,28 +659,24 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     // Everything before `inner` is known: record the declaration, then the
                     // children under its scope.
                     let kind_s = kind.unwrap_or(Sym(0));
-                    if is_decl && id != 0 {
-                        pushed_scope = record_decl(r, id, kind_s, &node, light);
+                    let friend = r.ast.str(kind_s) == "FriendDecl";
+                    if is_decl && id != 0 && r.in_friend == 0 {
+                        pushed_scope = record_decl(r, id, kind_s, &node);
                     }
-                    let me = if light {
-                        None
-                    } else {
-                        Some(commit(r, id, kind_s, &mut node))
-                    };
-                    committed = me;
-                    if let Some(me) = me {
-                        if is_decl && id != 0 {
-                            if let Some(d) = r.ast.decls.get_mut(&id) {
-                                d.node.get_or_insert(me);
-                            }
+                    let me = commit(r, id, kind_s, &mut node);
+                    committed = Some(me);
+                    if is_decl && id != 0 {
+                        if let Some(d) = r.ast.decls.get_mut(&id) {
+                            d.node.get_or_insert(me);
                         }
                     }
+                    r.in_friend += friend as u32;
                     let inner = m.next_value_seed(InnerSeed {
                         r: &mut *r,
-                        parent: me,
-                        light,
+                        parent: Some(me),
                     })?;
-                    if let Some(me) = me {
+                    r.in_friend -= friend as u32;
+                    {
                         // A declaration dumped twice (a specialization listed under every
                         // redeclaration of its template): the fullest dump names it.
                         if is_decl && id != 0 {
@@ -741,10 +694,6 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     }
                 }
                 Key::IsInline => node.attrs.inline_ns = m.next_value()?,
-                k if light => {
-                    let _ = k;
-                    m.next_value_seed(Skip { r: &mut *r })?;
-                }
                 Key::ValueCategory => node.attrs.value_category = Some(r.ast.sym(&m.next_value::<String>()?)),
                 Key::Opcode => node.attrs.opcode = Some(r.ast.sym(&m.next_value::<String>()?)),
                 Key::CastKind => node.attrs.cast_kind = Some(r.ast.sym(&m.next_value::<String>()?)),
@@ -791,19 +740,13 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
             // `{}`: a null child.
             return Ok(None);
         };
-        if skipping {
-            return Ok(None);
-        }
         if committed.is_none() {
             // A node without children.
-            if is_decl && id != 0 {
-                let pushed = record_decl(r, id, kind_s, &node, light);
+            if is_decl && id != 0 && r.in_friend == 0 {
+                let pushed = record_decl(r, id, kind_s, &node);
                 if pushed {
                     r.scope.pop();
                 }
-            }
-            if light {
-                return Ok(None);
             }
             let me = commit(r, id, kind_s, &mut node);
             if is_decl && id != 0 {
@@ -841,7 +784,7 @@ fn commit(r: &mut Reader, id: u64, kind: Sym, node: &mut Node) -> NodeId {
 }
 
 /// Indexes a declaration; returns whether it opened a naming scope (to pop after its children).
-fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node, _light: bool) -> bool {
+fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node) -> bool {
     let kind_s = r.ast.str(kind).to_string();
     let name = node.name.map(|s| r.ast.str(s).to_string()).unwrap_or_default();
     let prefix = r.scope.last().map(|(_, q)| q.clone()).unwrap_or_default();

@@ -116,10 +116,13 @@ pub fn command(
     if let Some(p) = pch {
         c.args(["-Xclang", "-include-pch", "-Xclang"]).arg(p);
     }
-    if env.toolkit.is_none() {
-        if let Ok(shim) = shim::dir() {
-            c.arg("-include").arg(shim.join(shim::MAIN));
-        }
+    if let Ok(shim) = shim::dir() {
+        let prelude = if env.toolkit.is_none() {
+            shim::MAIN
+        } else {
+            shim::ANNOTATIONS_HEADER
+        };
+        c.arg("-include").arg(shim.join(prelude));
     }
     // Quoted includes of the main file resolve next to it (it is read from stdin).
     c.arg("-iquote").arg(if main_dir.as_os_str().is_empty() {
@@ -138,7 +141,6 @@ pub fn command(
 /// headers, the C/C++ library, a CUDA toolkit and `-isystem` directories.
 pub struct SystemDirs {
     prefixes: Vec<PathBuf>,
-    keep: Vec<PathBuf>,
 }
 
 impl SystemDirs {
@@ -148,11 +150,8 @@ impl SystemDirs {
             .iter()
             .map(PathBuf::from)
             .collect();
-        let mut keep = Vec::new();
         if let Ok(d) = shim::dir() {
             prefixes.push(d.to_path_buf());
-            keep.push(d.to_path_buf());
-            keep.extend(d.canonicalize().ok());
         }
         prefixes.extend(select::resource_dir(&env.clang));
         if let Some(tk) = &env.toolkit {
@@ -166,16 +165,7 @@ impl SystemDirs {
         prefixes.extend(opts.system_dirs.iter().cloned());
         let canon: Vec<PathBuf> = prefixes.iter().filter_map(|p| p.canonicalize().ok()).collect();
         prefixes.extend(canon);
-        SystemDirs { prefixes, keep }
-    }
-
-    /// (system header, declarations kept whole) for a file Clang named: the shim is both.
-    pub fn classify(&self, name: &str) -> (bool, bool) {
-        let system = self.is_system(name);
-        (
-            system,
-            system && self.keep.iter().any(|d| Path::new(name).starts_with(d)),
-        )
+        SystemDirs { prefixes }
     }
 
     /// Whether a file Clang named is a system header.
@@ -276,7 +266,7 @@ fn run(
         let _ = std::io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
-    let classify = |n: &str| system.classify(n);
+    let classify = |n: &str| system.is_system(n);
     let ast = ast::read::read(stdout, &classify);
     let _ = writer.join();
     let err_text = err_reader.join().unwrap_or_default();

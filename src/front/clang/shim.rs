@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 /// The shim's files: name and contents.
 pub const FILES: &[(&str, &str)] = &[
+    ("autosync_annotations.h", include_str!("shim/autosync_annotations.h")),
     ("autosync_cuda.h", include_str!("shim/autosync_cuda.h")),
     ("cooperative_groups.h", include_str!("shim/cooperative_groups.h")),
     ("cuda.h", include_str!("shim/cuda.h")),
@@ -49,6 +50,9 @@ pub const FILES: &[(&str, &str)] = &[
 
 /// The header force-included before the user's file.
 pub const MAIN: &str = "autosync_cuda.h";
+
+/// GPUVerify's annotation vocabulary, force-included when a real toolkit is read.
+pub const ANNOTATIONS_HEADER: &str = "autosync_annotations.h";
 
 /// The directory holding the shim, written on first use. Its name carries a hash of the
 /// contents, so a newer autosync never reads an older shim.

@@ -118,9 +118,8 @@ impl<'a> Lowerer<'a> {
             self.store(lv.clone(), rv, span)?;
             return Ok(Value::L(lv));
         }
-        if self.ast.decl_is_system(def) {
-            return self.library_call(&c, n, span);
-        }
+        // Every function with a body is inlined, wherever it is defined (user files, CUB,
+        // cooperative groups, CUTLASS); only what has no body is modelled by name.
         match self.ast.decl_node(def) {
             Some(f) if self.has_body(f) => {
                 let this = match c.this {
@@ -587,11 +586,7 @@ impl<'a> Lowerer<'a> {
             .map(|s| ast.str(s).to_string())
             .unwrap_or_default();
         let ctor = self.find_ctor(rec, &ctor_type);
-        if let Some(c) = ctor
-            .map(|c| self.types.definition(c))
-            .filter(|c| !ast.decl_is_system(*c))
-            .and_then(|c| ast.decl_node(c))
-        {
+        if let Some(c) = ctor.map(|c| self.types.definition(c)).and_then(|c| ast.decl_node(c)) {
             if self.has_body(c) {
                 let r = self.inline(c, Some(LV::Obj(o)), &args, n, span)?;
                 let _ = r;
@@ -601,7 +596,9 @@ impl<'a> Lowerer<'a> {
         // No body: trivial default, copy and move constructors, and the library's types.
         match args.len() {
             0 => Ok(()),
-            1 if matches!(self.type_of(args[0]).unref(), CType::Record(r) if self.types.definition(*r) == rec) => {
+            // An implicit copy or move: from an object of this type or of a derived one (the
+            // base part of it, as a base class's constructor in an initializer list does).
+            1 if matches!(self.type_of(args[0]).unref(), CType::Record(r) if self.types.derives_from(*r, rec)) => {
                 let rv = self.rvalue(args[0])?;
                 self.store(LV::Obj(o), rv, span)
             }
@@ -613,13 +610,23 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The constructor of `rec` with the printed type `ctor_type`.
+    /// The constructor of `rec` with the printed type `ctor_type` (specializations of member
+    /// templates, such as converting constructors, are members too).
     fn find_ctor(&self, rec: u64, ctor_type: &str) -> Option<u64> {
         let d = self.ast.decls.get(&rec)?;
-        d.members.iter().copied().find(|m| {
+        let is_it = |m: &u64| {
             let md = &self.ast.decls[m];
             self.ast.str(md.kind) == "CXXConstructorDecl" && md.ty.is_some_and(|t| self.ast.str(t.qual) == ctor_type)
-        })
+        };
+        // Two member templates may have specializations of one signature; the one Clang
+        // instantiated (the one called) has the body.
+        let with_body = |m: &u64| {
+            self.ast
+                .decl_node(self.types.definition(*m))
+                .is_some_and(|n| self.has_body(n))
+        };
+        let found: Vec<u64> = d.members.iter().copied().filter(is_it).collect();
+        found.iter().copied().find(with_body).or_else(|| found.first().copied())
     }
 }
 

@@ -15,7 +15,8 @@ pub(crate) enum Value {
     R(RV),
 }
 
-fn builtin_var(name: &str) -> Option<fn(Dim) -> Builtin> {
+/// The builtin a CUDA builtin variable's component reads (`blockDim` → `BlockDim`).
+pub(crate) fn builtin_var(name: &str) -> Option<fn(Dim) -> Builtin> {
     match name {
         "threadIdx" => Some(Builtin::ThreadIdx),
         "blockIdx" => Some(Builtin::BlockIdx),
@@ -1773,6 +1774,26 @@ impl<'a> Lowerer<'a> {
                     ..p
                 }))),
                 other => Ok(Value::R(other)),
+            },
+            // `reinterpret_cast<T&>(obj)`: the same bytes read as another type (CUB's
+            // `Uninitialized<T>::Alias()` over temporary storage, a union member by reference).
+            "LValueBitCast" => match self.lvalue(c)? {
+                LV::Mem(p) => Ok(Value::L(LV::Mem(Place {
+                    ty: to.unref().clone(),
+                    ..p
+                }))),
+                LV::Obj(o) if matches!(to.unref(), CType::Record(r) if self.types.definition(*r) == self.objs[o].record) => {
+                    Ok(Value::L(LV::Obj(o)))
+                }
+                other => Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "reinterpreting {} as `{}`",
+                        lv_what(&other),
+                        ast.ty(n).unwrap_or("another type")
+                    ),
+                )
+                .with_help("autosync follows reinterpreted memory in shared or global arrays, not in local objects")),
             },
             "DerivedToBase" | "UncheckedDerivedToBase" | "BaseToDerived" => {
                 let from = self.type_of(c);

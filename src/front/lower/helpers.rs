@@ -33,6 +33,14 @@ pub fn find(ast: &Ast, src: &SourceMap) -> Vec<Found> {
 }
 
 fn collect_functions(ast: &Ast, src: &SourceMap, n: NodeId, out: &mut Vec<Found>, names: &mut Vec<String>) {
+    // The file's own helpers: system headers (now kept whole) are the libraries' business.
+    if ast
+        .node(n)
+        .loc
+        .is_some_and(|l| ast.files[l.expansion.file.0 as usize].system)
+    {
+        return;
+    }
     match ast.kind(n) {
         "NamespaceDecl" | "LinkageSpecDecl" => {
             for c in ast.children(n).collect::<Vec<_>>() {

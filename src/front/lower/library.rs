@@ -31,6 +31,9 @@ impl<'a> Lowerer<'a> {
         // same way.
         let syntax = if self.frames.iter().any(|f| is_cutlass_barrier(&f.name)) {
             BarrierSyntax::Cutlass
+        } else if self.frames.iter().any(|f| is_coop_groups_sync(&f.name)) {
+            // `block.sync()`, `cg::sync(block)` read from the toolkit's header.
+            BarrierSyntax::CoopGroups
         } else {
             syntax
         };
@@ -60,6 +63,9 @@ impl<'a> Lowerer<'a> {
         if let Some(g) = qual.strip_prefix("cooperative_groups::") {
             return self.coop_groups(g, c, n, span);
         }
+        if let Some(v) = self.builtin_var_conversion(&qual, c, &rt, span)? {
+            return Ok(v);
+        }
         match base {
             "__syncthreads" => {
                 self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
@@ -81,6 +87,29 @@ impl<'a> Lowerer<'a> {
                 let t = self.temp(ScalarTy::I32);
                 self.ops.push(Op::Assign(t, Expr::Vote(kind, Box::new(pred))));
                 return Ok(Value::R(RV::Scalar(Expr::Var(t), CType::INT)));
+            }
+            // Clang's barrier builtins (what `__syncthreads()`, cooperative groups and
+            // `bar.sync` compile to): `bar.sync id[, count]`, ID 0 without a count is the block
+            // barrier.
+            "__barrier_sync"
+            | "__nvvm_barrier_sync"
+            | "__nvvm_bar_sync"
+            | "__barrier_sync_count"
+            | "__nvvm_barrier_sync_cnt" => {
+                let mut vals = Vec::new();
+                for a in &args {
+                    vals.push(self.scalar(*a)?.0);
+                }
+                let id = vals
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs a barrier ID")))?;
+                let b = match (vals.get(1).cloned(), id.as_const()) {
+                    (None, Some(0)) => Barrier::Block,
+                    (count, _) => Barrier::NamedSync { id, count },
+                };
+                self.barrier(b, BarrierSyntax::Asm);
+                return Ok(Value::R(RV::Void));
             }
             "__syncwarp" => {
                 for a in &args {
@@ -660,6 +689,29 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Sets the `x`, `y`, `z` fields of a dim3/uint3 object to a built-in's dimensions.
+    /// `dim3 d = blockDim;`: Clang's builtin variables convert to `dim3`/`uint3` (a conversion
+    /// operator of `__cuda_builtin_blockDim_t` the precompiled prelude declares).
+    fn builtin_var_conversion(&mut self, qual: &str, c: &Callee, rt: &CType, span: Span) -> FResult<Option<Value>> {
+        let Some((owner, _)) = qual.split_once("::operator ") else {
+            return Ok(None);
+        };
+        let Some(b) = owner
+            .strip_prefix("__cuda_builtin_")
+            .and_then(|v| v.strip_suffix("_t"))
+            .and_then(super::expr::builtin_var)
+        else {
+            return Ok(None);
+        };
+        let CType::Record(r) = rt.unref() else {
+            return Ok(None);
+        };
+        // The receiver is the builtin variable itself: nothing to evaluate.
+        let _ = c;
+        let o = self.new_obj(*r, owner, span)?;
+        self.set_dim_fields(o, b, span)?;
+        Ok(Some(Value::R(RV::Obj(o))))
+    }
+
     fn set_dim_fields(&mut self, o: usize, b: fn(Dim) -> Builtin, span: Span) -> FResult<()> {
         let layout = self
             .types
@@ -732,6 +784,10 @@ fn is_texture_fetch(name: &str) -> bool {
 }
 
 /// Whether a function is a CUTLASS-style named-barrier wrapper (`NamedBarrier::sync`).
+fn is_coop_groups_sync(qual: &str) -> bool {
+    qual.starts_with("cooperative_groups::") && (qual.ends_with("::sync") || qual.ends_with("::barrier_wait"))
+}
+
 fn is_cutlass_barrier(qual: &str) -> bool {
     let mut parts = qual.rsplit("::");
     let method = parts.next().unwrap_or("");

@@ -11,6 +11,7 @@ use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// What the user told the lowering beyond the source.
 #[derive(Clone, Debug, Default)]
@@ -426,6 +427,11 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn group_kind_of(&self, rec: u64) -> Option<GroupKind> {
         let q = self.ast.qual_name(rec)?;
         let name = q.strip_prefix("cooperative_groups::")?;
+        // The toolkit's groups are code like any other and are inlined; only the shim's
+        // bodiless declarations are modelled as groups.
+        if !self.declared_in_shim(rec) {
+            return None;
+        }
         let base = name.split("::").last().unwrap_or(name);
         match base {
             "thread_block" => Some(GroupKind::Block),
@@ -434,5 +440,14 @@ impl<'a> Lowerer<'a> {
             "thread_block_tile" => Some(GroupKind::Tile(0)),
             _ => None,
         }
+    }
+
+    /// Whether a declaration is autosync's own shim's (the stand-in for the toolkit).
+    fn declared_in_shim(&self, id: u64) -> bool {
+        let Some(f) = self.ast.decls.get(&id).and_then(|d| d.file) else {
+            return false;
+        };
+        let name = Path::new(&self.ast.files[f.0 as usize].name);
+        crate::front::clang::shim::dir().is_ok_and(|d| name.starts_with(d))
     }
 }

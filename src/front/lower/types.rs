@@ -37,6 +37,10 @@ pub struct Layout {
     pub union: bool,
 }
 
+/// Deepest nesting of type resolutions (a template argument's type, resolved to match a
+/// specialization, can name another specialization, and so on).
+const MAX_RESOLVE_DEPTH: u32 = 48;
+
 /// A type's spelling, the scope and the local context it is resolved in.
 type CacheKey = (String, String, Vec<u64>);
 
@@ -55,6 +59,14 @@ pub struct Types<'a> {
     layouts: RefCell<HashMap<u64, Result<Rc<Layout>, String>>>,
     /// Closure types of lambdas (`(lambda at f.cu:3:7)`) seen by the lowering.
     lambdas: RefCell<HashMap<String, u64>>,
+    /// Nesting of `resolve` calls (template arguments resolved while matching
+    /// specializations): a bound, so that a name that resolves through itself cannot overflow
+    /// the stack.
+    depth: std::cell::Cell<u32>,
+    /// The resolutions in progress: one that needs itself is a cycle, not a type.
+    resolving: RefCell<std::collections::HashSet<CacheKey>>,
+    /// The main file's text (Clang names it `<stdin>`; other files are read from disk).
+    main_text: Option<String>,
 }
 
 fn is_type_decl(kind: &str) -> bool {
@@ -83,7 +95,9 @@ impl<'a> Types<'a> {
         for id in ids {
             let d = &ast.decls[id];
             let kind = ast.str(d.kind);
-            if is_type_decl(kind) {
+            // Unnamed declarations (anonymous enums, unnamed template parameters) carry their
+            // scope's name: they are not found by name.
+            if is_type_decl(kind) && !ast.str(d.name).is_empty() {
                 by_qual.entry(d.qual.clone()).or_default().push(*id);
             }
         }
@@ -125,7 +139,16 @@ impl<'a> Types<'a> {
             context: RefCell::default(),
             layouts: RefCell::default(),
             lambdas: RefCell::default(),
+            depth: std::cell::Cell::new(0),
+            resolving: RefCell::default(),
+            main_text: None,
         }
+    }
+
+    /// The same, knowing the main file's text (to place its unnamed records by line).
+    pub fn with_main_text(mut self, text: &str) -> Types<'a> {
+        self.main_text = Some(text.to_string());
+        self
     }
 
     /// The definition of a function or record declaration (itself when it is one, or when no
@@ -170,10 +193,16 @@ impl<'a> Types<'a> {
         if let Some(t) = self.cache.borrow().get(&key) {
             return t.clone();
         }
+        if self.depth.get() > MAX_RESOLVE_DEPTH || !self.resolving.borrow_mut().insert(key.clone()) {
+            return CType::Other(format!("{text} (its resolution needs itself)"));
+        }
+        self.depth.set(self.depth.get() + 1);
         let t = match parse(text) {
             Some(te) => self.lower(&te, scope, 0),
             None => CType::Other(text.to_string()),
         };
+        self.depth.set(self.depth.get() - 1);
+        self.resolving.borrow_mut().remove(&key);
         // Not cached when unresolved: a lambda's closure type becomes known later.
         if !matches!(t, CType::Other(_)) {
             self.cache.borrow_mut().insert(key, t.clone());
@@ -207,7 +236,18 @@ impl<'a> Types<'a> {
                 if s.starts_with("(unnamed enum") || s.starts_with("(anonymous enum") {
                     return CType::INT;
                 }
+                if let Some(r) = self.unnamed_record(&[], s) {
+                    return CType::Record(r);
+                }
                 CType::Other(s.clone())
+            }
+            TyExpr::Named(segs) if segs.last().is_some_and(|l| is_unnamed_record(&l.name)) => {
+                // A member of unnamed struct or union type (`S::(unnamed union at f.h:12:5)`).
+                let (last, scope_segs) = segs.split_last().expect("checked above");
+                match self.unnamed_record(scope_segs, &last.name) {
+                    Some(r) => CType::Record(r),
+                    None => CType::Other(segs_text(segs)),
+                }
             }
             TyExpr::Named(segs)
                 if segs
@@ -249,6 +289,65 @@ impl<'a> Types<'a> {
                 None => CType::Other(segs_text(segs)),
             },
         }
+    }
+
+    /// The unnamed struct or union `printed` (`(unnamed union at FILE:LINE:COL)`) declared in
+    /// the record or namespace `scope`: the only unnamed record there, else the one at that line
+    /// and column.
+    fn unnamed_record(&self, scope: &[Seg], printed: &str) -> Option<u64> {
+        if !is_unnamed_record(printed) {
+            return None;
+        }
+        let owner = match scope {
+            [] => None,
+            _ => match self.resolve_path(scope, "") {
+                Some(Resolved::Record(r)) => Some(r),
+                _ => None,
+            },
+        };
+        let prefix = segs_text(scope);
+        let unnamed = |id: &u64| {
+            let d = &self.ast.decls[id];
+            matches!(self.ast.str(d.kind), "CXXRecordDecl" | "RecordDecl") && self.ast.str(d.name).is_empty()
+        };
+        let candidates: Vec<u64> = match owner {
+            Some(r) => self.ast.decls[&r].members.iter().copied().filter(unnamed).collect(),
+            None => {
+                let mut v: Vec<u64> = self
+                    .ast
+                    .decls
+                    .keys()
+                    .copied()
+                    .filter(|id| unnamed(id) && self.ast.decls[id].qual == prefix)
+                    .collect();
+                v.sort();
+                v
+            }
+        };
+        if let [only] = candidates[..] {
+            return Some(self.definition(only));
+        }
+        let at = printed.rsplit(' ').next()?.trim_end_matches(')');
+        let mut parts = at.rsplitn(3, ':');
+        let (col, line) = (parts.next()?.parse::<u32>().ok()?, parts.next()?.parse::<u32>().ok()?);
+        candidates
+            .into_iter()
+            .find(|id| self.line_col(*id) == Some((line, col)))
+            .map(|id| self.definition(id))
+    }
+
+    /// The 1-based line and column of a declaration, from its file on disk.
+    fn line_col(&self, id: u64) -> Option<(u32, u32)> {
+        let loc = self.ast.node(self.ast.decl_node(id)?).loc?.expansion;
+        let name = &self.ast.files.get(loc.file.0 as usize)?.name;
+        let text = match (&self.main_text, name.as_str()) {
+            (Some(t), crate::front::clang::STDIN_NAME) => t.as_bytes().to_vec(),
+            _ => std::fs::read(name).ok()?,
+        };
+        let before = text.get(..loc.offset as usize)?;
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+        let col = (before.len() - before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)) as u32 + 1;
+        Some((line, col))
     }
 
     /// The record or enum a typedef names directly, from its type nodes.
@@ -422,14 +521,65 @@ impl<'a> Types<'a> {
             return false;
         }
         let scope = self.scope_of(spec);
-        args.iter().zip(&have).all(|(printed, arg)| match arg {
+        let printed_match = args.iter().zip(&have).all(|(printed, arg)| match arg {
             TemplateArg::Value(v) => self.eval_printed(printed, &scope) == Some(*v),
             TemplateArg::Type(t) => {
                 let a = self.resolve(t, &scope);
                 let b = self.resolve(printed, &scope);
                 a == b && !matches!(a, CType::Other(_))
             }
-        })
+        });
+        // Arguments left out of the printed type are the template's defaults (`Tile<32>` is
+        // `Tile<32, void>`, not `Tile<32, Block>`).
+        let defaults = self.default_args(n);
+        printed_match
+            && have
+                .iter()
+                .enumerate()
+                .skip(args.len())
+                .all(|(i, arg)| match defaults.get(i) {
+                    Some(Some(d)) => self.same_arg(d, arg, &scope),
+                    _ => true,
+                })
+    }
+
+    /// The default arguments of the template a specialization node belongs to, by parameter.
+    fn default_args(&self, spec: NodeId) -> Vec<Option<TemplateArg>> {
+        let Some(t) = self
+            .ast
+            .node(spec)
+            .parent
+            .filter(|&p| self.ast.kind(p) == "ClassTemplateDecl")
+        else {
+            return Vec::new();
+        };
+        self.ast
+            .children(t)
+            .filter(|&c| {
+                matches!(
+                    self.ast.kind(c),
+                    "TemplateTypeParmDecl" | "NonTypeTemplateParmDecl" | "TemplateTemplateParmDecl"
+                )
+            })
+            .map(|p| {
+                let mut d = Vec::new();
+                self.template_args(p, &mut d);
+                d.into_iter().next()
+            })
+            .collect()
+    }
+
+    fn same_arg(&self, a: &TemplateArg, b: &TemplateArg, scope: &str) -> bool {
+        match (a, b) {
+            (TemplateArg::Value(x), TemplateArg::Value(y)) => x == y,
+            (TemplateArg::Type(x), TemplateArg::Type(y)) => {
+                x == y || {
+                    let (p, q) = (self.resolve(x, scope), self.resolve(y, scope));
+                    p == q && !matches!(p, CType::Other(_))
+                }
+            }
+            _ => false,
+        }
     }
 
     /// The template arguments of a specialization node, packs flattened.
@@ -597,9 +747,28 @@ impl<'a> Types<'a> {
         self.layouts
             .borrow_mut()
             .insert(id, Err(format!("record `{}` contains itself", self.record_name(id))));
+        // Member typedefs of this record (of this specialization, not of its template) name its
+        // fields' types: it is the context they are resolved in.
+        let saved = self.context.replace(self.context_of(id));
         let l = self.compute_layout(id).map(Rc::new);
+        *self.context.borrow_mut() = saved;
         self.layouts.borrow_mut().insert(id, l.clone());
         l
+    }
+
+    /// Whether record `derived` is `base` or has it among its (transitive) bases.
+    pub fn derives_from(&self, derived: u64, base: u64) -> bool {
+        let base = self.definition(base);
+        let mut stack = vec![self.definition(derived)];
+        while let Some(r) = stack.pop() {
+            if r == base {
+                return true;
+            }
+            if let Ok(l) = self.layout(r) {
+                stack.extend(l.bases.iter().map(|(b, _)| self.definition(*b)));
+            }
+        }
+        false
     }
 
     /// The qualified name of a record (for messages).
@@ -766,6 +935,19 @@ pub struct Seg {
     pub name: String,
     /// Template arguments as printed, when present.
     pub args: Option<Vec<String>>,
+}
+
+/// `(unnamed union at f.h:3:5)`, `(anonymous struct at ...)`.
+fn is_unnamed_record(name: &str) -> bool {
+    [
+        "(unnamed struct",
+        "(unnamed union",
+        "(anonymous struct",
+        "(anonymous union",
+        "(unnamed class",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 fn segs_text(segs: &[Seg]) -> String {

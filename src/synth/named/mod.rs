@@ -33,6 +33,7 @@ use roles::{Roles, WARP};
 use rustsat::types::{Lit, Var};
 pub use settings::{parse_id_set, NamedKind, NamedSettings, NamedStyle};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// One inserted statement.
@@ -300,6 +301,27 @@ struct State {
 }
 
 impl State {
+    /// The state for the input's races, each a cross-role or in-region requirement; `Err` is the
+    /// outcome when some race has no option.
+    fn from_races(cx: &Ctx, races: &[Race]) -> Result<State, NamedOutcome> {
+        let mut st = State::default();
+        let mut why = Vec::new();
+        for r in races {
+            match st.add(cx, r) {
+                // Not a property of the kernel: the launch leaves the loop bounds open.
+                Err(NamedUnfixable::NoOption(r, NoOption::UnknownTrips)) => {
+                    return Err(NamedOutcome::Inconclusive(unknown_trips_message(cx.k, &cx.tree, &r)))
+                }
+                Err(e) => why.push(e),
+                Ok(()) => {}
+            }
+        }
+        if !why.is_empty() {
+            return Err(NamedOutcome::Unfixable(why));
+        }
+        Ok(st)
+    }
+
     /// Adds a race; `Err` when it has no option.
     fn add(&mut self, cx: &Ctx, r: &Race) -> Result<(), NamedUnfixable> {
         let (a, b) = (r.first.label, r.second.label);
@@ -340,23 +362,37 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
     let nopts = named_options(k, opts);
     let (initial, suppressed) = opts.split_suppressed(k, named::check(k, &nopts));
     stats.oracle_calls += 1;
-    let finish = |outcome, mut stats: SynthStats, initial| {
-        stats.time = start.elapsed();
-        NamedSynthesis {
-            initial,
-            suppressed: suppressed.clone(),
-            outcome,
-            stats,
-            style,
-        }
+    let outcome = match screen(k, opts, &initial, &nopts, &mut stats) {
+        Some(outcome) => outcome,
+        None => place(k, opts, &initial, &nopts, &mut stats),
     };
+    stats.time = start.elapsed();
+    NamedSynthesis {
+        initial,
+        suppressed,
+        outcome,
+        stats,
+        style,
+    }
+}
+
+/// The outcome the input's report decides alone (undecided findings, the kernel's own
+/// synchronization defects, repaired by back-pressure where possible, or no race); `None` when
+/// there are races to place barriers for.
+fn screen(
+    k: &Kernel,
+    opts: &SynthOptions,
+    initial: &Report,
+    nopts: &NamedOptions,
+    stats: &mut SynthStats,
+) -> Option<NamedOutcome> {
     if let Some(i) = initial.inconclusive.first() {
-        return finish(NamedOutcome::Inconclusive(i.message.clone()), stats, initial);
+        return Some(NamedOutcome::Inconclusive(i.message.clone()));
     }
     if !initial.sync_defects.is_empty() || !initial.divergences.is_empty() {
-        if let Some(placed) = back_pressure(k, opts, &initial, &nopts, &mut stats) {
+        if let Some(placed) = back_pressure(k, opts, initial, nopts, stats) {
             let cost = placed.iter().map(|p| p.cost).sum();
-            return finish(NamedOutcome::Fixed { barriers: placed, cost }, stats, initial);
+            return Some(NamedOutcome::Fixed { barriers: placed, cost });
         }
         let mut why: Vec<NamedUnfixable> = initial
             .sync_defects
@@ -369,27 +405,31 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
                 .iter()
                 .map(|d| NamedUnfixable::SyncDefect(format!("divergent barrier at {}", k.loc(d.span)))),
         );
-        return finish(NamedOutcome::Unfixable(why), stats, initial);
+        return Some(NamedOutcome::Unfixable(why));
     }
     if initial.races.is_empty() {
-        return finish(NamedOutcome::AlreadyClean, stats, initial);
+        return Some(NamedOutcome::AlreadyClean);
     }
     if initial.races.iter().any(|r| r.assumed) {
-        return finish(
-            NamedOutcome::Inconclusive(
-                "the solver could not decide a race; the placement could not be verified".into(),
-            ),
-            stats,
-            initial,
-        );
+        return Some(NamedOutcome::Inconclusive(
+            "the solver could not decide a race; the placement could not be verified".into(),
+        ));
     }
+    None
+}
+
+/// Places barriers for the input's races: a requirement per race, back-flow probes for role
+/// loops, then rounds of solving, checking and refining.
+fn place(
+    k: &Kernel,
+    opts: &SynthOptions,
+    initial: &Report,
+    nopts: &NamedOptions,
+    stats: &mut SynthStats,
+) -> NamedOutcome {
     let unif = sdv::uniformity(k);
     let Some(roles) = Roles::new(k, &unif) else {
-        return finish(
-            NamedOutcome::Inconclusive("named-barrier synthesis needs a concrete blockDim".into()),
-            stats,
-            initial,
-        );
+        return NamedOutcome::Inconclusive("named-barrier synthesis needs a concrete blockDim".into());
     };
     let cx = Ctx {
         k,
@@ -399,6 +439,25 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
         space: Space::build(k, opts, Level::Warp),
         cands: needs::emittable(k),
     };
+    let avail = available_ids(k, opts);
+    let mut st = match State::from_races(&cx, &initial.races) {
+        Ok(st) => st,
+        Err(outcome) => return outcome,
+    };
+    probe_back_flow(&cx, &mut st, &avail, nopts, stats);
+    let mut refinement = Refinement {
+        cx: &cx,
+        opts,
+        nopts,
+        avail: &avail,
+        races: &initial.races,
+        st,
+    };
+    refinement.run(stats)
+}
+
+/// The IDs new barriers may take: the allowed ones the kernel does not use itself.
+fn available_ids(k: &Kernel, opts: &SynthOptions) -> Vec<u32> {
     let used = used_ids(k);
     let mut avail: Vec<u32> = opts
         .named
@@ -412,141 +471,151 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
         // count up from low IDs, so take new ones from the top (the checker verifies anyway).
         avail.reverse();
     }
-    let mut st = State::default();
-    let mut why = Vec::new();
-    for r in &initial.races {
-        match st.add(&cx, r) {
-            // Not a property of the kernel: the launch leaves the loop bounds open.
-            Err(NamedUnfixable::NoOption(r, NoOption::UnknownTrips)) => {
-                return finish(
-                    NamedOutcome::Inconclusive(unknown_trips_message(k, &cx.tree, &r)),
-                    stats,
-                    initial,
-                )
-            }
-            Err(e) => why.push(e),
-            Ok(()) => {}
-        }
-    }
-    if !why.is_empty() {
-        return finish(NamedOutcome::Unfixable(why), stats, initial);
-    }
-    probe_back_flow(&cx, &mut st, &avail, &nopts, &mut stats);
+    avail
+}
 
-    let mut round = 0;
-    loop {
-        round += 1;
-        stats.rounds = round;
-        if round > opts.max_rounds {
-            return finish(
-                NamedOutcome::Inconclusive("named-barrier refinement did not converge".into()),
-                stats,
-                initial,
-            );
+/// The rounds of [`place`]: what they read, and the refinement [`State`] they grow.
+struct Refinement<'a> {
+    cx: &'a Ctx<'a>,
+    opts: &'a SynthOptions,
+    nopts: &'a NamedOptions,
+    /// The IDs new barriers may take.
+    avail: &'a [u32],
+    /// The input's races (what each barrier is said to cover).
+    races: &'a [Race],
+    st: State,
+}
+
+impl Refinement<'_> {
+    /// Rounds until a placement verifies or none can.
+    fn run(&mut self, stats: &mut SynthStats) -> NamedOutcome {
+        let mut round = 0;
+        loop {
+            round += 1;
+            stats.rounds = round;
+            if round > self.opts.max_rounds {
+                return NamedOutcome::Inconclusive("named-barrier refinement did not converge".into());
+            }
+            if let ControlFlow::Break(outcome) = self.round(stats) {
+                return outcome;
+            }
         }
-        let needs = match st.needs(&cx) {
-            Ok(n) => n,
-            Err((rk, e)) => {
-                let r = initial
-                    .races
-                    .iter()
-                    .find(|r| key(r) == rk)
-                    .or_else(|| st.regions.get(&rk))
-                    .cloned();
-                let why = match r {
-                    Some(r) => NamedUnfixable::NoOption(Box::new(r), e),
-                    None => NamedUnfixable::NoPlacement,
-                };
-                return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
-            }
-        };
+    }
+
+    /// One round: solve the requirements, give the choice IDs, check the candidate, and learn
+    /// from what the checker still reports; `Break` ends the search with its outcome.
+    fn round(&mut self, stats: &mut SynthStats) -> ControlFlow<NamedOutcome> {
+        let needs = self.needs()?;
         stats.maxsat_calls += 1;
-        let chosen = match solve(&cx, opts, &needs, &st.forbidden) {
+        let chosen = match solve(self.cx, self.opts, &needs, &self.st.forbidden) {
             Ok(Some(c)) => c,
-            Ok(None) => {
-                return finish(
-                    NamedOutcome::Unfixable(vec![NamedUnfixable::NoPlacement]),
-                    stats,
-                    initial,
-                )
-            }
-            Err(msg) => return finish(NamedOutcome::Inconclusive(msg), stats, initial),
+            Ok(None) => return ControlFlow::Break(NamedOutcome::Unfixable(vec![NamedUnfixable::NoPlacement])),
+            Err(msg) => return ControlFlow::Break(NamedOutcome::Inconclusive(msg)),
         };
-        // Distinct IDs first; when they run out, let barriers share IDs in text order and
-        // leave it to the checker whether the shared ones are never in flight at once.
-        let (placed, shared) = match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, false) {
-            Ok((p, _)) => (p, None),
-            Err(NamedUnfixable::NotEnoughIds { .. }) if !avail.is_empty() => {
-                match realize(&cx, opts, &chosen, &avail, &needs, &initial.races, true) {
-                    Ok((p, n)) => (p, Some(n)),
-                    Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
-                }
-            }
-            Err(u) => return finish(NamedOutcome::Unfixable(vec![u]), stats, initial),
+        let (placed, shared) = self.with_ids(&chosen, &needs)?;
+        let Some(candidate) = apply(self.cx.k, &placed) else {
+            return ControlFlow::Break(NamedOutcome::Inconclusive(
+                "internal: a chosen position is not in the kernel".into(),
+            ));
         };
-        let Some(candidate) = apply(k, &placed) else {
-            return finish(
-                NamedOutcome::Inconclusive("internal: a chosen position is not in the kernel".into()),
-                stats,
-                initial,
-            );
-        };
-        let report = opts.unsuppressed(k, named::check(&candidate, &nopts));
+        let report = self.opts.unsuppressed(self.cx.k, named::check(&candidate, self.nopts));
         stats.oracle_calls += 1;
         if report.is_clean() {
             let cost = placed.iter().map(|p| p.cost).sum();
-            return finish(NamedOutcome::Fixed { barriers: placed, cost }, stats, initial);
+            return ControlFlow::Break(NamedOutcome::Fixed { barriers: placed, cost });
         }
         if let Some(i) = report.inconclusive.first() {
-            return finish(NamedOutcome::Inconclusive(i.message.clone()), stats, initial);
+            return ControlFlow::Break(NamedOutcome::Inconclusive(i.message.clone()));
         }
-        let assignment: Vec<(Decision, bool)> = chosen.clone();
         if let (Some(needed), false) = (shared, report.sync_defects.is_empty()) {
             let why = NamedUnfixable::NotEnoughIds {
                 needed,
-                available: avail.len(),
+                available: self.avail.len(),
             };
-            return finish(NamedOutcome::Unfixable(vec![why]), stats, initial);
+            return ControlFlow::Break(NamedOutcome::Unfixable(vec![why]));
         }
         if !report.sync_defects.is_empty() || !report.divergences.is_empty() {
-            st.forbidden.push(assignment);
-            continue;
+            self.st.forbidden.push(chosen);
+            return ControlFlow::Continue(());
         }
+        if !self.learn(&report.races)? {
+            self.st.forbidden.push(chosen);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every race's options under the current state; `Break` when a race has none.
+    fn needs(&self) -> ControlFlow<NamedOutcome, BTreeMap<RaceKey, Vec<Need>>> {
+        let (rk, e) = match self.st.needs(self.cx) {
+            Ok(n) => return ControlFlow::Continue(n),
+            Err(x) => x,
+        };
+        let r = self
+            .races
+            .iter()
+            .find(|r| key(r) == rk)
+            .or_else(|| self.st.regions.get(&rk))
+            .cloned();
+        let why = match r {
+            Some(r) => NamedUnfixable::NoOption(Box::new(r), e),
+            None => NamedUnfixable::NoPlacement,
+        };
+        ControlFlow::Break(NamedOutcome::Unfixable(vec![why]))
+    }
+
+    /// The chosen decisions as statements, with distinct IDs first; when they run out, barriers
+    /// share IDs in text order and the checker decides whether the shared ones are never in
+    /// flight at once (then also how many IDs a distinct assignment needs).
+    fn with_ids(
+        &self,
+        chosen: &[(Decision, bool)],
+        needs: &BTreeMap<RaceKey, Vec<Need>>,
+    ) -> ControlFlow<NamedOutcome, (Vec<NamedPlaced>, Option<usize>)> {
+        let unfixable = |u| ControlFlow::Break(NamedOutcome::Unfixable(vec![u]));
+        match self.realize(chosen, needs, false) {
+            Ok((p, _)) => ControlFlow::Continue((p, None)),
+            Err(NamedUnfixable::NotEnoughIds { .. }) if !self.avail.is_empty() => {
+                match self.realize(chosen, needs, true) {
+                    Ok((p, n)) => ControlFlow::Continue((p, Some(n))),
+                    Err(u) => unfixable(u),
+                }
+            }
+            Err(u) => unfixable(u),
+        }
+    }
+
+    /// Learns from a candidate's races: a cross-role race in role loops needs distance 1, an
+    /// in-region race its narrow options, a new race becomes a requirement. `Continue(false)`
+    /// when nothing changed.
+    fn learn(&mut self, races: &[Race]) -> ControlFlow<NamedOutcome, bool> {
         let mut progress = false;
-        for r in &report.races {
+        for r in races {
             let rk = key(r);
             if r.assumed {
-                return finish(
-                    NamedOutcome::Inconclusive("the solver could not decide a race of a candidate placement".into()),
-                    stats,
-                    initial,
-                );
+                return ControlFlow::Break(NamedOutcome::Inconclusive(
+                    "the solver could not decide a race of a candidate placement".into(),
+                ));
             }
-            if let Some(c) = st.crosses.get(&rk) {
-                let d = st.backward.get(&rk).copied();
+            if let Some(c) = self.st.crosses.get(&rk) {
+                let d = self.st.backward.get(&rk).copied();
                 if c.loops.is_some() && d != Some(1) {
-                    st.backward.insert(rk, 1);
+                    self.st.backward.insert(rk, 1);
                     progress = true;
                 }
-            } else if st.regions.contains_key(&rk) {
-                let common = cx
-                    .tree
-                    .get(r.first.label)
-                    .loops()
-                    .min(cx.tree.get(r.second.label).loops()) as u32;
+            } else if self.st.regions.contains_key(&rk) {
+                let tree = &self.cx.tree;
+                let common = tree.get(r.first.label).loops().min(tree.get(r.second.label).loops()) as u32;
                 for d in 1..=common {
-                    progress |= st.narrow.insert((rk, d));
+                    progress |= self.st.narrow.insert((rk, d));
                 }
             } else {
-                match st.add(&cx, r) {
+                match self.st.add(self.cx, r) {
                     Ok(()) => progress = true,
-                    Err(e) => return finish(NamedOutcome::Unfixable(vec![e]), stats, initial),
+                    Err(e) => return ControlFlow::Break(NamedOutcome::Unfixable(vec![e])),
                 }
             }
         }
-        if !progress {
-            st.forbidden.push(assignment);
-        }
+        ControlFlow::Continue(progress)
     }
 }
 
@@ -970,157 +1039,235 @@ fn chan_guards(cx: &Ctx, c: ChanKey) -> Option<(guard::Guard, guard::Guard)> {
     Some((gx, gy))
 }
 
-/// Turns the chosen decisions into statements with IDs (distinct, or cycling through the
-/// available ones when `share_ids`); also returns how many IDs a distinct assignment needs.
-fn realize(
-    cx: &Ctx,
-    opts: &SynthOptions,
-    chosen: &[(Decision, bool)],
-    avail: &[u32],
-    needs: &BTreeMap<RaceKey, Vec<Need>>,
-    races: &[Race],
-    share_ids: bool,
-) -> Result<(Vec<NamedPlaced>, usize), NamedUnfixable> {
-    let on: BTreeSet<Decision> = chosen.iter().filter(|x| x.1).map(|x| x.0).collect();
-    let covers = |pred: &dyn Fn(&Need) -> bool| -> Vec<usize> {
-        races
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| needs.get(&key(r)).is_some_and(|ns| ns.iter().any(pred)))
-            .map(|(i, _)| i)
-            .collect()
-    };
-    // Items needing an ID, in text order of their first position.
-    let mut items: Vec<(u32, Decision)> = Vec::new();
-    let mut out = Vec::new();
-    for d in &on {
-        match *d {
-            Decision::Sub(i) => {
-                let (cost, warps) = sub_cost(cx, opts, i);
-                let pos = cx.space.positions[i].0;
-                if warps.is_none() {
-                    out.push(NamedPlaced {
-                        pos,
-                        kind: NamedKind::SyncThreads,
-                        cost,
-                        covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
-                        channel: false,
-                        guard: None,
-                        rotation: None,
-                    });
-                } else {
-                    items.push((cx.tree.get(pos.label()).post, *d));
-                }
-            }
-            Decision::Chan(c) => items.push((cx.tree.get(c.0.label()).post, *d)),
-            Decision::ChanSync(..) => {}
+impl Refinement<'_> {
+    /// Turns the chosen decisions into statements with IDs (distinct, or cycling through the
+    /// available ones when `share_ids`); also returns how many IDs a distinct assignment needs.
+    fn realize(
+        &self,
+        chosen: &[(Decision, bool)],
+        needs: &BTreeMap<RaceKey, Vec<Need>>,
+        share_ids: bool,
+    ) -> Result<(Vec<NamedPlaced>, usize), NamedUnfixable> {
+        let on: BTreeSet<Decision> = chosen.iter().filter(|x| x.1).map(|x| x.0).collect();
+        let choice = Choice {
+            cx: self.cx,
+            opts: self.opts,
+            cycle: cycle_widths(self.cx, &on),
+            on,
+            needs,
+            races: self.races,
+        };
+        let (mut out, items) = choice.block_syncs_and_id_items();
+        let needed: usize = items.iter().map(|(_, d)| choice.width(d) as usize).sum();
+        let avail = self.avail;
+        if avail.is_empty() && !items.is_empty() || needed > avail.len() && !share_ids {
+            return Err(NamedUnfixable::NotEnoughIds {
+                needed,
+                available: avail.len(),
+            });
         }
+        let mut ids = Ids {
+            avail,
+            free: avail.to_vec(),
+            share_ids,
+            needed,
+        };
+        for (n, (_, d)) in items.iter().enumerate() {
+            let w = choice.width(d);
+            let id = ids.take(n, w)?;
+            match *d {
+                Decision::Sub(i) => out.push(choice.sub_sync(i, id)),
+                Decision::Chan(c) => out.extend(choice.channel(c, id, w)?),
+                Decision::ChanSync(..) => {}
+            }
+        }
+        // Text order; at one position arrives first (they never block), then syncs.
+        out.sort_by_key(|p| (self.cx.tree.get(p.pos.label()).post, p.pos, p.kind.rank()));
+        Ok((out, items.len()))
     }
-    items.sort();
-    // A channel in role loops where some chosen channel is shifted by e >= 2 cycles through e
-    // IDs: a warp may then run e iterations ahead, so e generations can be in flight at once.
-    let role_loops = |c: ChanKey| (role_loop(cx, c.0), role_loop(cx, c.1));
-    let mut cycle: BTreeMap<(Option<Label>, Option<Label>), u32> = BTreeMap::new();
-    for d in &on {
+}
+
+/// Per pair of role loops: how many IDs its channels cycle through. A channel in role loops
+/// where some chosen channel is shifted by e >= 2 cycles through e IDs: a warp may then run e
+/// iterations ahead, so e generations can be in flight at once.
+fn cycle_widths(cx: &Ctx, on: &BTreeSet<Decision>) -> BTreeMap<(Option<Label>, Option<Label>), u32> {
+    let mut cycle = BTreeMap::new();
+    for d in on {
         if let Decision::Chan(c) = *d {
             if c.2 >= 2 {
-                let e = cycle.entry(role_loops(c)).or_insert(1);
+                let e = cycle.entry((role_loop(cx, c.0), role_loop(cx, c.1))).or_insert(1);
                 *e = (*e).max(c.2);
             }
         }
     }
-    let width = |d: &Decision| match *d {
-        Decision::Chan(c) => cycle.get(&role_loops(c)).copied().unwrap_or(1),
-        _ => 1,
-    };
-    let needed: usize = items.iter().map(|(_, d)| width(d) as usize).sum();
-    if avail.is_empty() && !items.is_empty() || needed > avail.len() && !share_ids {
-        return Err(NamedUnfixable::NotEnoughIds {
-            needed,
-            available: avail.len(),
-        });
+    cycle
+}
+
+/// One choice of decisions on its way to statements: what each statement reads.
+struct Choice<'a> {
+    cx: &'a Ctx<'a>,
+    opts: &'a SynthOptions,
+    /// The decisions set.
+    on: BTreeSet<Decision>,
+    /// What each race needs (which races a statement covers).
+    needs: &'a BTreeMap<RaceKey, Vec<Need>>,
+    /// The input's races.
+    races: &'a [Race],
+    /// IDs cycled through per pair of role loops (see [`cycle_widths`]).
+    cycle: BTreeMap<(Option<Label>, Option<Label>), u32>,
+}
+
+impl Choice<'_> {
+    /// Indices of the input's races with a need `pred` accepts.
+    fn covers(&self, pred: &dyn Fn(&Need) -> bool) -> Vec<usize> {
+        self.races
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| self.needs.get(&key(r)).is_some_and(|ns| ns.iter().any(pred)))
+            .map(|(i, _)| i)
+            .collect()
     }
-    let mut free: Vec<u32> = avail.to_vec();
-    for (n, (_, d)) in items.iter().enumerate() {
-        let w = width(d);
-        let id = if w > 1 {
-            // w consecutive free IDs (the ID is `base + counter % w`).
-            let base = free
-                .iter()
-                .copied()
-                .find(|&b| (b..b + w).all(|i| free.contains(&i)))
-                .ok_or(NamedUnfixable::NotEnoughIds {
-                    needed,
-                    available: avail.len(),
-                })?;
-            free.retain(|i| !(base..base + w).contains(i));
-            base
-        } else if share_ids {
-            avail[n % avail.len().max(1)]
-        } else {
-            free.remove(0)
-        };
+
+    /// How many IDs decision `d` cycles through (1 unless a channel of shifted role loops).
+    fn width(&self, d: &Decision) -> u32 {
         match *d {
-            Decision::Sub(i) => {
-                let (cost, warps) = sub_cost(cx, opts, i);
-                let count = WARP * warps.map_or(cx.roles.nwarps, |w| w.len() as u32);
-                out.push(NamedPlaced {
-                    pos: cx.space.positions[i].0,
-                    kind: NamedKind::Sync { id, count },
-                    cost,
-                    covers: covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
-                    channel: false,
-                    guard: None,
-                    rotation: None,
-                });
-            }
-            Decision::Chan(c) => {
-                let count = WARP * chan_warps(cx, c).len() as u32;
-                let (ca, cb) = chan_costs(cx, opts, c);
-                let cov = covers(&|n| matches!(n, Need::Chan(v) if v.iter().any(|x| x.0 == c)));
-                let (gx, gy) = if c.2 > 0 {
-                    let (gx, gy) = chan_guards(cx, c).ok_or(NamedUnfixable::NoPlacement)?;
-                    (Some(gx), Some(gy))
-                } else {
-                    (None, None)
-                };
-                let rotate = |p: Position| -> Result<Option<guard::Rotation>, NamedUnfixable> {
-                    if w == 1 {
-                        return Ok(None);
-                    }
-                    role_loop(cx, p)
-                        .and_then(|l| guard::counter(cx.k, l))
-                        .and_then(|c| c.rotation(cx.k, w))
-                        .map(Some)
-                        .ok_or(NamedUnfixable::NoPlacement)
-                };
-                let (rx, ry) = (rotate(c.0)?, rotate(c.1)?);
-                for (side, pos, full, guard, rotation) in
-                    [(Side::First, c.0, ca, gx, rx), (Side::Second, c.1, cb, gy, ry)]
-                {
-                    let sync = on.contains(&Decision::ChanSync(c, side));
-                    let (kind, cost) = if sync {
-                        (NamedKind::Sync { id, count }, full)
-                    } else {
-                        (NamedKind::Arrive { id, count }, full * opts.named.arrive_factor)
-                    };
-                    out.push(NamedPlaced {
-                        pos,
-                        kind,
-                        cost,
-                        covers: cov.clone(),
-                        channel: true,
-                        guard,
-                        rotation,
-                    });
-                }
-            }
-            Decision::ChanSync(..) => {}
+            Decision::Chan(c) => self
+                .cycle
+                .get(&(role_loop(self.cx, c.0), role_loop(self.cx, c.1)))
+                .copied()
+                .unwrap_or(1),
+            _ => 1,
         }
     }
-    // Text order; at one position arrives first (they never block), then syncs.
-    out.sort_by_key(|p| (cx.tree.get(p.pos.label()).post, p.pos, p.kind.rank()));
-    Ok((out, items.len()))
+
+    /// The `__syncthreads` of syncs the whole block runs (they take no ID), and the decisions
+    /// that take IDs, in text order of their first position.
+    fn block_syncs_and_id_items(&self) -> (Vec<NamedPlaced>, Vec<(u32, Decision)>) {
+        let mut items: Vec<(u32, Decision)> = Vec::new();
+        let mut out = Vec::new();
+        for d in &self.on {
+            match *d {
+                Decision::Sub(i) => {
+                    let (cost, warps) = sub_cost(self.cx, self.opts, i);
+                    let pos = self.cx.space.positions[i].0;
+                    if warps.is_none() {
+                        out.push(NamedPlaced {
+                            pos,
+                            kind: NamedKind::SyncThreads,
+                            cost,
+                            covers: self.covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
+                            channel: false,
+                            guard: None,
+                            rotation: None,
+                        });
+                    } else {
+                        items.push((self.cx.tree.get(pos.label()).post, *d));
+                    }
+                }
+                Decision::Chan(c) => items.push((self.cx.tree.get(c.0.label()).post, *d)),
+                Decision::ChanSync(..) => {}
+            }
+        }
+        items.sort();
+        (out, items)
+    }
+
+    /// The sub-block `bar.sync` at space position `i` on `id`.
+    fn sub_sync(&self, i: usize, id: u32) -> NamedPlaced {
+        let (cost, warps) = sub_cost(self.cx, self.opts, i);
+        let count = WARP * warps.map_or(self.cx.roles.nwarps, |w| w.len() as u32);
+        NamedPlaced {
+            pos: self.cx.space.positions[i].0,
+            kind: NamedKind::Sync { id, count },
+            cost,
+            covers: self.covers(&|n| matches!(n, Need::Sync(v) if v.contains(&i))),
+            channel: false,
+            guard: None,
+            rotation: None,
+        }
+    }
+
+    /// The two ends of channel `c` on `id` (the first of `w` it cycles through): each a sync
+    /// where the choice says so, else an arrive; a shifted channel's ends under their guards.
+    fn channel(&self, c: ChanKey, id: u32, w: u32) -> Result<Vec<NamedPlaced>, NamedUnfixable> {
+        let (cx, opts) = (self.cx, self.opts);
+        let count = WARP * chan_warps(cx, c).len() as u32;
+        let (ca, cb) = chan_costs(cx, opts, c);
+        let cov = self.covers(&|n| matches!(n, Need::Chan(v) if v.iter().any(|x| x.0 == c)));
+        let (gx, gy) = if c.2 > 0 {
+            let (gx, gy) = chan_guards(cx, c).ok_or(NamedUnfixable::NoPlacement)?;
+            (Some(gx), Some(gy))
+        } else {
+            (None, None)
+        };
+        let rotate = |p: Position| -> Result<Option<guard::Rotation>, NamedUnfixable> {
+            if w == 1 {
+                return Ok(None);
+            }
+            role_loop(cx, p)
+                .and_then(|l| guard::counter(cx.k, l))
+                .and_then(|c| c.rotation(cx.k, w))
+                .map(Some)
+                .ok_or(NamedUnfixable::NoPlacement)
+        };
+        let (rx, ry) = (rotate(c.0)?, rotate(c.1)?);
+        let mut out = Vec::new();
+        for (side, pos, full, guard, rotation) in [(Side::First, c.0, ca, gx, rx), (Side::Second, c.1, cb, gy, ry)] {
+            let sync = self.on.contains(&Decision::ChanSync(c, side));
+            let (kind, cost) = if sync {
+                (NamedKind::Sync { id, count }, full)
+            } else {
+                (NamedKind::Arrive { id, count }, full * opts.named.arrive_factor)
+            };
+            out.push(NamedPlaced {
+                pos,
+                kind,
+                cost,
+                covers: cov.clone(),
+                channel: true,
+                guard,
+                rotation,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The IDs a choice's statements take, in text order.
+struct Ids<'a> {
+    /// The IDs new barriers may take.
+    avail: &'a [u32],
+    /// Those not taken yet.
+    free: Vec<u32>,
+    /// Cycle through `avail` instead of taking distinct IDs.
+    share_ids: bool,
+    /// How many IDs a distinct assignment needs (for the error).
+    needed: usize,
+}
+
+impl Ids<'_> {
+    /// The ID of the `n`th item: the first of `w` consecutive free IDs for an item cycling
+    /// through `w` (its ID is `base + counter % w`), else the next free one, or the next
+    /// available one in turn when IDs are shared.
+    fn take(&mut self, n: usize, w: u32) -> Result<u32, NamedUnfixable> {
+        if w > 1 {
+            let base = self
+                .free
+                .iter()
+                .copied()
+                .find(|&b| (b..b + w).all(|i| self.free.contains(&i)))
+                .ok_or(NamedUnfixable::NotEnoughIds {
+                    needed: self.needed,
+                    available: self.avail.len(),
+                })?;
+            self.free.retain(|i| !(base..base + w).contains(i));
+            Ok(base)
+        } else if self.share_ids {
+            Ok(self.avail[n % self.avail.len().max(1)])
+        } else {
+            Ok(self.free.remove(0))
+        }
+    }
 }
 
 /// The kernel with the statements inserted in the order emission writes them.

@@ -1,0 +1,133 @@
+//! The named-barrier path of `fix`: kernels that use named barriers, and the fallback for
+//! kernels whose races block-wide barriers cannot order because they sit in warp-role branches.
+
+use super::describe::{annotation, describe_remaining, named_what};
+use super::entry::{attribute, barrier_json, kernel_fix};
+use super::options::FixOptions;
+use crate::emit::{BarrierText, Insertion};
+use crate::output::fixes::{KernelFix, NamedInfo};
+use crate::synth::block::Unfixable;
+use crate::synth::named::{self, NamedKind, NamedOutcome};
+use crate::vocab::texts::Texts;
+use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
+
+/// Runs named-barrier synthesis on one kernel: its report entry and the insertions to write.
+/// `helpers` are the file's barrier helpers (inserted barriers are written through them);
+/// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
+pub(super) fn named_fix(
+    tx: &Texts,
+    k: &Kernel,
+    helpers: &[BarrierHelper],
+    opts: &FixOptions,
+    block_reasons: Option<Vec<String>>,
+) -> (KernelFix, Vec<Insertion>) {
+    let syn = named::synthesize(k, &opts.synth);
+    let emission = named::style::emission_for(k, helpers, &opts.synth.named);
+    let mut kf = kernel_fix(k, &syn.stats, &syn.initial, &syn.suppressed);
+    let mut inserts = Vec::new();
+    match syn.outcome {
+        NamedOutcome::AlreadyClean => {}
+        NamedOutcome::Fixed { barriers, cost } => {
+            kf.status = "fixed";
+            kf.cost = cost;
+            let kinds: Vec<HelperKind> = barriers
+                .iter()
+                .filter_map(|b| match b.kind {
+                    NamedKind::Sync { .. } => Some(HelperKind::Sync),
+                    NamedKind::Arrive { .. } => Some(HelperKind::Arrive),
+                    NamedKind::SyncThreads => None,
+                })
+                .collect();
+            kf.notes.extend(emission.fallback_note(&kinds));
+            let texts: Vec<BarrierText> = barriers
+                .iter()
+                .map(|b| match (b.kind, &b.guard) {
+                    (NamedKind::SyncThreads, None) => BarrierText::SyncThreads,
+                    _ => BarrierText::Custom(b.text_in(&emission)),
+                })
+                .collect();
+            for (b, text) in barriers.iter().zip(&texts) {
+                let mut rec = barrier_json(k, b.pos, text.text(), b.cost, &b.covers);
+                rec.named = match b.kind {
+                    NamedKind::SyncThreads => None,
+                    NamedKind::Sync { count, .. } | NamedKind::Arrive { count, .. } => Some(NamedInfo {
+                        ids: b.ids(),
+                        count,
+                        arrive: matches!(b.kind, NamedKind::Arrive { .. }),
+                    }),
+                };
+                kf.barriers.push(rec);
+            }
+            attribute(k, &syn.initial.races, &mut kf.barriers);
+            for ((b, text), rec) in barriers.iter().zip(texts).zip(&kf.barriers) {
+                let comment = opts
+                    .annotate
+                    .then(|| annotation(tx, k, &syn.initial.races, rec, &named_what(b)));
+                inserts.push(Insertion {
+                    pos: b.pos,
+                    text,
+                    comment,
+                });
+            }
+        }
+        NamedOutcome::Unfixable(why) => {
+            kf.status = "unfixable";
+            kf.reasons = why.iter().map(|u| u.describe(k)).collect();
+            if let Some(b) = block_reasons {
+                kf.reasons.extend(b);
+            }
+        }
+        NamedOutcome::Inconclusive(msg) => {
+            kf.status = "inconclusive";
+            kf.reasons = vec![msg];
+        }
+    }
+    (kf, inserts)
+}
+
+/// Named-barrier synthesis for a kernel whose races block-wide barriers cannot all order (they
+/// sit in warp-role branches): its report entry, insertions, and block synthesis' reasons.
+pub(super) fn named_fallback(
+    tx: &Texts,
+    k: &Kernel,
+    helpers: &[BarrierHelper],
+    opts: &FixOptions,
+    base: &KernelFix,
+    why: &[Unfixable],
+) -> (KernelFix, Vec<Insertion>, Vec<String>) {
+    let block_reasons: Vec<String> = why.iter().map(|u| describe_remaining(k, u)).collect();
+    let (mut kf, ins) = named_fix(tx, k, helpers, opts, Some(block_reasons.clone()));
+    if kf.status == "clean" {
+        // `check` still reports the SDV checker's races; fixing cannot change that.
+        kf.status = "unfixable";
+        kf.races = base.races.clone();
+        kf.initial = base.initial.clone();
+        kf.suppressed = base.suppressed.clone();
+        kf.reasons = block_reasons.clone();
+        kf.notes.push(
+            "the named-barrier checker finds none of these races (`autosync check --oracle named`): \
+             they lie under conditions on values the SDV checker cannot rule out"
+                .into(),
+        );
+    }
+    kf.stats.oracle_calls += base.stats.oracle_calls;
+    kf.stats.maxsat_calls += base.stats.maxsat_calls;
+    kf.stats.millis += base.stats.millis;
+    (kf, ins, block_reasons)
+}
+
+/// Reports a kernel the named fallback fixed as `check` will: the named checker verified the
+/// placement, but the SDV checker, which `check` uses for a kernel without named barriers, does
+/// not verify the patched text. `reasons` are block synthesis' reasons.
+pub(super) fn unverified_by_sdv(kf: &mut KernelFix, reasons: &[String]) {
+    kf.status = "unfixable";
+    kf.barriers.clear();
+    kf.cost = 0.0;
+    kf.reasons = reasons.to_vec();
+    kf.notes.push(
+        "named synthesis found a placement the named-barrier checker verifies, but the SDV checker \
+         (what `autosync check` uses for kernels without named barriers) still reports races in it, \
+         under conditions on values it cannot rule out"
+            .into(),
+    );
+}
