@@ -49,9 +49,14 @@ fn defect_classes(r: &Report) -> BTreeSet<&'static str> {
     s
 }
 
-/// Compares one entry; returns a description of the mismatch, if any.
+/// Compares one entry read with its own front-end options.
 fn compare(e: &Entry) -> Option<String> {
-    let unit = match front::load(&e.file(Path::new("corpus")), &e.front_options()) {
+    compare_with(e, &e.front_options())
+}
+
+/// Compares one entry read with `fo`; returns a description of the mismatch, if any.
+fn compare_with(e: &Entry, fo: &front::FrontOptions) -> Option<String> {
+    let unit = match front::load(&e.file(Path::new("corpus")), fo) {
         Ok(u) => u,
         Err(err) => return Some(format!("does not lower: {err:?}")),
     };
@@ -121,6 +126,30 @@ fn oracle_verdicts_match_the_manifest() {
         "{} of {} kernels disagree:\n{}",
         failures.len(),
         m.kernels.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every kernel that does not need the real toolkit gets the same verdict when read with it
+/// as with autosync's shim (the manifest's), so the shim stands in for the toolkit faithfully.
+#[test]
+fn toolkit_verdicts_match_the_shims() {
+    let Some(tk) = autosync_devtools::toolkit::for_test("toolkit_verdicts_match_the_shims") else {
+        return;
+    };
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let shim_only: Vec<&Entry> = m.kernels.iter().filter(|e| !e.needs_toolkit()).collect();
+    let failures: Vec<String> = shim_only
+        .iter()
+        .filter_map(|e| {
+            compare_with(e, &e.front_options_in(Some(&tk))).map(|why| format!("{} ({}): {why}", e.path, e.kernel))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "with the real toolkit, {} of {} kernels disagree:\n{}",
+        failures.len(),
+        shim_only.len(),
         failures.join("\n")
     );
 }

@@ -5,7 +5,7 @@ use super::convert::*;
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::NodeId;
+use crate::front::ast::{Ast, NodeId};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -280,6 +280,14 @@ impl<'a> Lowerer<'a> {
                     let place = self.array_for(&pname, Space::Local, &pt, span)?;
                     self.write(&place, convert(e, &et, &pt))?;
                     Binding::Mem(place)
+                }
+                // A tag argument (`cuda::std::true_type{}` choosing an overload) whose
+                // parameter the body never names: only its evaluation's effects matter.
+                _ if unrepresentable(&pt) && !body.is_some_and(|b| names_decl(ast, b, ast.node(p).id)) => {
+                    if self.has_effects(arg) {
+                        self.discard(arg)?;
+                    }
+                    continue;
                 }
                 _ => self.bind_arg(arg, &pt, &pname, span)?,
             };
@@ -637,4 +645,18 @@ fn breaks_out(b: &Block) -> bool {
         StmtKind::If { then_blk, else_blk, .. } => breaks_out(then_blk) || breaks_out(else_blk),
         _ => false,
     })
+}
+
+/// A parameter type no binding represents (see `bind_arg`).
+fn unrepresentable(t: &CType) -> bool {
+    matches!(t, CType::Array(..) | CType::Other(_) | CType::Func)
+}
+
+/// Whether `body` refers to the declaration `id`.
+fn names_decl(ast: &Ast, body: NodeId, id: u64) -> bool {
+    let mut found = false;
+    ast.walk(body, &mut |c| {
+        found |= ast.kind(c) == "DeclRefExpr" && ast.node(c).attrs.referenced.is_some_and(|r| r.id == id);
+    });
+    found
 }

@@ -65,6 +65,21 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Lowers an expression that denotes an object or location.
+    /// Whether an expression is a string literal (`"..."`, `__func__`, `__extension__
+    /// __PRETTY_FUNCTION__` as assert() writes it, in parentheses).
+    fn is_string_literal(&self, n: NodeId) -> bool {
+        let ast = self.ast;
+        match ast.kind(n) {
+            "StringLiteral" | "PredefinedExpr" => true,
+            "ParenExpr" => ast.children(n).next().is_some_and(|c| self.is_string_literal(c)),
+            "UnaryOperator" => {
+                ast.node(n).attrs.opcode.is_some_and(|o| ast.str(o) == "__extension__")
+                    && ast.children(n).next().is_some_and(|c| self.is_string_literal(c))
+            }
+            _ => false,
+        }
+    }
+
     pub(crate) fn lvalue(&mut self, n: NodeId) -> FResult<LV> {
         match self.eval(n)? {
             Value::L(lv) => Ok(lv),
@@ -1744,6 +1759,12 @@ impl<'a> Lowerer<'a> {
                 self.discard(c)?;
                 Ok(Value::R(RV::Void))
             }
+            // A string literal (an assertion's message): a pointer nothing may read through.
+            "ArrayToPointerDecay" if self.is_string_literal(c) => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Unknown("a string literal".into()),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Int { bits: 8, signed: true },
+            }))),
             "ArrayToPointerDecay" => match self.lvalue(c)? {
                 LV::Mem(p) => {
                     let elem = match &p.ty {

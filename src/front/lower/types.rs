@@ -257,9 +257,7 @@ impl<'a> Types<'a> {
                 // An anonymous enum member of a class (`Tile<16>::(unnamed enum at ...)`).
                 CType::INT
             }
-            TyExpr::Named(segs)
-                if segs.len() == 1 && segs[0].args.is_none() && self.resolve_path(segs, scope).is_none() =>
-            {
+            TyExpr::Named(segs) if segs.len() == 1 && segs[0].args.is_none() && self.prelude_only(segs, scope) => {
                 // A CUDA vector type only the precompiled prelude declares.
                 match super::vector_types::record_id(&segs[0].name) {
                     Some(id) => CType::Record(id),
@@ -456,6 +454,18 @@ impl<'a> Types<'a> {
         None
     }
 
+    /// Whether a name is declared only by the precompiled prelude: unknown, or known only from
+    /// references to it (a record without a dumped definition, its fields unknown).
+    fn prelude_only(&self, segs: &[Seg], scope: &str) -> bool {
+        match self.resolve_path(segs, scope) {
+            None => true,
+            Some(Resolved::Record(id)) => {
+                super::vector_types::record_id(&segs[0].name).is_some() && self.ast.decl_node(id).is_none()
+            }
+            Some(_) => false,
+        }
+    }
+
     /// Chooses among declarations of one name: a matching specialization when template
     /// arguments are given, else the definition of a record, a typedef or an enum.
     fn pick(&self, candidates: &[u64], seg: &Seg) -> Option<Resolved> {
@@ -522,7 +532,11 @@ impl<'a> Types<'a> {
         }
         let scope = self.scope_of(spec);
         let printed_match = args.iter().zip(&have).all(|(printed, arg)| match arg {
-            TemplateArg::Value(v) => self.eval_printed(printed, &scope) == Some(*v),
+            // Clang writes a `true` argument's value as a one-bit integer (-1).
+            TemplateArg::Value(v) => match printed.trim() {
+                "true" | "false" => (*v != 0) == (printed.trim() == "true"),
+                _ => self.eval_printed(printed, &scope) == Some(*v),
+            },
             TemplateArg::Type(t) => {
                 let a = self.resolve(t, &scope);
                 let b = self.resolve(printed, &scope);
@@ -589,7 +603,17 @@ impl<'a> Types<'a> {
                 continue;
             }
             if let Some(v) = self.ast.value(c) {
-                out.push(TemplateArg::Value(v.parse().unwrap_or(0)));
+                // Clang writes integers in decimal and booleans as words.
+                let value = match v {
+                    "true" => Some(1),
+                    "false" => Some(0),
+                    v => v.parse().ok(),
+                };
+                match value {
+                    Some(x) => out.push(TemplateArg::Value(x)),
+                    // An argument autosync cannot read matches no printed one.
+                    None => out.push(TemplateArg::Type(format!("<value {v}>"))),
+                }
             } else if let Some(t) = self.ast.node(c).ty {
                 out.push(TemplateArg::Type(self.ast.type_str(t).to_string()));
             } else {
@@ -1225,7 +1249,12 @@ impl Parser<'_> {
             let r = sub.declarator(suffixed)?;
             return (sub.i == sub.toks.len()).then_some(r);
         }
-        self.suffixes(t)
+        // Arrays of references do not exist: Clang prints a substituted `const T &` with an
+        // array `T` as `const int &[2]`, a reference to the array.
+        match t {
+            TyExpr::Ref(inner) => Some(TyExpr::Ref(Box::new(self.suffixes(*inner)?))),
+            t => self.suffixes(t),
+        }
     }
 
     fn is_inner_declarator(&self) -> bool {
@@ -1368,6 +1397,10 @@ mod tests {
                 Box::new(TyExpr::Ptr(Box::new(b(CType::Float(32))))),
                 Some(4)
             ))
+        );
+        assert_eq!(
+            parse("const int &[2]"),
+            Some(TyExpr::Ref(Box::new(TyExpr::Array(Box::new(b(CType::INT)), Some(2)))))
         );
         assert_eq!(parse("void (int *, int)"), Some(TyExpr::Func));
         assert_eq!(parse("int (*)(int)"), Some(TyExpr::Ptr(Box::new(TyExpr::Func))));
