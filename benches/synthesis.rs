@@ -6,13 +6,19 @@
 //! corpus, the kernels above the targets, and the kernels whose races were all classified by the
 //! oracle but needed more than 2 oracle calls.
 //! `AUTOSYNC_BENCH_FILTER=real/` restricts the run to kernels whose manifest path starts with it.
+//!
+//! The realistic kernels (`corpus/real/`) are also measured racy, the workload users have: every
+//! block-wide barrier of the kernel removed (in the IR), then fixed with the MaxSAT strategy only
+//! (the naive baseline inserts and removes barriers one check at a time: minutes on these). Their
+//! median and maximum are printed on a line of their own.
 
 use autosync::front;
 use autosync::synth::block::{synthesize, synthesize_naive, Outcome};
 use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest;
+use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::report::IterRelation;
-use autosync_oracle::tree::uses_named_barriers;
+use autosync_oracle::tree::{for_each_stmt, remove_stmts, uses_named_barriers};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,10 +27,113 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// `k` with every block-wide barrier the user wrote removed (`None` when it has none).
+fn without_barriers(k: &Kernel) -> Option<Kernel> {
+    let mut labels = Vec::new();
+    for_each_stmt(&k.body, &mut |s| {
+        if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) && s.emit_after {
+            labels.push(s.label);
+        }
+    });
+    (!labels.is_empty()).then(|| remove_stmts(k, &labels))
+}
+
+/// One measured kernel: the median time of the MaxSAT strategy and its outcome.
+struct Measured {
+    time: Duration,
+    name: String,
+}
+
+/// Synthesizes `k` three times with the MaxSAT strategy (and the naive one, when `naive`),
+/// prints one line and returns the MaxSAT median. Records `name` in `over_calls` when every
+/// race was classified but more than 2 oracle calls were needed.
+fn measure(name: &str, k: &Kernel, naive: bool, opts: &SynthOptions, over_calls: &mut Vec<String>) -> Measured {
+    let mut t_m = Vec::new();
+    let mut t_n = Vec::new();
+    let (mut s_m, mut s_n) = (None, None);
+    for _ in 0..3 {
+        let t = Instant::now();
+        s_m = Some(synthesize(k, opts));
+        t_m.push(t.elapsed());
+        if naive {
+            let t = Instant::now();
+            s_n = Some(synthesize_naive(k, opts));
+            t_n.push(t.elapsed());
+        }
+    }
+    let s_m = s_m.unwrap();
+    let dm = median(t_m);
+    let outcome = match &s_m.outcome {
+        Outcome::AlreadyClean => "clean".to_string(),
+        Outcome::Fixed { barriers, cost } => format!("fixed {} (cost {cost})", barriers.len()),
+        Outcome::Partial { barriers, cost, .. } => format!("partial {} (cost {cost})", barriers.len()),
+        Outcome::Unfixable(_) => "unfixable".to_string(),
+        Outcome::Inconclusive(_) => "inconclusive".to_string(),
+    };
+    let (naive_time, naive_calls, ratio) = match s_n {
+        Some(s_n) => {
+            let dn = median(t_n);
+            (
+                format!("{dn:.2?}"),
+                s_n.stats.oracle_calls.to_string(),
+                format!("{:.1}", dn.as_secs_f64() / dm.as_secs_f64().max(1e-9)),
+            )
+        }
+        None => ("-".into(), "-".into(), "-".into()),
+    };
+    println!(
+        "{:<40} {:>10.2?} {:>6} {:>10} {:>6} {:>7}  {outcome}",
+        name, dm, s_m.stats.oracle_calls, naive_time, naive_calls, ratio
+    );
+    let classified = s_m
+        .initial
+        .races
+        .iter()
+        .all(|r| !r.relations.contains(&IterRelation::Unknown));
+    if classified && s_m.stats.oracle_calls > 2 {
+        over_calls.push(format!("{name} ({} calls)", s_m.stats.oracle_calls));
+    }
+    Measured {
+        time: dm,
+        name: name.to_string(),
+    }
+}
+
+/// Prints the median and maximum of `times` under `what`, and the kernels over 1 s.
+fn summary(what: &str, mut times: Vec<Measured>) {
+    if times.is_empty() {
+        return;
+    }
+    times.sort_by_key(|m| m.time);
+    let med = &times[times.len() / 2];
+    let max = &times[times.len() - 1];
+    println!(
+        "{what}: median {:.2?}, max {:.2?} ({}) over {} kernels",
+        med.time,
+        max.time,
+        max.name,
+        times.len()
+    );
+    let slow: Vec<_> = times
+        .iter()
+        .filter(|t| t.time > Duration::from_secs(1))
+        .map(|t| t.name.clone())
+        .collect();
+    println!(
+        "{what}, kernels over 1 s: {}",
+        if slow.is_empty() {
+            "none".into()
+        } else {
+            slow.join(", ")
+        }
+    );
+}
+
 fn main() {
     let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
     let opts = SynthOptions::default();
     let mut maxsat_times = Vec::new();
+    let mut racy_times = Vec::new();
     let mut over_calls = Vec::new();
     println!(
         "{:<40} {:>10} {:>6} {:>10} {:>6} {:>7}  outcome",
@@ -40,68 +149,16 @@ fn main() {
         if uses_named_barriers(&k) {
             continue;
         }
-        let mut t_m = Vec::new();
-        let mut t_n = Vec::new();
-        let (mut s_m, mut s_n) = (None, None);
-        for _ in 0..3 {
-            let t = Instant::now();
-            s_m = Some(synthesize(&k, &opts));
-            t_m.push(t.elapsed());
-            let t = Instant::now();
-            s_n = Some(synthesize_naive(&k, &opts));
-            t_n.push(t.elapsed());
+        maxsat_times.push(measure(&e.path, &k, true, &opts, &mut over_calls));
+        if e.path.starts_with("real/") {
+            if let Some(racy) = without_barriers(&k) {
+                let name = format!("{} -barriers", e.path);
+                racy_times.push(measure(&name, &racy, false, &opts, &mut over_calls));
+            }
         }
-        let (s_m, s_n) = (s_m.unwrap(), s_n.unwrap());
-        let (dm, dn) = (median(t_m), median(t_n));
-        let outcome = match &s_m.outcome {
-            Outcome::AlreadyClean => "clean".to_string(),
-            Outcome::Fixed { barriers, cost } => format!("fixed {} (cost {cost})", barriers.len()),
-            Outcome::Partial { barriers, cost, .. } => format!("partial {} (cost {cost})", barriers.len()),
-            Outcome::Unfixable(_) => "unfixable".to_string(),
-            Outcome::Inconclusive(_) => "inconclusive".to_string(),
-        };
-        println!(
-            "{:<40} {:>10.2?} {:>6} {:>10.2?} {:>6} {:>7.1}  {outcome}",
-            e.path,
-            dm,
-            s_m.stats.oracle_calls,
-            dn,
-            s_n.stats.oracle_calls,
-            dn.as_secs_f64() / dm.as_secs_f64().max(1e-9)
-        );
-        let classified = s_m
-            .initial
-            .races
-            .iter()
-            .all(|r| !r.relations.contains(&IterRelation::Unknown));
-        if classified && s_m.stats.oracle_calls > 2 {
-            over_calls.push(format!("{} ({} calls)", e.path, s_m.stats.oracle_calls));
-        }
-        maxsat_times.push((dm, e.path.clone()));
     }
-    maxsat_times.sort();
-    let med = &maxsat_times[maxsat_times.len() / 2];
-    let max = &maxsat_times[maxsat_times.len() - 1];
-    println!(
-        "maxsat synthesis: median {:.2?}, max {:.2?} ({}) over {} kernels",
-        med.0,
-        max.0,
-        max.1,
-        maxsat_times.len()
-    );
-    let slow: Vec<_> = maxsat_times
-        .iter()
-        .filter(|t| t.0 > Duration::from_secs(1))
-        .map(|t| t.1.clone())
-        .collect();
-    println!(
-        "kernels over 1 s: {}",
-        if slow.is_empty() {
-            "none".into()
-        } else {
-            slow.join(", ")
-        }
-    );
+    summary("maxsat synthesis", maxsat_times);
+    summary("racy realistic kernels (barriers removed)", racy_times);
     println!(
         "classified kernels needing more than 2 oracle calls: {}",
         if over_calls.is_empty() {

@@ -1,12 +1,13 @@
 //! Development-only code of autosync, used by its tests, benchmarks and fuzzers and never
 //! shipped in the product crate: the random kernel generator ([`gen`]), generated benchmark
-//! workloads ([`workload`]), the corpus manifest schema ([`manifest`]), the module layering
-//! check ([`layering`]), function lengths ([`lengths`]) and the CUDA toolkit the tests read
-//! kernels with ([`toolkit`]).
+//! workloads ([`workload`], Singe-shaped kernels in [`singe`]), the corpus manifest schema
+//! ([`manifest`]), the module layering check ([`layering`]), function lengths ([`lengths`]) and
+//! the CUDA toolkit the tests read kernels with ([`toolkit`]).
 
 pub mod gen;
 pub mod layering;
 pub mod lengths;
 pub mod manifest;
+pub mod singe;
 pub mod toolkit;
 pub mod workload;

@@ -238,6 +238,28 @@ pub enum Expr {
     /// pure math functions, ...). It is a deterministic function of its operands: uniform when
     /// they all are, otherwise unknown.
     Opaque(ScalarTy, Vec<Expr>),
+    /// A value nothing is known about, which may differ in every thread and at every
+    /// evaluation: the bytes of an uninitialized object, an inline-asm output, the result of a
+    /// library call whose value autosync does not interpret. Never uniform, and never equal to
+    /// another value unless that is proven.
+    Unknown(ScalarTy),
+    /// A block-wide vote (`__syncthreads_or/and/count`): `pred` of every thread of the block
+    /// that executes it, combined. The same value in every such thread. It only ever appears as
+    /// the whole right-hand side of an [`Op::Assign`] in the statement right after the
+    /// block-wide barrier it belongs to, so the threads that execute it are the ones that
+    /// reached that barrier.
+    Vote(VoteKind, Box<Expr>),
+}
+
+/// How a block-wide vote combines its threads' predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum VoteKind {
+    /// `__syncthreads_or`: 1 when some thread's predicate is non-zero, else 0 (`int`).
+    Or,
+    /// `__syncthreads_and`: 1 when every thread's predicate is non-zero, else 0 (`int`).
+    And,
+    /// `__syncthreads_count`: how many threads' predicates are non-zero (`int`).
+    Count,
 }
 
 impl Expr {
@@ -305,6 +327,8 @@ impl Expr {
                 b.for_each_var(f);
             }
             Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
+            Expr::Unknown(_) => {}
+            Expr::Vote(_, p) => p.for_each_var(f),
         }
     }
     /// Calls `f` on every built-in this expression mentions.
@@ -323,6 +347,26 @@ impl Expr {
                 b.for_each_builtin(f);
             }
             Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_builtin(f)),
+            Expr::Unknown(_) => {}
+            Expr::Vote(_, p) => p.for_each_builtin(f),
+        }
+    }
+    /// Whether two threads of a block may evaluate this expression to different values, given
+    /// which variables may differ (`var_differs`): it mentions `threadIdx`, such a variable, or
+    /// an [`Expr::Unknown`]. A [`Expr::Vote`] is one value for the whole block whatever its
+    /// predicate mentions.
+    pub fn may_differ(&self, var_differs: &impl Fn(VarId) -> bool) -> bool {
+        match self {
+            Expr::Unknown(_) => true,
+            Expr::Vote(..) | Expr::Const(..) => false,
+            Expr::Builtin(b) => matches!(b, Builtin::ThreadIdx(_)),
+            Expr::Var(v) => var_differs(*v),
+            Expr::Un(_, _, e) | Expr::Cast(_, e) => e.may_differ(var_differs),
+            Expr::Bin(_, _, a, b) => a.may_differ(var_differs) || b.may_differ(var_differs),
+            Expr::Select(c, a, b) => {
+                c.may_differ(var_differs) || a.may_differ(var_differs) || b.may_differ(var_differs)
+            }
+            Expr::Opaque(_, args) => args.iter().any(|a| a.may_differ(var_differs)),
         }
     }
 }

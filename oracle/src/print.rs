@@ -70,6 +70,15 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
             let a: Vec<String> = args.iter().map(|a| expr(k, a)).collect();
             format!("opaque<{}>({})", ty_name(*t), a.join(", "))
         }
+        Expr::Unknown(t) => format!("unknown<{}>", ty_name(*t)),
+        Expr::Vote(kind, p) => {
+            let name = match kind {
+                VoteKind::Or => "vote_or",
+                VoteKind::And => "vote_and",
+                VoteKind::Count => "vote_count",
+            };
+            format!("{name}({})", expr(k, p))
+        }
     }
 }
 

@@ -339,8 +339,10 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
         _ => kinds.join(""),
     };
     let inter_block = race.scope == RaceScope::InterBlock;
-    let mut message = if race.benign {
+    let mut message = if race.benign && race.kind == RaceKind::WriteAfterWrite {
         format!("benign data race ({kind}, every thread stores the same value) on {names}{alias}")
+    } else if race.benign {
+        format!("benign data race ({kind}, the load sees the value its own thread stored, which every racing store writes) on {names}{alias}")
     } else {
         format!("data race ({kind}) on {names}{alias}")
     };

@@ -27,8 +27,8 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: "benign-race",
-        short: "Write-write race where every thread stores the same value",
-        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. A warning by default; `--strict` reports it as a race.",
+        short: "Race where every thread stores the same value (and a load sees that value)",
+        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. Likewise a load racing with such stores after its own thread stored that same value there: it sees that value whichever store it sees. A warning by default; `--strict` reports it as a race.",
         help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
     },
     Rule {

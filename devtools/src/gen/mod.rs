@@ -7,6 +7,9 @@
 //! [`autosync::front::lower_text`], so the preprocessor and the front end are exercised too.
 //! Barriers are only placed where every enclosing condition is block-uniform, so every
 //! generated kernel is free of barrier divergence and the checkers' race sets are comparable.
+//! Kernels may also store a local `u` that only some paths assign (an uninitialized value,
+//! different in every thread, where no assignment ran) and add block-wide votes
+//! (`__syncthreads_count`) to `x`.
 
 mod print;
 mod rng;
@@ -35,6 +38,11 @@ pub struct GenConfig {
     /// Only write at indices injective in the thread id and never read in a writing statement,
     /// so that no race lies within one statement (barriers can then fix more kernels).
     pub injective_writes: bool,
+    /// Allow stores of the local `u`, which is uninitialized unless a `u = 5;` ran.
+    pub uninit_values: bool,
+    /// Allow `x = x + __syncthreads_count(c);` (a barrier with a vote) at block-uniform
+    /// positions.
+    pub votes: bool,
 }
 
 impl Default for GenConfig {
@@ -49,6 +57,8 @@ impl Default for GenConfig {
             braceless: true,
             barrier_percent: 25,
             injective_writes: false,
+            uninit_values: true,
+            votes: true,
         }
     }
 }
@@ -119,6 +129,8 @@ pub enum Value {
     Loop(usize),
     /// A read of another element: `s_a[idx] + 1`.
     Elem(usize, Index),
+    /// `u`: uninitialized (a different value in every thread) unless `u = 5;` ran.
+    U,
 }
 
 /// A branch condition.
@@ -169,6 +181,10 @@ pub enum GStmt {
     Local,
     /// `__syncthreads();`
     Sync,
+    /// `x = x + __syncthreads_count(c);` (a barrier, at block-uniform positions only)
+    Vote(Cond),
+    /// `u = 5;`
+    SetU,
     /// `if (c) { .. } else { .. }`
     If(Cond, Vec<GStmt>, Vec<GStmt>),
     /// `for (int i_d = 0; i_d < bound; i_d++) { .. }`
@@ -215,7 +231,7 @@ impl GenKernel {
         fn count(s: &[GStmt]) -> usize {
             s.iter()
                 .map(|s| match s {
-                    GStmt::Sync => 1,
+                    GStmt::Sync | GStmt::Vote(_) => 1,
                     GStmt::If(_, a, b) => count(a) + count(b),
                     GStmt::For(_, _, body) => count(body),
                     _ => 0,
@@ -234,7 +250,7 @@ impl GenKernel {
     pub fn without_barriers(&self) -> GenKernel {
         fn strip(s: &[GStmt]) -> Vec<GStmt> {
             s.iter()
-                .filter(|s| **s != GStmt::Sync)
+                .filter(|s| !matches!(s, GStmt::Sync | GStmt::Vote(_)))
                 .map(|s| match s {
                     GStmt::If(c, a, b) => GStmt::If(c.clone(), strip(a), strip(b)),
                     GStmt::For(d, b, body) => GStmt::For(*d, b.clone(), strip(body)),
@@ -303,7 +319,12 @@ impl Gen<'_> {
         let mut out = Vec::new();
         for _ in 0..n {
             if uniform && self.rng.chance(self.cfg.barrier_percent) {
-                out.push(GStmt::Sync);
+                if self.cfg.votes && self.rng.chance(20) {
+                    let c = self.cond(loops);
+                    out.push(GStmt::Vote(c));
+                } else {
+                    out.push(GStmt::Sync);
+                }
             }
             out.push(self.stmt(depth, uniform, loops));
         }
@@ -329,6 +350,7 @@ impl Gen<'_> {
                 let a = self.array();
                 GStmt::Read(a, self.index(loops))
             }
+            5 if self.cfg.uninit_values && self.rng.chance(30) => GStmt::SetU,
             5 => GStmt::Local,
             6 | 7 => {
                 let c = self.cond(loops);
@@ -397,6 +419,7 @@ impl Gen<'_> {
             1 => Value::X,
             2 => Value::XPlusOne,
             3 if loops > 0 => Value::Loop(self.rng.below(loops as u64) as usize),
+            4 if self.cfg.uninit_values && self.rng.chance(40) => Value::U,
             4 => {
                 let a = self.array();
                 Value::Elem(a, self.index(loops))
@@ -437,7 +460,7 @@ mod tests {
             fn check(s: &[GStmt], uniform: bool) {
                 for s in s {
                     match s {
-                        GStmt::Sync => assert!(uniform),
+                        GStmt::Sync | GStmt::Vote(_) => assert!(uniform),
                         GStmt::If(c, a, b) => {
                             check(a, uniform && c.is_uniform());
                             check(b, uniform && c.is_uniform());
@@ -464,6 +487,9 @@ mod tests {
             "threadIdx.y",
             "< n;",
             "% 3 == 1",
+            "__syncthreads_count(",
+            "u = 5;",
+            "] = u;",
         ] {
             assert!(text.contains(needle), "no `{needle}` in 200 kernels");
         }

@@ -25,7 +25,7 @@ pub fn kernel(k: &GenKernel) -> String {
     } else {
         s.push_str("    int t = threadIdx.x;\n");
     }
-    s.push_str("    int x = 0;\n");
+    s.push_str("    int x = 0;\n    int u;\n");
     let p = Printer { braceless: k.braceless };
     for st in &k.body {
         p.stmt(&mut s, st, 1);
@@ -54,6 +54,12 @@ impl Printer {
             GStmt::Sync => {
                 let _ = writeln!(s, "{ind}__syncthreads();");
             }
+            GStmt::Vote(c) => {
+                let _ = writeln!(s, "{ind}x = x + __syncthreads_count({});", cond(c));
+            }
+            GStmt::SetU => {
+                let _ = writeln!(s, "{ind}u = 5;");
+            }
             GStmt::If(c, then, els) => {
                 let _ = write!(s, "{ind}if ({})", cond(c));
                 self.body(s, then, depth);
@@ -77,7 +83,7 @@ impl Printer {
     /// next line when brace-less printing is on and the body is one simple statement.
     fn body(&self, s: &mut String, body: &[GStmt], depth: usize) {
         let ind = "    ".repeat(depth);
-        let simple = matches!(body, [GStmt::Write(..) | GStmt::Read(..) | GStmt::Local]);
+        let simple = matches!(body, [GStmt::Write(..) | GStmt::Read(..) | GStmt::Local | GStmt::SetU]);
         if self.braceless && simple {
             s.push('\n');
             self.stmt(s, &body[0], depth + 1);
@@ -115,6 +121,7 @@ fn value(v: &Value) -> String {
         Value::XPlusOne => "x + 1".into(),
         Value::Loop(d) => format!("i{d}"),
         Value::Elem(a, i) => format!("s{a}[{}] + 1", index(i)),
+        Value::U => "u".into(),
     }
 }
 

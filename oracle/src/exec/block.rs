@@ -10,7 +10,7 @@ use super::eval::{var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
 use super::value::{cast, mix};
 use crate::ir::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Largest access, in bytes, the executor simulates (a guard against absurd sizes).
 const MAX_ACCESS_BYTES: u32 = 1 << 12;
@@ -102,6 +102,9 @@ pub struct BlockRun<'a> {
     shared: Memory,
     local: Memory,
     epoch: EpochTable,
+    /// The byte each thread last stored at each address in this epoch: a load of that byte by
+    /// the same thread sees it, and races benignly with stores of the same byte.
+    own_stores: HashMap<(ArrayId, u64, u32), u8>,
     warp_epochs: Vec<u64>,
     steps: u64,
 }
@@ -156,6 +159,7 @@ impl<'a> BlockRun<'a> {
             shared: Memory::new(2),
             local: Memory::new(3),
             epoch: EpochTable::default(),
+            own_stores: HashMap::new(),
             warp_epochs: vec![0; warps],
             steps: 0,
         }
@@ -216,6 +220,10 @@ impl<'a> BlockRun<'a> {
         match &s.kind {
             StmtKind::Basic(ops) => {
                 for op in ops {
+                    if let Op::Assign(v, Expr::Vote(kind, pred)) = op {
+                        self.exec_vote(s.label, *v, *kind, pred, &ids)?;
+                        continue;
+                    }
                     for &t in &ids {
                         self.exec_op(t, s.label, op)?;
                     }
@@ -302,6 +310,7 @@ impl<'a> BlockRun<'a> {
                 self.grid.divergent.insert(label);
             }
             self.epoch.clear();
+            self.own_stores.clear();
             return Ok(());
         }
         match b {
@@ -339,6 +348,33 @@ impl<'a> BlockRun<'a> {
                 (false, _) => {}
             }
         }
+    }
+
+    /// `v = vote(pred)` over the threads `ids` that execute it together (those that reached the
+    /// barrier before it): every one gets the combined value.
+    fn exec_vote(
+        &mut self,
+        label: Label,
+        v: VarId,
+        kind: VoteKind,
+        pred: &Expr,
+        ids: &[usize],
+    ) -> Result<(), ExecError> {
+        let mut yes = 0u64;
+        for &t in ids {
+            yes += u64::from(self.env(t, label).eval(pred)?.truth());
+        }
+        let n = ids.len() as u64;
+        let x = match kind {
+            VoteKind::Or => u64::from(yes > 0),
+            VoteKind::And => u64::from(yes == n),
+            VoteKind::Count => yes,
+        };
+        let ty = var_of(self.k, v)?.ty;
+        for &t in ids {
+            self.threads[t].vars[v.0 as usize] = Some(cast(ScalarTy::I64, ty, x));
+        }
+        Ok(())
     }
 
     fn exec_op(&mut self, t: usize, label: Label, op: &Op) -> Result<(), ExecError> {
@@ -433,8 +469,18 @@ impl<'a> BlockRun<'a> {
             let byte = addr.wrapping_add(i);
             // Little-endian, as `Memory::store` lays the value out.
             let b = stored.map(|x| x.checked_shr(8 * i as u32).unwrap_or(0) as u8);
-            let class = AccessClass { stored: b, ..class };
+            let key = (acc.array, byte, th.lin);
+            let own = match kind {
+                AccessKind::Read => self.own_stores.get(&key).copied(),
+                _ => b,
+            };
+            let class = AccessClass { stored: own, ..class };
             self.epoch.record(acc.array, byte, class, who, &mut self.grid.intra);
+            match b {
+                Some(x) => self.own_stores.insert(key, x),
+                None if kind == AccessKind::Atomic => self.own_stores.remove(&key),
+                None => None,
+            };
             if space == Space::Global {
                 let g = &mut *self.grid;
                 g.grid_table

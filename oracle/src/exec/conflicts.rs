@@ -33,9 +33,9 @@ pub struct RawWitness {
 /// Races found so far, each with its first witness.
 pub type Found = HashMap<RawRace, RawWitness>;
 
-/// Conflicts found so far: those where the two accesses could disagree, and write-write
-/// conflicts where both stores wrote the same byte value (a pair only ever seen in the second
-/// map is a benign race).
+/// Conflicts found so far: those where the two accesses could disagree, and conflicts where
+/// both stores wrote the same byte value, or a load saw its own thread's earlier store of the
+/// byte the other store writes (a pair only ever seen in the second map is a benign race).
 #[derive(Debug, Default)]
 pub struct Conflicts {
     /// Conflicts with a read or an atomic, or stores of different values.
@@ -73,7 +73,8 @@ pub struct AccessClass {
     pub warp_epoch: u64,
     /// The lock-step group of the thread in warp-synchronous mode (`None` otherwise).
     pub group: Option<u32>,
-    /// The byte a store writes (`None` for loads and atomics).
+    /// The byte a store writes; for a load, the byte its own thread stored there earlier in the
+    /// epoch (`None` for atomics and other loads).
     pub stored: Option<u8>,
 }
 

@@ -4,6 +4,10 @@ use super::config::ExecError;
 use super::value::{binary, canon, cast, mix, unary};
 use crate::ir::{BinOp, Builtin, Expr, Kernel, Label, ScalarTy, UnOp, Var, VarId, VarKind};
 
+/// Tags of the pseudo-random values of never-assigned locals and of [`Expr::Unknown`].
+const UNINIT_TAG: u64 = 0x0DE7_E431;
+const UNKNOWN_TAG: u64 = 0x0DE7_E432;
+
 /// The CUDA warp size.
 pub const WARP_SIZE: u32 = 32;
 
@@ -62,8 +66,9 @@ pub fn var_of(k: &Kernel, v: VarId) -> Result<&Var, ExecError> {
 /// The static type of `e`.
 pub fn type_of(k: &Kernel, e: &Expr) -> Result<ScalarTy, ExecError> {
     Ok(match e {
-        Expr::Const(_, ty) | Expr::Cast(ty, _) | Expr::Opaque(ty, _) => *ty,
+        Expr::Const(_, ty) | Expr::Cast(ty, _) | Expr::Opaque(ty, _) | Expr::Unknown(ty) => *ty,
         Expr::Builtin(_) => ScalarTy::U32,
+        Expr::Vote(..) => ScalarTy::I32,
         Expr::Var(v) => var_of(k, *v)?.ty,
         Expr::Un(UnOp::Not, ..) => ScalarTy::Bool,
         Expr::Un(_, ty, _) => *ty,
@@ -86,8 +91,9 @@ impl Env<'_> {
                 match (self.vars.get(v.0 as usize).copied().flatten(), var.kind) {
                     (Some(bits), _) => val(var.ty, bits),
                     (None, VarKind::Param) => return Err(ExecError::MissingParam(var.name.clone())),
-                    // Reading a never-assigned local: C leaves it indeterminate; 0 is one choice.
-                    (None, _) => val(var.ty, 0),
+                    // Reading a never-assigned local: C leaves it indeterminate, and threads
+                    // need not agree: a pseudo-random value per thread.
+                    (None, _) => val(var.ty, canon(var.ty, self.per_thread(&[UNINIT_TAG, v.0 as u64]))),
                 }
             }
             Expr::Un(op, ty, a) => {
@@ -122,7 +128,22 @@ impl Env<'_> {
                 }
                 val(*ty, canon(*ty, mix(&parts)))
             }
+            Expr::Unknown(ty) => val(*ty, canon(*ty, self.per_thread(&[UNKNOWN_TAG, self.label.0 as u64]))),
+            Expr::Vote(..) => {
+                return Err(ExecError::Malformed(format!(
+                    "a vote outside the assignment right after its barrier (label {})",
+                    self.label.0
+                )))
+            }
         })
+    }
+
+    /// A pseudo-random value of `parts` and this thread's coordinates (and block's).
+    fn per_thread(&self, parts: &[u64]) -> u64 {
+        let g = self.geo;
+        let mut all = parts.to_vec();
+        all.extend(g.thread.iter().chain(&g.block).map(|&x| x as u64));
+        mix(&all)
     }
 
     fn builtin(&self, b: Builtin) -> u32 {

@@ -13,8 +13,12 @@
 //!   them only two stores of the same statement to the same byte conflict.
 //! - Reads return the stored bytes (initially pseudo-random from the seed); `Opaque` values are
 //!   a hash of their operands; an atomic stores `old + 1` (like `atomicAdd(p, 1)`).
-//! - Never-assigned locals read as 0; float (`Opaque`) parameters without a value get a
-//!   pseudo-random uniform value; integer parameters without a value are an error when read.
+//! - Never-assigned locals and [`crate::ir::Expr::Unknown`] values read as pseudo-random values
+//!   that differ per thread (C leaves them indeterminate; threads need not agree); float
+//!   (`Opaque`) parameters without a value get a pseudo-random uniform value; integer parameters
+//!   without a value are an error when read.
+//! - A block-wide vote (`Expr::Vote`) combines the predicates of the threads that execute its
+//!   assignment together, i.e. the ones that reached its barrier.
 //! - Shifts by the width or more follow SMT-LIB (0, or all sign bits for a signed `>>`).
 
 mod block;

@@ -792,3 +792,45 @@ fn exec_partial_syncwarp_orders_nothing() {
     assert_eq!(rep.races.len(), 1);
     assert!(rep.divergent_barriers.is_empty());
 }
+
+/// `x = vote(tid < 5)` right after a barrier, then `g[tid] = x`: every thread gets the vote.
+fn vote_values(kind: VoteKind) -> Vec<u64> {
+    let mut kb = Kb::new();
+    let x = kb.var("x", ScalarTy::I32);
+    let sync = kb.sync();
+    let pred = bin(BinOp::Lt, tid(), int(5));
+    let vote = kb.assign(x, Expr::Vote(kind, Box::new(pred)));
+    let k = kb.finish(vec![sync, vote]);
+    final_vars(&k, &cfg(64))
+        .iter()
+        .map(|vars| vars[x.0 as usize].expect("assigned"))
+        .collect()
+}
+
+#[test]
+fn exec_votes_combine_every_thread_that_reached_the_barrier() {
+    assert!(vote_values(VoteKind::Or).iter().all(|&v| v == 1));
+    assert!(vote_values(VoteKind::And).iter().all(|&v| v == 0));
+    assert!(vote_values(VoteKind::Count).iter().all(|&v| v == 5));
+}
+
+/// `g[0] = u` by every thread, `u` never assigned (or an `Expr::Unknown`): a race whose
+/// stores differ (not benign).
+#[test]
+fn exec_uninitialized_and_unknown_values_differ_per_thread() {
+    for unknown in [false, true] {
+        let mut kb = Kb::new();
+        let g = kb.array("g", Space::Global);
+        let u = kb.var("u", ScalarTy::I32);
+        let value = if unknown { Expr::Unknown(ScalarTy::I32) } else { var(u) };
+        let w = kb.basic(vec![write(g, int(0), value)]);
+        let k = kb.finish(vec![w.clone()]);
+        let rep = run(&k, 8);
+        let r = race(w.label, w.label, g);
+        assert!(rep.races.contains(&r), "{rep:?}");
+        assert!(
+            !rep.benign.contains(&r),
+            "stores of an indeterminate value are not benign"
+        );
+    }
+}

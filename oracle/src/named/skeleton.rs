@@ -422,8 +422,9 @@ struct Emu<'a, 'k> {
 /// Static type of an expression.
 fn expr_ty(k: &Kernel, e: &Expr) -> ScalarTy {
     match e {
-        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) => *t,
+        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) | Expr::Unknown(t) => *t,
         Expr::Builtin(_) => ScalarTy::U32,
+        Expr::Vote(..) => ScalarTy::I32,
         Expr::Var(v) => k.var(*v).ty,
         Expr::Un(UnOp::Not, _, _) => ScalarTy::Bool,
         Expr::Un(_, t, _) => *t,
@@ -484,7 +485,9 @@ fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: [u32; 3], e
                 }
             }
         },
-        Expr::Opaque(t, _) => unk.fresh(Origin::Opaque, *t),
+        Expr::Opaque(t, _) | Expr::Unknown(t) => unk.fresh(Origin::Opaque, *t),
+        // One value for the block, but one unknown per lane here: less precise, never unsound.
+        Expr::Vote(..) => unk.fresh(Origin::Opaque, ScalarTy::I32),
     }
 }
 

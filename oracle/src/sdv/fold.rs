@@ -27,8 +27,9 @@ pub(crate) fn normalize(v: i64, ty: ScalarTy) -> i64 {
 /// The static type of an expression's value.
 pub(crate) fn type_of(k: &Kernel, e: &Expr) -> ScalarTy {
     match e {
-        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) => *t,
+        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) | Expr::Unknown(t) => *t,
         Expr::Builtin(_) => ScalarTy::U32,
+        Expr::Vote(..) => ScalarTy::I32,
         Expr::Var(v) => k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque),
         Expr::Un(UnOp::Not, _, _) => ScalarTy::Bool,
         Expr::Un(_, t, _) => *t,
@@ -83,7 +84,7 @@ pub(crate) fn fold(k: &Kernel, consts: &Consts, e: &Expr) -> Option<i64> {
                 fold(k, consts, b)
             }
         }
-        Expr::Opaque(..) => None,
+        Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => None,
     }
 }
 

@@ -181,7 +181,8 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     phase("intervals", profile);
 
-    let jobs = jobs(k, opts, &sites, &tree, &iv);
+    let mut jobs = jobs(k, opts, &sites, &tree, &iv);
+    mark_own_reads(k, &sites, &mut jobs);
     let groups = groups(&jobs, &sites);
     let lanes = run_lanes(k, &unif, opts, &jobs, &groups, profile.is_some());
     let mut answers: Vec<(usize, Answer)> = Vec::new();
@@ -254,6 +255,7 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
                     bounds: Vec::new(),
                     also: Vec::new(),
                     differ: false,
+                    reads_own: None,
                 };
                 jobs.push(Job {
                     sites: (i, j),
@@ -261,11 +263,40 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
                     rel: None,
                     not_last: None,
                     q,
+                    own_read: None,
                 });
             }
         }
     }
     jobs
+}
+
+/// Gives every intra-block job of a store and a load of the same size the load's own earlier
+/// store to the same bytes, when it has one (see [`syntax::own_earlier_writes`]): such a race
+/// may be benign.
+fn mark_own_reads<'k>(k: &Kernel, sites: &[Site<'k>], jobs: &mut [Job<'k>]) {
+    let own = syntax::own_earlier_writes(k);
+    if own.is_empty() {
+        return;
+    }
+    let by_pos: HashMap<(Label, usize), &'k Access> = sites.iter().map(|s| ((s.label, s.op), s.access)).collect();
+    for job in jobs.iter_mut().filter(|j| j.scope == RaceScope::IntraBlock) {
+        let (a, b) = (job.q.a, job.q.b);
+        let reader = match (a.2.kind, b.2.kind) {
+            (AccessKind::Write, AccessKind::Read) => 2,
+            (AccessKind::Read, AccessKind::Write) => 1,
+            _ => continue,
+        };
+        let (read, store) = if reader == 1 { (a, b) } else { (b, a) };
+        if read.2.size != store.2.size {
+            continue;
+        }
+        if let Some(&(l, op)) = own.get(&(read.0, read.1)) {
+            if let Some(&acc) = by_pos.get(&(l, op)) {
+                job.own_read = Some((reader, (l, op, acc)));
+            }
+        }
+    }
 }
 
 /// The intra-block jobs of sites `a` (index `i`) and `b` (index `j`, not earlier in text
@@ -315,6 +346,7 @@ fn intra_block_jobs<'k>(
             bounds: iv.bounds(a.label, b.label, rel),
             also: Vec::new(),
             differ: false,
+            reads_own: None,
         };
         jobs.push(Job {
             sites: (i, j),
@@ -322,6 +354,7 @@ fn intra_block_jobs<'k>(
             rel: Some(rel),
             not_last: not_last_loop(tree, a.label, b.label, rel),
             q,
+            own_read: None,
         });
     }
 }
@@ -432,6 +465,9 @@ struct Job<'k> {
     /// See [`not_last_loop`].
     not_last: Option<(Label, u32)>,
     q: Query<'k>,
+    /// The load's own earlier store, for a race that may be benign (see [`Query::reads_own`];
+    /// kept out of `q`, which is asked as it is).
+    own_read: Option<(u8, (Label, usize, &'k Access))>,
 }
 
 /// A job's outcome, whether the race is benign, and the relation to record.
@@ -449,7 +485,7 @@ struct Lane {
 /// in a loop the second is after, whether it needs that loop's last iteration. Returns the
 /// outcome, whether the race is benign, and the relation to record.
 fn run_job(engine: &mut Engine, job: &Job) -> Answer {
-    let (outcome, benign) = run_classified(engine, &job.q);
+    let (outcome, benign) = run_classified(engine, &job.q, job.own_read);
     let rel = match (&outcome, job.not_last, job.rel) {
         // A loop the first access leaves before the second: when the race cannot happen from
         // that loop's last iteration, say so (synthesis may then cut it with a barrier every
@@ -470,17 +506,27 @@ fn run_job(engine: &mut Engine, job: &Job) -> Answer {
 }
 
 /// Runs a conflict query; for a race between two stores, also asks whether the stores can
-/// write different bytes or values. Returns the outcome (with the witness of a harmful
-/// execution when there is one) and whether the race is benign: every racing execution stores
-/// the same value at the same address.
-fn run_classified(engine: &mut Engine, q: &Query) -> (Outcome, bool) {
+/// write different bytes or values, and for a store racing with a load after the loading
+/// thread's own store there (`own_read`), whether that own store can fail to cover the load
+/// with the racing store's value. Returns the outcome (with the witness of a harmful execution
+/// when there is one) and whether the race is benign: every racing execution stores the same
+/// value at the same address, or loads the value its own thread stored, which is the racing
+/// store's value.
+fn run_classified<'k>(
+    engine: &mut Engine,
+    q: &Query<'k>,
+    own_read: Option<(u8, (Label, usize, &'k Access))>,
+) -> (Outcome, bool) {
     let outcome = engine.run(q);
     let stores = q.a.2.kind == AccessKind::Write && q.b.2.kind == AccessKind::Write;
-    if !stores || !matches!(outcome, Outcome::Sat(_)) {
+    if !(stores || own_read.is_some()) || !matches!(outcome, Outcome::Sat(_)) {
         return (outcome, false);
     }
+    // Stores of the same value, or a load whose own thread stored the racing store's value
+    // there first: is there a racing execution where that does not hold?
     let differ = Query {
-        differ: true,
+        differ: stores,
+        reads_own: own_read,
         ..q.clone()
     };
     match engine.run(&differ) {

@@ -71,6 +71,11 @@ pub(crate) struct Query<'a> {
     /// Only executions where two stores write different bytes or different values (a race
     /// without such an execution is benign: every thread writes the same value).
     pub differ: bool,
+    /// For a store racing with a load: the reading thread (1 or 2) and its own earlier store
+    /// to the bytes it reads (see [`super::syntax::own_earlier_writes`]). Only executions where
+    /// that store does not cover the load with the value the racing store writes (a race
+    /// without such an execution is benign: the load sees that value whichever store it sees).
+    pub reads_own: Option<(u8, (Label, usize, &'a Access))>,
 }
 
 /// The answer to a query.
@@ -277,8 +282,12 @@ impl<'k> Engine<'k> {
     /// express the query (it is then undecided).
     fn build(&mut self, q: &Query) -> Option<Built> {
         let inter = q.pairing == Pairing::InterBlock;
-        // Only whether two stores may write different values needs the values themselves.
-        let detail = if q.differ { Detail::Stores } else { Detail::Accesses };
+        // Only whether stores may write different values needs the values themselves.
+        let detail = if q.differ || q.reads_own.is_some() {
+            Detail::Stores
+        } else {
+            Detail::Accesses
+        };
         let w1 = self.walk(1, inter, &q.shared, detail);
         let w2 = self.walk(2, inter, &q.shared, detail);
         let (Some(s1), Some(s2)) = (w1.sites.get(&(q.a.0, q.a.1)), w2.sites.get(&(q.b.0, q.b.1))) else {
@@ -341,6 +350,11 @@ impl<'k> Engine<'k> {
         if q.differ {
             parts.push(stores_differ(s1, q.a.2.size, s2, q.b.2.size));
         }
+        if let Some((reader, (l, op, _))) = q.reads_own {
+            let (w_r, read, store) = if reader == 1 { (&w1, s1, s2) } else { (&w2, s2, s1) };
+            let own = w_r.sites.get(&(l, op))?;
+            parts.push(own_store_covers(own, read, store).not());
+        }
         // Valid lemmas about offsets in mixed radix: they change no answer, only how fast the
         // solver finds it.
         let (o1, o2) = match (&s1.index, &s2.index) {
@@ -349,6 +363,7 @@ impl<'k> Engine<'k> {
         };
         let mut lemmas = Vec::new();
         radix_lemmas([&w1, &w2], o1, o2, 3, &mut lemmas);
+        stride_lemmas([&w1, &w2], &mut lemmas);
         parts.extend(lemmas);
         if let (Some(n), false) = (q.lockstep_group, inter) {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
@@ -875,6 +890,37 @@ fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out: &mut Vec<B
     }
 }
 
+/// Stride lemmas: an additive induction variable of one loop in both walks, with the same
+/// symbolic step (`i += gridDim.x * blockDim.x`), at equal values in iterations `r1` and `r2`
+/// with entry values closer than the step, is in the same iteration: `init1 + r1 * s =
+/// init2 + r2 * s` exactly means `(r2 - r1) * s = init1 - init2`, and `|init1 - init2| < |s|`
+/// leaves `r1 = r2`. The premises include the walks' no-wrap conditions, so each lemma is a
+/// valid formula. Grid-, block- and warp-stride loops (distinct threads start at distinct
+/// offsets below the stride) then need no multiplier reasoning to see that two threads never
+/// visit the same index. Numeral steps are skipped: `r * c` is linear.
+fn stride_lemmas(walks: [&Walk; 2], out: &mut Vec<Bool>) {
+    for s1 in &walks[0].strides {
+        for s2 in &walks[1].strides {
+            let same = s1.lp == s2.lp && s1.var == s2.var && s1.step == s2.step;
+            if !same || s1.count == s2.count || s1.step.as_u64().is_some() || s1.val.get_size() != s2.val.get_size() {
+                continue;
+            }
+            out.push(stride_lemma(s1, s2));
+        }
+    }
+}
+
+/// The lemma of [`stride_lemmas`] for one pair of strides (same step term).
+fn stride_lemma(s1: &symex::Stride, s2: &symex::Stride) -> Bool {
+    let zero = numeral(0, s1.step.get_size());
+    let step = &s1.step;
+    let magnitude = step.bvslt(&zero).ite(&step.bvneg(), step);
+    let diff = s1.init.bvsub(&s2.init);
+    let close = Bool::and(&[diff.bvslt(&magnitude), diff.bvneg().bvslt(&magnitude)]);
+    let premises = Bool::and(&[s1.fits.clone(), s2.fits.clone(), s1.val.eq(&s2.val), close]);
+    premises.implies(s1.count.eq(&s2.count))
+}
+
 /// A condition under which the unsigned product `x * y` does not overflow: one operand below
 /// 2^k and the other below 2^(w-k) for one of a few splits k (or an operand at most 1).
 fn unsigned_exact(x: &BV, y: &BV) -> Bool {
@@ -886,6 +932,22 @@ fn unsigned_exact(x: &BV, y: &BV) -> Bool {
         cases.push(Bool::and(&[below(x, k), below(y, w - k)]));
     }
     Bool::or(&cases)
+}
+
+/// The reading thread's own earlier store `own` wrote exactly the bytes the load `read` reads,
+/// with the value the other thread's `store` writes to them.
+fn own_store_covers(own: &SiteTerms, read: &SiteTerms, store: &SiteTerms) -> Bool {
+    let same_value = match (&own.stored, &store.stored) {
+        (Some(Val::Bv(x)), Some(Val::Bv(y))) if x.get_size() == y.get_size() => x.eq(y),
+        (Some(Val::B(x)), Some(Val::B(y))) => x.eq(y),
+        _ => return Bool::from_bool(false),
+    };
+    Bool::and(&[
+        own.at.ctrl.clone(),
+        own.offset.eq(&read.offset),
+        store.offset.eq(&read.offset),
+        same_value,
+    ])
 }
 
 /// Two stores write different bytes (another offset or size) or different values; `true`
@@ -1135,6 +1197,54 @@ mod radix_tests {
     /// The lemmas about offsets `y * w + c` (signed and unsigned products, one and two levels
     /// of digits) are valid bit-vector formulas: Z3 finds no assignment of 8-bit unknowns
     /// that falsifies one. A lemma that was not valid could make a racy query unsatisfiable.
+    #[test]
+    fn stride_lemmas_are_valid() {
+        // The closed form of `v += step` as the walk builds it, scaled down (a 4-bit variable,
+        // a 4-bit iteration counter, the exact sum in 10 bits) so that the check is quick.
+        crate::smt::fresh_context(|| {
+            for (var_signed, step_signed, sub) in [(true, false, false), (false, false, false), (true, true, true)] {
+                let (w, rw, wide) = (4, 4, 10);
+                let ext = |x: &BV, s: bool| if s { x.sign_ext(wide - w) } else { x.zero_ext(wide - w) };
+                let stride = |tag: &str| {
+                    let init = BV::new_const(format!("init{tag}"), w);
+                    let step = BV::new_const("step", w);
+                    let r = BV::new_const(format!("r{tag}"), rw);
+                    let delta = r.bvmul(&step);
+                    let val = if sub { init.bvsub(&delta) } else { init.bvadd(&delta) };
+                    let d = r.zero_ext(wide - rw).bvmul(ext(&step, step_signed));
+                    let exact = if sub {
+                        ext(&init, var_signed).bvsub(&d)
+                    } else {
+                        ext(&init, var_signed).bvadd(&d)
+                    };
+                    let (lo, hi) = if var_signed {
+                        (crate::smt::numeral_i(-8, wide), crate::smt::numeral_i(8, wide))
+                    } else {
+                        (crate::smt::numeral_i(0, wide), numeral(16, wide))
+                    };
+                    let step_ext = if sub {
+                        ext(&step, step_signed).bvneg()
+                    } else {
+                        ext(&step, step_signed)
+                    };
+                    symex::Stride {
+                        lp: Label(0),
+                        var: VarId(0),
+                        val,
+                        count: r,
+                        init: ext(&init, var_signed),
+                        step: step_ext,
+                        fits: Bool::and(&[exact.bvsge(&lo), exact.bvslt(&hi)]),
+                    }
+                };
+                let lemma = stride_lemma(&stride("1"), &stride("2"));
+                let s = Solver::new();
+                s.assert(lemma.not());
+                assert_eq!(s.check(), SatResult::Unsat, "valid: {lemma}");
+            }
+        });
+    }
+
     #[test]
     fn radix_lemmas_are_valid() {
         crate::smt::fresh_context(|| {

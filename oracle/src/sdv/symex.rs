@@ -81,6 +81,8 @@ pub(crate) struct Walk {
     pub products: HashMap<BV, Product>,
     /// Values returned by increments of counters (see [`super::counters`]).
     pub counter_reads: Vec<CounterRead>,
+    /// The additive induction variables of every loop at its summarised iteration.
+    pub strides: Vec<Stride>,
 }
 
 /// A value one atomic increment of a counter returned to the walking thread.
@@ -261,10 +263,7 @@ impl<'a> Walker<'a> {
     }
 
     fn uniform_expr(&self, e: &Expr) -> bool {
-        let mut ok = true;
-        e.for_each_builtin(&mut |b| ok &= !matches!(b, Builtin::ThreadIdx(_)));
-        e.for_each_var(&mut |v| ok &= !self.nu.contains(&v));
-        ok
+        !e.may_differ(&|v| self.nu.contains(&v))
     }
 
     fn var(&mut self, v: VarId) -> Val {
@@ -374,7 +373,31 @@ impl<'a> Walker<'a> {
                 let sh = self.uniform_expr(e);
                 self.unknown("opq", *ty, sh)
             }
+            Expr::Unknown(ty) => self.unknown("unk", *ty, false),
+            Expr::Vote(kind, pred) => self.vote(*kind, pred),
         }
+    }
+
+    /// A block-wide vote: one value for both threads where they are in the same iterations
+    /// (a fresh one for each thread otherwise), with what the thread's own predicate says of it.
+    fn vote(&mut self, kind: VoteKind, pred: &Expr) -> Val {
+        let p = self.eval_bool(pred);
+        let Val::Bv(r) = self.unknown("vote", ScalarTy::I32, true) else {
+            unreachable!("an int unknown")
+        };
+        let zero = numeral(0, 32);
+        let nonzero = r.eq(&zero).not();
+        let fact = match kind {
+            VoteKind::Or => Bool::and(&[p.implies(&nonzero), r.bvule(numeral(1, 32))]),
+            VoteKind::And => Bool::and(&[nonzero.implies(&p), r.bvule(numeral(1, 32))]),
+            VoteKind::Count => {
+                let [x, y, z] = &self.geom.bdim;
+                let threads = x.bvmul(y).bvmul(z);
+                Bool::and(&[p.implies(&nonzero), r.bvule(&threads)])
+            }
+        };
+        self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&fact)]);
+        Val::Bv(r)
     }
 
     fn eval_bin(&mut self, e: &Expr, op: BinOp, ty: ScalarTy, a: &Expr, b: &Expr) -> Val {
@@ -878,6 +901,17 @@ impl<'a> Walker<'a> {
         let mut limits = Vec::new();
         for (v, upd) in &ind {
             if let Some(c) = self.closed_form(*v, upd, &iter) {
+                if let (Some((init, step)), Some(fits)) = (&c.additive, &c.no_wrap) {
+                    self.out.strides.push(Stride {
+                        lp: label,
+                        var: *v,
+                        val: c.val.clone(),
+                        count: iter.clone(),
+                        init: init.clone(),
+                        step: step.clone(),
+                        fits: fits.clone(),
+                    });
+                }
                 no_wrap.extend(c.no_wrap.clone());
                 closed.push((*v, c));
                 limits.extend(self.shift_limit(*v, upd));
@@ -1112,6 +1146,31 @@ struct Closed {
     val: BV,
     no_wrap: Option<Bool>,
     exp: Option<BV>,
+    /// For an additive counter: its entry value and step as they enter the exact sum.
+    additive: Option<(BV, BV)>,
+}
+
+/// An additive induction variable at the head of a loop's summarised iteration:
+/// `val = init + count * step`, exactly when `fits` holds (the walk's no-wrap fact). Two threads
+/// whose entry values differ by less than the step and whose values are equal are in the same
+/// iteration: the lemma that makes grid-, block- and warp-stride loops easy (see
+/// `query::stride_lemmas`).
+#[derive(Clone, Debug)]
+pub(crate) struct Stride {
+    /// The loop.
+    pub lp: Label,
+    /// The variable.
+    pub var: VarId,
+    /// Its value at the summarised iteration (the variable's width).
+    pub val: BV,
+    /// The iteration counter (32 bits).
+    pub count: BV,
+    /// The entry value, extended to the exact sum's width.
+    pub init: BV,
+    /// The step added per iteration (negated for `-=`), extended likewise.
+    pub step: BV,
+    /// `val` equals `init + count * step` without wrap-around.
+    pub fits: Bool,
 }
 
 /// A guarded induction group of one loop with its count and its variables' closed forms.
@@ -1309,10 +1368,16 @@ impl Walker<'_> {
                 } else {
                     Bool::and(&[exact.bvsge(&lo), exact.bvslt(&hi)])
                 };
+                let step = if *sub {
+                    ext(&e, *signed).bvneg()
+                } else {
+                    ext(&e, *signed)
+                };
                 Some(Closed {
                     val,
                     no_wrap: Some(fits),
                     exp: None,
+                    additive: Some((ext(&init, var_signed), step)),
                 })
             }
             Update::Shift {
@@ -1330,6 +1395,7 @@ impl Walker<'_> {
                         val: pow2::value(&exp, w),
                         no_wrap: None,
                         exp: Some(exp),
+                        additive: None,
                     });
                 }
                 let amt = shift_amount(r, *amount, w);
@@ -1344,6 +1410,7 @@ impl Walker<'_> {
                     val,
                     no_wrap: None,
                     exp: None,
+                    additive: None,
                 })
             }
         }

@@ -63,3 +63,176 @@ pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
         k => pred(k),
     })
 }
+
+/// Locals some path may read before any assignment to them: C leaves such a value
+/// indeterminate, so threads need not agree on it (the uniformity analysis starts from them).
+/// Conservative: a loop body may run zero times, and a variable counts as assigned after an
+/// `if` only when both branches assign it.
+pub(crate) fn read_before_assigned(k: &Kernel) -> VarSet {
+    let params: VarSet = k
+        .vars
+        .iter()
+        .filter(|v| v.kind == VarKind::Param)
+        .map(|v| v.id)
+        .collect();
+    let mut out = VarSet::new();
+    let mut assigned = params;
+    uninit_block(&k.body, &mut assigned, &mut out);
+    out
+}
+
+type VarSet = std::collections::HashSet<VarId>;
+
+fn uninit_block(b: &Block, assigned: &mut VarSet, out: &mut VarSet) {
+    for s in &b.stmts {
+        uninit_stmt(s, assigned, out);
+    }
+}
+
+/// Adds to `out` the variables `e` reads that are not in `assigned`.
+fn uninit_reads(e: &Expr, assigned: &VarSet, out: &mut VarSet) {
+    e.for_each_var(&mut |v| {
+        if !assigned.contains(&v) {
+            out.insert(v);
+        }
+    })
+}
+
+fn uninit_stmt(s: &Stmt, assigned: &mut VarSet, out: &mut VarSet) {
+    match &s.kind {
+        StmtKind::Basic(ops) => {
+            for op in ops {
+                op.for_each_expr(&mut |e| uninit_reads(e, assigned, out));
+                if let Some(v) = op.assigned_var() {
+                    assigned.insert(v);
+                }
+            }
+        }
+        StmtKind::If {
+            cond,
+            then_blk,
+            else_blk,
+        } => {
+            uninit_reads(cond, assigned, out);
+            let mut t = assigned.clone();
+            uninit_block(then_blk, &mut t, out);
+            let mut e = assigned.clone();
+            uninit_block(else_blk, &mut e, out);
+            assigned.extend(t.intersection(&e).copied().collect::<Vec<_>>());
+        }
+        StmtKind::Loop(lp) => {
+            let mut inside = assigned.clone();
+            if lp.kind == LoopKind::DoWhile {
+                uninit_block(&lp.body, &mut inside, out);
+            }
+            for h in &lp.header {
+                uninit_stmt(h, &mut inside, out);
+            }
+            uninit_reads(&lp.cond, &inside, out);
+            // What the test saw assigned is assigned after the loop.
+            let after = inside.clone();
+            if lp.kind != LoopKind::DoWhile {
+                uninit_block(&lp.body, &mut inside, out);
+            }
+            for st in &lp.step {
+                uninit_stmt(st, &mut inside, out);
+            }
+            *assigned = after;
+        }
+        _ => for_each_expr(s, &mut |e| uninit_reads(e, assigned, out)),
+    }
+}
+
+/// For each read (statement, op) of a shared or global array: the store its own thread made
+/// to the same bytes just before it, when the syntax guarantees one — an earlier store in the
+/// same block (or earlier in the same statement) of the same size at the same offset
+/// expression, with no barrier, no other store or atomic to that array, and no assignment to a
+/// variable of the offset in between. A thread that executes the read executed that store,
+/// in the same iteration, after any other store of its own to those bytes.
+pub(crate) fn own_earlier_writes(k: &Kernel) -> std::collections::HashMap<(Label, usize), (Label, usize)> {
+    let mut out = std::collections::HashMap::new();
+    own_writes_in(k, &k.body, &mut out);
+    out
+}
+
+fn own_writes_in(k: &Kernel, b: &Block, out: &mut std::collections::HashMap<(Label, usize), (Label, usize)>) {
+    // Stores of the block seen so far that may still be a later read's own store:
+    // (statement, op, access).
+    let mut open: Vec<(Label, usize, &Access)> = Vec::new();
+    for s in &b.stmts {
+        match &s.kind {
+            StmtKind::Basic(ops) => {
+                for (i, op) in ops.iter().enumerate() {
+                    if let Op::Read(_, a) = op {
+                        let src = open.iter().rev().find(|(_, _, w)| w.array == a.array);
+                        if let Some(&(l, wi, w)) = src {
+                            if w.offset == a.offset && w.size == a.size {
+                                out.insert((s.label, i), (l, wi));
+                            }
+                        }
+                    }
+                    match op {
+                        Op::Write(a, _) => {
+                            open.retain(|(_, _, w)| w.array != a.array);
+                            if k.array(a.array).space != Space::Local {
+                                open.push((s.label, i, a));
+                            }
+                        }
+                        Op::Atomic(dst, a, _) => {
+                            open.retain(|(_, _, w)| w.array != a.array);
+                            if let Some(v) = dst {
+                                open.retain(|(_, _, w)| !mentions(&w.offset, *v));
+                            }
+                        }
+                        Op::Assign(v, _) | Op::Read(Some(v), _) => open.retain(|(_, _, w)| !mentions(&w.offset, *v)),
+                        Op::Read(None, _) => {}
+                        // Async copies write memory out of program order: no store stays known.
+                        _ => open.clear(),
+                    }
+                }
+            }
+            _ => {
+                // A nested statement ends every candidate it may disturb: a barrier in it, a
+                // store to the array, or an assignment to a variable of the offset.
+                let mut barrier = false;
+                let mut stored = Vec::new();
+                let mut assigned = Vec::new();
+                crate::tree::visit_stmt(s, &mut |c: &Stmt| match &c.kind {
+                    StmtKind::Barrier(..) => barrier = true,
+                    StmtKind::Basic(ops) => {
+                        for op in ops {
+                            if let Op::Write(a, _) | Op::Atomic(_, a, _) = op {
+                                stored.push(a.array);
+                            }
+                            if let Op::Assign(v, _) | Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) = op {
+                                assigned.push(*v);
+                            }
+                        }
+                    }
+                    _ => {}
+                });
+                if barrier {
+                    open.clear();
+                }
+                open.retain(|(_, _, w)| {
+                    !stored.contains(&w.array) && !assigned.iter().any(|v| mentions(&w.offset, *v))
+                });
+                match &s.kind {
+                    StmtKind::If { then_blk, else_blk, .. } => {
+                        own_writes_in(k, then_blk, out);
+                        own_writes_in(k, else_blk, out);
+                    }
+                    StmtKind::Loop(lp) => own_writes_in(k, &lp.body, out),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// Whether `e` reads variable `v`.
+fn mentions(e: &Expr, v: VarId) -> bool {
+    let mut found = false;
+    e.for_each_var(&mut |x| found |= x == v);
+    found
+}

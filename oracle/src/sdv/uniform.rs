@@ -177,10 +177,7 @@ fn steering_vars(k: &Kernel) -> HashSet<VarId> {
 
 /// Whether `e` may differ between threads.
 pub(crate) fn nu_expr(e: &Expr, nu: &HashSet<VarId>) -> bool {
-    let mut r = false;
-    e.for_each_builtin(&mut |b| r |= matches!(b, Builtin::ThreadIdx(_)));
-    e.for_each_var(&mut |v| r |= nu.contains(&v));
-    r
+    e.may_differ(&|v| nu.contains(&v))
 }
 
 /// Per label, the non-uniform conditions of its predicate, before and after it.
@@ -192,7 +189,9 @@ struct Preds {
 /// The variable taint and the predicates' non-uniform conditions, to a fixpoint, with the
 /// reads of `reads` giving uniform values (at uniform addresses).
 fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId>, Preds) {
-    let mut nu: HashSet<VarId> = HashSet::new();
+    // A local read before any assignment holds an indeterminate value: not the same in every
+    // thread.
+    let mut nu: HashSet<VarId> = super::syntax::read_before_assigned(k);
     loop {
         let t = Taint::run(k, &nu);
         let mut next = nu.clone();

@@ -467,7 +467,7 @@ impl<'a> Lowerer<'a> {
                 rv => {
                     let (e, et) = match rv {
                         RV::Scalar(e, et) => (e, et),
-                        _ => (Expr::Opaque(t.scalar(), vec![]), t.clone()),
+                        _ => (Expr::Unknown(t.scalar()), t.clone()),
                     };
                     let v = self.new_var(pname, t.scalar(), VarKind::Local);
                     self.ops.push(Op::Assign(v, convert(e, &et, t)));

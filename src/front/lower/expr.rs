@@ -134,8 +134,8 @@ impl<'a> Lowerer<'a> {
         match self.rvalue(n)? {
             RV::Scalar(e, t) => Ok((e, t)),
             RV::Ptr(_) | RV::Obj(_) | RV::Group(_) => {
-                // A pointer or object used as a number (compared, printed): opaque.
-                Ok((Expr::Opaque(ScalarTy::U64, vec![]), CType::U64))
+                // A pointer or object used as a number (compared, printed): unknown.
+                Ok((Expr::Unknown(ScalarTy::U64), CType::U64))
             }
             RV::Void => Err(FrontError::input(span, "a void expression is used as a value")),
         }
@@ -320,7 +320,7 @@ impl<'a> Lowerer<'a> {
                 self.ops.push(Op::Assign(v, e));
             }
             (LV::Var(v, t), RV::Ptr(p)) => {
-                self.ops.push(Op::Assign(v, Expr::Opaque(t.scalar(), vec![])));
+                self.ops.push(Op::Assign(v, Expr::Unknown(t.scalar())));
                 // An integer variable that now holds an address (PTX-style code keeps shared
                 // addresses in `unsigned`): from here on it is a pointer to that place.
                 if t.is_integral() && matches!(p.region, Region::Array(_)) {
@@ -347,10 +347,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             (LV::Mem(p), rv) => {
-                let value = match rv {
-                    RV::Scalar(e, et) if !matches!(p.ty, CType::Record(_)) => convert(e, &et, &p.ty),
-                    _ => Expr::Opaque(p.ty.scalar(), vec![]),
-                };
+                let value = self.stored_value(rv, &p.ty);
                 self.write(&p, value)?;
             }
             (LV::Ptr(s), RV::Ptr(p)) => self.assign_ptr(s, p, span)?,
@@ -370,6 +367,54 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The value a store of `rv` into memory of type `ty` writes: a scalar converted; a pointer
+    /// into an array, or an object whose fields are all scalars, as an opaque function of what
+    /// it holds (so that equal contents are provably equal and per-thread contents differ);
+    /// anything else an [`Expr::Unknown`].
+    fn stored_value(&self, rv: RV, ty: &CType) -> Expr {
+        let opaque = |parts: Vec<Expr>| Expr::Opaque(ty.scalar(), parts);
+        match rv {
+            RV::Scalar(e, et) if !matches!(ty, CType::Record(_)) => convert(e, &et, ty),
+            RV::Scalar(e, _) => opaque(vec![e]),
+            RV::Ptr(Pointer {
+                region: Region::Array(a),
+                off,
+                ..
+            }) => opaque(vec![Expr::Const(a.0 as i64, ScalarTy::U32), off]),
+            RV::Ptr(Pointer {
+                region: Region::Null, ..
+            }) => opaque(vec![Expr::Const(0, ScalarTy::U64)]),
+            RV::Obj(o) => {
+                let mut parts = Vec::new();
+                if self.obj_parts(o, &mut parts) {
+                    opaque(parts)
+                } else {
+                    Expr::Unknown(ty.scalar())
+                }
+            }
+            _ => Expr::Unknown(ty.scalar()),
+        }
+    }
+
+    /// Appends the values of object `o`'s fields (in field order, nested objects flattened);
+    /// false when a field holds something else (a pointer, memory).
+    fn obj_parts(&self, o: usize, parts: &mut Vec<Expr>) -> bool {
+        let mut fields: Vec<(&u64, &Binding)> = self.objs[o].fields.iter().collect();
+        fields.sort_by_key(|(id, _)| **id);
+        fields.into_iter().all(|(_, b)| match b {
+            Binding::Var(v, _) => {
+                parts.push(Expr::Var(*v));
+                true
+            }
+            Binding::Const(c, t) => {
+                parts.push(Expr::Const(*c, t.scalar()));
+                true
+            }
+            Binding::Obj(inner) => self.obj_parts(*inner, parts),
+            _ => false,
+        })
     }
 
     /// Points a pointer variable at `p`.
@@ -1517,19 +1562,19 @@ impl<'a> Lowerer<'a> {
                         result.clone(),
                     ));
                 }
-                Ok(RV::Scalar(Expr::Opaque(result.scalar(), vec![]), result.clone()))
+                Ok(RV::Scalar(Expr::Unknown(result.scalar()), result.clone()))
             }
             "==" | "!=" | "<" | "<=" | ">" | ">=" => {
                 let a = self.rvalue(l)?;
                 let b = self.rvalue(r)?;
                 let (RV::Ptr(a), RV::Ptr(b)) = (a, b) else {
-                    return Ok(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool));
+                    return Ok(RV::Scalar(Expr::Unknown(ScalarTy::Bool), CType::Bool));
                 };
                 if a.region == b.region && matches!(a.region, Region::Array(_)) {
                     let s = CType::Int { bits: 64, signed: true };
                     return Ok(RV::Scalar(bin_expr(op, a.off, b.off, &s), CType::Bool));
                 }
-                Ok(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool))
+                Ok(RV::Scalar(Expr::Unknown(ScalarTy::Bool), CType::Bool))
             }
             "&&" | "||" => {
                 let (le, lt) = self.scalar(l)?;
@@ -1864,16 +1909,16 @@ impl<'a> Lowerer<'a> {
                     match p.region {
                         Region::Null => Expr::bool(false),
                         Region::Array(_) | Region::Obj(_) | Region::Choice(..) => Expr::bool(true),
-                        Region::Unknown(_) => Expr::Opaque(ScalarTy::Bool, vec![]),
+                        Region::Unknown(_) => Expr::Unknown(ScalarTy::Bool),
                     },
                     CType::Bool,
                 ))),
-                _ => Ok(Value::R(RV::Scalar(Expr::Opaque(ScalarTy::Bool, vec![]), CType::Bool))),
+                _ => Ok(Value::R(RV::Scalar(Expr::Unknown(ScalarTy::Bool), CType::Bool))),
             },
             "PointerToIntegral" => match self.rvalue(c)? {
                 // An address as a number: kept as the pointer, for inline asm and `__cvta_*`.
                 RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
-                _ => Ok(Value::R(RV::Scalar(Expr::Opaque(to.scalar(), vec![]), to))),
+                _ => Ok(Value::R(RV::Scalar(Expr::Unknown(to.scalar()), to))),
             },
             "IntegralToPointer" => {
                 self.scalar(c)?;

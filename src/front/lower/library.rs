@@ -76,14 +76,20 @@ impl<'a> Lowerer<'a> {
                 return Ok(Value::R(RV::Void));
             }
             "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
-                let mut deps = Vec::new();
-                for a in &args {
-                    deps.push(self.scalar(*a)?.0);
-                }
+                let [a] = args[..] else {
+                    return Err(FrontError::input(span, format!("{base} takes one predicate")));
+                };
+                let (p, pt) = self.scalar(a)?;
+                let pred = convert(p, &pt, &CType::Bool);
                 self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
-                // The same for every thread, but a function of all of them.
+                // The same for every thread that reached the barrier: a block-wide vote.
+                let kind = match base {
+                    "__syncthreads_or" => VoteKind::Or,
+                    "__syncthreads_and" => VoteKind::And,
+                    _ => VoteKind::Count,
+                };
                 let t = self.temp(ScalarTy::I32);
-                self.ops.push(Op::Assign(t, Expr::Opaque(ScalarTy::I32, deps)));
+                self.ops.push(Op::Assign(t, Expr::Vote(kind, Box::new(pred))));
                 return Ok(Value::R(RV::Scalar(Expr::Var(t), CType::INT)));
             }
             // Clang's barrier builtins (what `__syncthreads()`, cooperative groups and
@@ -144,7 +150,7 @@ impl<'a> Lowerer<'a> {
                 return Ok(Value::R(if rt == CType::Void {
                     RV::Void
                 } else {
-                    RV::Scalar(Expr::Opaque(rt.scalar(), vec![]), rt)
+                    RV::Scalar(Expr::Unknown(rt.scalar()), rt)
                 }));
             }
             "__ldg" => {
@@ -188,7 +194,7 @@ impl<'a> Lowerer<'a> {
                         region: Region::Array(arr),
                         ..
                     }) => Expr::Const((self.arrays[arr.0 as usize].space == want) as i64, rt.scalar()),
-                    _ => Expr::Opaque(rt.scalar(), vec![]),
+                    _ => Expr::Unknown(rt.scalar()),
                 };
                 return Ok(Value::R(RV::Scalar(v, rt)));
             }
@@ -224,7 +230,8 @@ impl<'a> Lowerer<'a> {
                         let lv = self.deref(p.clone(), p.pointee.clone(), span)?;
                         self.store(
                             lv,
-                            RV::Scalar(Expr::Opaque(p.pointee.scalar(), vec![]), p.pointee.clone()),
+                            // A function of the arguments before it.
+                            RV::Scalar(Expr::Opaque(p.pointee.scalar(), vals.clone()), p.pointee.clone()),
                             span,
                         )?;
                     }
@@ -286,7 +293,7 @@ impl<'a> Lowerer<'a> {
                 off: Expr::Const(0, ScalarTy::U64),
                 pointee: *p,
             }),
-            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t),
+            t => RV::Scalar(Expr::Unknown(t.scalar()), t),
         }))
     }
 
@@ -307,13 +314,13 @@ impl<'a> Lowerer<'a> {
         if let Some(p) = out_ptr {
             let t = p.pointee.clone();
             let lv = self.deref(p, t.clone(), span)?;
-            self.store(lv, RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t), span)?;
+            self.store(lv, RV::Scalar(Expr::Unknown(t.scalar()), t), span)?;
             return Ok(Value::R(RV::Void));
         }
         Ok(Value::R(match rt {
             CType::Void => RV::Void,
             CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
-            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+            t => RV::Scalar(Expr::Unknown(t.scalar()), t.clone()),
         }))
     }
 
@@ -358,12 +365,12 @@ impl<'a> Lowerer<'a> {
             if !write_only {
                 self.read(&place)?;
             }
-            self.write(&place, Expr::Opaque(ScalarTy::Opaque, vec![]))?;
+            self.write(&place, Expr::Unknown(ScalarTy::Opaque))?;
         }
         Ok(Some(Value::R(match rt {
             CType::Void => RV::Void,
             CType::Record(r) => RV::Obj(self.new_obj(*r, &format!("{name}()"), span)?),
-            t => RV::Scalar(Expr::Opaque(t.scalar(), vec![]), t.clone()),
+            t => RV::Scalar(Expr::Unknown(t.scalar()), t.clone()),
         })))
     }
 
@@ -487,7 +494,7 @@ impl<'a> Lowerer<'a> {
         }
         let dp = self.span(dst);
         if let LV::Mem(p) = self.deref(d, bytes, dp)? {
-            self.write(&p, Expr::Opaque(ScalarTy::Opaque, vec![]))?;
+            self.write(&p, Expr::Unknown(ScalarTy::Opaque))?;
         }
         Ok(Value::R(RV::Void))
     }
@@ -610,7 +617,7 @@ impl<'a> Lowerer<'a> {
                     match g {
                         GroupKind::Block => convert(dims(), &CType::UINT, &rt),
                         GroupKind::Tile(sz) if sz > 0 => Expr::Const(sz as i64, rt.scalar()),
-                        _ => Expr::Opaque(rt.scalar(), vec![]),
+                        _ => Expr::Unknown(rt.scalar()),
                     },
                     rt,
                 )))

@@ -399,7 +399,7 @@ impl Walker<'_> {
                     self.eval(b, env)?
                 }
             }
-            Expr::Opaque(..) => return None,
+            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => return None,
         })
     }
 }
