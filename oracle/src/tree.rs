@@ -262,7 +262,7 @@ pub fn insert_guarded_barriers(
                 }
             }
         };
-        if !insert_in_block(&mut out.body, *pos, stmt) {
+        if !insert_in_block(&mut out.body, *pos, stmt, true) {
             return Err(*pos);
         }
         labels.push(label);
@@ -288,17 +288,19 @@ fn is_prologue(s: &Stmt, block: Span) -> bool {
         }
 }
 
-fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
+/// Inserts `stmt` at `pos` in `b` or a block nested in it; `root`: `b` is the kernel's body.
+fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt, root: bool) -> bool {
     if pos == Position::BlockStart(b.label) {
         // After any barriers already inserted at the start, to keep insertion order stable, and
-        // after the block's own prologue (the kernel's parameter bindings and file-scope
+        // in the kernel's body after its prologue (the parameter bindings and file-scope
         // assumptions, which the text has nowhere else to put: a barrier at the start of the
-        // body reads back after them).
+        // body reads back after them). A nested block has none: a brace-less body's first
+        // statement shares the block's span but is the user's code.
         let span = b.span;
         let at = b
             .stmts
             .iter()
-            .take_while(|s| is_inserted(s) || is_prologue(s, span))
+            .take_while(|s| is_inserted(s) || root && is_prologue(s, span))
             .count();
         b.stmts.insert(at, stmt);
         return true;
@@ -316,7 +318,7 @@ fn insert_in_block(b: &mut Block, pos: Position, stmt: Stmt) -> bool {
             _ => vec![],
         };
         for blk in blocks {
-            if insert_in_block(blk, pos, stmt.clone()) {
+            if insert_in_block(blk, pos, stmt.clone(), false) {
                 return true;
             }
         }
