@@ -348,7 +348,12 @@ fn check_errors(
         }
     }
     if let Some((span, msg)) = fatal {
-        let help = if msg.contains("file not found") {
+        let help = if msg.contains("file not found") && is_toolkit_header(&msg) {
+            "a CUDA library header: read with the real toolkit (--cuda-path DIR, CUDA_PATH, or NVIDIA's \
+             pip wheels in the active Python environment); autosync's built-in CUDA declarations, \
+             used when none is found, do not include the libraries (CUTLASS also needs -I DIR)"
+                .to_string()
+        } else if msg.contains("file not found") {
             "add the header's directory with -I DIR (or include_dirs: in autosync.yaml)".to_string()
         } else {
             format!(
@@ -359,6 +364,25 @@ fn check_errors(
         return Err(FrontError::input(span, format!("Clang: {msg}")).with_help(help));
     }
     Ok(())
+}
+
+/// Whether Clang's "'X' file not found" names a header of the CUDA toolkit's libraries.
+fn is_toolkit_header(msg: &str) -> bool {
+    let name = msg.split('\'').nth(1).unwrap_or("");
+    ["cub/", "thrust/", "cuda/", "cutlass/", "cute/", "nv/"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || [
+            "cooperative_groups",
+            "mma.h",
+            "curand",
+            "cuda_fp16",
+            "cuda_bf16",
+            "cuda_pipeline",
+            "cuda_awbarrier",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// Byte ranges of the main file's top-level functions that only run on the host.

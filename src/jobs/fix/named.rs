@@ -135,19 +135,16 @@ pub(super) fn unverified_by_sdv(kf: &mut KernelFix, reasons: &[String]) {
 }
 
 /// The synthesis options for `k`: CUTLASS style when the file brings `NamedBarrier` into scope
-/// (and no style is asked for), and in CUTLASS style only the hardware IDs `NamedBarrier`
-/// can name (8-15).
+/// (and no style is asked for); with CUTLASS's own header, only the hardware IDs its
+/// NamedBarrier can name (8-15), written minus the 8 it adds.
 fn cutlass_settings(tx: &Texts, k: &Kernel, synth: &SynthOptions) -> SynthOptions {
     let mut s = synth.clone();
-    if s.named.style.is_none()
-        && tx
-            .texts
-            .get(k.span.file.0 as usize)
-            .is_some_and(|t| named::style::file_uses_cutlass(t))
-    {
+    let text = tx.texts.get(k.span.file.0 as usize).map(String::as_str).unwrap_or("");
+    if s.named.style.is_none() && named::style::file_brings_named_barrier(text) {
         s.named.style = Some(NamedStyle::Cutlass);
     }
-    if named::style_for(k, &s.named) == NamedStyle::Cutlass {
+    if named::style_for(k, &s.named) == NamedStyle::Cutlass && named::style::file_uses_real_cutlass(text) {
+        s.named.cutlass_offset = named::style::CUTLASS_RESERVED;
         s.named.allowed_ids.retain(|&id| id >= named::style::CUTLASS_RESERVED);
     }
     s

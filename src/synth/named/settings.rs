@@ -28,6 +28,8 @@ pub struct NamedSettings {
     pub arrive_factor: f64,
     /// Lower bound of the cost of a sub-block sync relative to a block-wide one.
     pub min_sync_factor: f64,
+    /// What the file's `NamedBarrier` adds to its ID argument (CUTLASS's: 8).
+    pub cutlass_offset: u32,
 }
 
 impl Default for NamedSettings {
@@ -37,6 +39,7 @@ impl Default for NamedSettings {
             style: None,
             arrive_factor: 0.25,
             min_sync_factor: 0.25,
+            cutlass_offset: 0,
         }
     }
 }

@@ -5,7 +5,8 @@ use super::settings::{NamedKind, NamedSettings, NamedStyle};
 use autosync_oracle::ir::{BarrierHelper, BarrierSyntax, HelperKind, Kernel, StmtKind};
 use autosync_oracle::tree::for_each_stmt;
 
-/// The hardware IDs CUTLASS's `NamedBarrier` leaves to others (it adds this to its ID).
+/// The hardware IDs CUTLASS's `cutlass::arch::NamedBarrier` leaves to others (it adds this to
+/// its ID argument).
 pub const CUTLASS_RESERVED: u32 = 8;
 
 /// How one kind of named barrier is written.
@@ -13,8 +14,12 @@ pub const CUTLASS_RESERVED: u32 = 8;
 pub enum Writer {
     /// `asm volatile("bar.sync %0, %1;" ...)`.
     Asm,
-    /// `NamedBarrier::sync(N, ID)`.
-    Cutlass,
+    /// `NamedBarrier::sync(N, ID - offset)`: CUTLASS's own adds 8 to the ID it is given (a
+    /// file's own NamedBarrier-like helper may add nothing).
+    Cutlass {
+        /// What the NamedBarrier adds to its ID argument.
+        offset: u32,
+    },
     /// `helper(ID, N)` with the arguments in the helper's order.
     Helper(BarrierHelper),
 }
@@ -27,23 +32,21 @@ impl Writer {
             NamedKind::Sync { id, count } => ("sync", id, count),
             NamedKind::Arrive { id, count } => ("arrive", id, count),
         };
-        // CUTLASS's NamedBarrier adds its reserved 8 to the ID it is given (hardware 8-15);
-        // a hardware ID below 8 has no NamedBarrier spelling.
-        if *self == Writer::Cutlass {
-            match id_text {
-                Some(t) => return format!("NamedBarrier::{op}({count}, ({t}) - 8);"),
-                None if id >= CUTLASS_RESERVED => {
-                    return format!("NamedBarrier::{op}({count}, {});", id - CUTLASS_RESERVED)
-                }
-                None => return Writer::Asm.statement(kind, None),
-            }
+        // A hardware ID below the NamedBarrier's offset has no NamedBarrier spelling.
+        if let Writer::Cutlass { offset } = *self {
+            return match id_text {
+                Some(t) if offset > 0 => format!("NamedBarrier::{op}({count}, ({t}) - {offset});"),
+                Some(t) => format!("NamedBarrier::{op}({count}, {t});"),
+                None if id >= offset => format!("NamedBarrier::{op}({count}, {});", id - offset),
+                None => Writer::Asm.statement(kind, None),
+            };
         }
         let id = id_text.map_or_else(|| id.to_string(), str::to_string);
         match self {
             Writer::Asm => {
                 format!("asm volatile(\"bar.{op} %0, %1;\" :: \"r\"({id}), \"r\"({count}) : \"memory\");")
             }
-            Writer::Cutlass => unreachable!("written above"),
+            Writer::Cutlass { .. } => unreachable!("written above"),
             Writer::Helper(h) => {
                 let mut args = vec![String::new(); h.arity];
                 args[h.id_arg] = id;
@@ -64,7 +67,7 @@ impl NamedKind {
     /// The statement text, with the ID written as `id_text` instead of the constant when given.
     pub fn text_with(&self, style: NamedStyle, id_text: Option<&str>) -> String {
         let w = match style {
-            NamedStyle::Cutlass => Writer::Cutlass,
+            NamedStyle::Cutlass => Writer::Cutlass { offset: 0 },
             NamedStyle::Asm | NamedStyle::Macro => Writer::Asm,
         };
         w.statement(*self, id_text)
@@ -132,11 +135,17 @@ fn helper_for(helpers: &[BarrierHelper], kind: HelperKind) -> Option<&BarrierHel
 /// Whether the file brings CUTLASS's `NamedBarrier` into scope unqualified (`using
 /// cutlass::arch::NamedBarrier;`), so inserted barriers can be written with it even when the
 /// kernel has no NamedBarrier call left.
-pub fn file_uses_cutlass(text: &str) -> bool {
+pub fn file_brings_named_barrier(text: &str) -> bool {
     text.lines().any(|l| {
         let l: String = l.split_whitespace().collect::<Vec<_>>().join(" ");
         l.starts_with("using cutlass::arch::NamedBarrier;") || l.starts_with("using ::cutlass::arch::NamedBarrier;")
     })
+}
+
+/// Whether the file uses CUTLASS's own barrier header (whose NamedBarrier adds
+/// [`CUTLASS_RESERVED`] to its IDs), not a NamedBarrier-like helper of its own.
+pub fn file_uses_real_cutlass(text: &str) -> bool {
+    text.contains("cutlass/arch/barrier.h") || text.contains("cutlass::arch::NamedBarrier")
 }
 
 /// Whether the kernel already writes CUTLASS `NamedBarrier` calls.
@@ -168,9 +177,13 @@ pub fn emission_for(k: &Kernel, helpers: &[BarrierHelper], s: &NamedSettings) ->
     };
     match s.style {
         Some(NamedStyle::Asm) => Emission::uniform(Writer::Asm),
-        Some(NamedStyle::Cutlass) => Emission::uniform(Writer::Cutlass),
+        Some(NamedStyle::Cutlass) => Emission::uniform(Writer::Cutlass {
+            offset: s.cutlass_offset,
+        }),
         Some(NamedStyle::Macro) => per_kind(true),
-        None if uses_cutlass(k) => Emission::uniform(Writer::Cutlass),
+        None if uses_cutlass(k) => Emission::uniform(Writer::Cutlass {
+            offset: s.cutlass_offset,
+        }),
         None => per_kind(false),
     }
 }
@@ -248,7 +261,7 @@ mod tests {
         let cutlass = load("corpus/named/cutlass_style.cu");
         assert_eq!(
             emission_for(&cutlass, &two, &settings(None)),
-            Emission::uniform(Writer::Cutlass)
+            Emission::uniform(Writer::Cutlass { offset: 0 })
         );
     }
 
