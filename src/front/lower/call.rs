@@ -259,48 +259,7 @@ impl<'a> Lowerer<'a> {
         if let Some(b) = body {
             self.scan_addressed(b);
         }
-        let mut bound = Vec::new();
-        for (i, &p) in params.iter().enumerate() {
-            let arg = args.get(i).copied();
-            let arg = match arg {
-                Some(a) if ast.kind(a) == "CXXDefaultArgExpr" => self.default_arg(p, a)?,
-                Some(a) => a,
-                None => self.default_arg(p, p)?,
-            };
-            let pt = self.types.of_node(p, &callee_scope);
-            let pname = ast.name(p).to_string();
-            // A constant argument the callee never assigns is a constant inside it (barrier
-            // IDs and counts passed to helpers stay literal).
-            let constant = (pt.is_integral() && !assigned.contains(&ast.node(p).id))
-                .then(|| self.const_eval(arg, 0))
-                .flatten();
-            let addressed = self.addressed.contains(&ast.node(p).id);
-            let b = match constant {
-                Some(v) if !addressed => Binding::Const(fold_cast(v, &pt), pt.clone()),
-                _ if addressed && (pt.is_integral() || matches!(pt, CType::Float(_))) => {
-                    // `&param` inside the callee: the parameter lives in thread-private memory.
-                    let (e, et) = self.scalar(arg)?;
-                    let place = self.array_for(&pname, Space::Local, &pt, span)?;
-                    self.write(&place, convert(e, &et, &pt))?;
-                    Binding::Mem(place)
-                }
-                // A tag argument (`cuda::std::true_type{}` choosing an overload) whose
-                // parameter the body never names: only its evaluation's effects matter.
-                _ if unrepresentable(&pt) && !body.is_some_and(|b| names_decl(ast, b, ast.node(p).id)) => {
-                    if self.has_effects(arg) {
-                        self.discard(arg)?;
-                    }
-                    continue;
-                }
-                _ => self.bind_arg(arg, &pt, &pname, span)?,
-            };
-            bound.push((ast.node(p).id, b));
-        }
-        if args.len() > params.len() {
-            for &extra in &args[params.len()..] {
-                self.discard(extra)?;
-            }
-        }
+        let bound = self.bind_params(&params, args, body, &assigned, &callee_scope, span)?;
         let is_ctor = ast.kind(f) == "CXXConstructorDecl";
         let ret = if is_ctor {
             RetSlot::None
@@ -369,7 +328,68 @@ impl<'a> Lowerer<'a> {
                 self.push(s);
             }
         }
-        Ok(match frame.ret {
+        self.inlined_result(frame.ret, &name, span)
+    }
+
+    /// Evaluates the arguments in the caller and binds each parameter (a constant, thread-private memory, or by type).
+    fn bind_params(
+        &mut self,
+        params: &[NodeId],
+        args: &[NodeId],
+        body: Option<NodeId>,
+        assigned: &[u64],
+        callee_scope: &str,
+        span: Span,
+    ) -> FResult<Vec<(u64, Binding)>> {
+        let ast = self.ast;
+        let mut bound = Vec::new();
+        for (i, &p) in params.iter().enumerate() {
+            let arg = args.get(i).copied();
+            let arg = match arg {
+                Some(a) if ast.kind(a) == "CXXDefaultArgExpr" => self.default_arg(p, a)?,
+                Some(a) => a,
+                None => self.default_arg(p, p)?,
+            };
+            let pt = self.types.of_node(p, callee_scope);
+            let pname = ast.name(p).to_string();
+            // A constant argument the callee never assigns is a constant inside it (barrier
+            // IDs and counts passed to helpers stay literal).
+            let constant = (pt.is_integral() && !assigned.contains(&ast.node(p).id))
+                .then(|| self.const_eval(arg, 0))
+                .flatten();
+            let addressed = self.addressed.contains(&ast.node(p).id);
+            let b = match constant {
+                Some(v) if !addressed => Binding::Const(fold_cast(v, &pt), pt.clone()),
+                _ if addressed && (pt.is_integral() || matches!(pt, CType::Float(_))) => {
+                    // `&param` inside the callee: the parameter lives in thread-private memory.
+                    let (e, et) = self.scalar(arg)?;
+                    let place = self.array_for(&pname, Space::Local, &pt, span)?;
+                    self.write(&place, convert(e, &et, &pt))?;
+                    Binding::Mem(place)
+                }
+                // A tag argument (`cuda::std::true_type{}` choosing an overload) whose
+                // parameter the body never names: only its evaluation's effects matter.
+                _ if unrepresentable(&pt) && !body.is_some_and(|b| names_decl(ast, b, ast.node(p).id)) => {
+                    if self.has_effects(arg) {
+                        self.discard(arg)?;
+                    }
+                    continue;
+                }
+                _ => self.bind_arg(arg, &pt, &pname, span)?,
+            };
+            bound.push((ast.node(p).id, b));
+        }
+        if args.len() > params.len() {
+            for &extra in &args[params.len()..] {
+                self.discard(extra)?;
+            }
+        }
+        Ok(bound)
+    }
+
+    /// The value an inlined call leaves in its return slot.
+    fn inlined_result(&mut self, ret: RetSlot, name: &str, span: Span) -> FResult<Value> {
+        Ok(match ret {
             RetSlot::None => Value::R(RV::Void),
             RetSlot::Var(v, t) => Value::R(RV::Scalar(Expr::Var(v), t)),
             RetSlot::Ptr(s) => Value::R(self.load(LV::Ptr(s), span)?),

@@ -690,25 +690,7 @@ impl<'a> Lowerer<'a> {
             | "CXXReinterpretCastExpr"
             | "CXXConstCastExpr"
             | "BuiltinBitCastExpr" => self.cast(n),
-            "UnaryExprOrTypeTraitExpr" => {
-                let what = ast.name(n).to_string();
-                let t = match ast.node(n).attrs.arg_type {
-                    Some(t) => self.types.resolve(ast.type_str(t), &self.scope()),
-                    None => match ast.children(n).next() {
-                        Some(c) => self.type_of(c),
-                        None => return Err(FrontError::unsupported(span, format!("`{what}` without an operand"))),
-                    },
-                };
-                let v = match what.as_str() {
-                    "sizeof" => self.size_of(&t, span)?,
-                    "alignof" | "__alignof" | "_Alignof" => {
-                        self.types.align_of(&t).map_err(|m| FrontError::unsupported(span, m))?
-                    }
-                    _ => return Err(FrontError::unsupported(span, format!("`{what}` is not supported"))),
-                };
-                let rt = self.type_of(n);
-                Ok(Value::R(RV::Scalar(Expr::Const(v as i64, rt.scalar()), rt)))
-            }
+            "UnaryExprOrTypeTraitExpr" => self.size_or_align_of(n, span),
             "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" | "CUDAKernelCallExpr" | "UserDefinedLiteral" => {
                 self.call(n)
             }
@@ -716,55 +698,9 @@ impl<'a> Lowerer<'a> {
                 let o = self.construct_temp(n)?;
                 Ok(Value::R(o))
             }
-            "InitListExpr" => {
-                let t = self.type_of(n);
-                match t {
-                    CType::Record(r) => {
-                        let o = self.new_obj(r, "$init", span)?;
-                        self.init_obj_list(o, n, span)?;
-                        Ok(Value::R(RV::Obj(o)))
-                    }
-                    t if t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_)) => {
-                        match ast.children(n).next() {
-                            Some(c) => self.eval(c),
-                            None => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
-                        }
-                    }
-                    _ => Err(FrontError::unsupported(
-                        span,
-                        "a brace initializer of this type is not supported",
-                    )),
-                }
-            }
-            "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => {
-                let t = self.type_of(n);
-                match t {
-                    CType::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Null,
-                        off: Expr::Const(0, ScalarTy::U64),
-                        pointee: *p,
-                    }))),
-                    CType::Record(r) => Ok(Value::R(RV::Obj(self.new_obj(r, "$init", span)?))),
-                    t => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
-                }
-            }
-            "CXXThisExpr" => {
-                let this = self.frames.iter().rev().find_map(|f| f.this.clone());
-                match this {
-                    Some(LV::Obj(o)) => Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Obj(o),
-                        off: Expr::Const(0, ScalarTy::U64),
-                        pointee: CType::Record(self.objs[o].record),
-                    }))),
-                    Some(LV::Mem(p)) => Ok(Value::R(RV::Ptr(Pointer {
-                        region: p.region(),
-                        off: p.off,
-                        pointee: p.ty,
-                    }))),
-                    Some(LV::Group(g)) => Ok(Value::R(RV::Group(g))),
-                    _ => Err(FrontError::unsupported(span, "`this` outside an inlined method")),
-                }
-            }
+            "InitListExpr" => self.init_list(n, span),
+            "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => self.value_init(n, span),
+            "CXXThisExpr" => self.this_expr(span),
             "LambdaExpr" => self.lambda(n),
             "CXXDefaultArgExpr" | "CXXDefaultInitExpr" => Err(FrontError::unsupported(
                 span,
@@ -785,6 +721,82 @@ impl<'a> Lowerer<'a> {
                     first_line(&self.src.spelled_text(n).unwrap_or_default())
                 ),
             )),
+        }
+    }
+
+    /// `sizeof`/`alignof` of a type or an expression: a constant.
+    fn size_or_align_of(&mut self, n: NodeId, span: Span) -> FResult<Value> {
+        let ast = self.ast;
+        let what = ast.name(n).to_string();
+        let t = match ast.node(n).attrs.arg_type {
+            Some(t) => self.types.resolve(ast.type_str(t), &self.scope()),
+            None => match ast.children(n).next() {
+                Some(c) => self.type_of(c),
+                None => return Err(FrontError::unsupported(span, format!("`{what}` without an operand"))),
+            },
+        };
+        let v = match what.as_str() {
+            "sizeof" => self.size_of(&t, span)?,
+            "alignof" | "__alignof" | "_Alignof" => {
+                self.types.align_of(&t).map_err(|m| FrontError::unsupported(span, m))?
+            }
+            _ => return Err(FrontError::unsupported(span, format!("`{what}` is not supported"))),
+        };
+        let rt = self.type_of(n);
+        Ok(Value::R(RV::Scalar(Expr::Const(v as i64, rt.scalar()), rt)))
+    }
+
+    /// A brace initializer used as a value: a new object, or its scalar element.
+    fn init_list(&mut self, n: NodeId, span: Span) -> FResult<Value> {
+        let ast = self.ast;
+        let t = self.type_of(n);
+        match t {
+            CType::Record(r) => {
+                let o = self.new_obj(r, "$init", span)?;
+                self.init_obj_list(o, n, span)?;
+                Ok(Value::R(RV::Obj(o)))
+            }
+            t if t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_)) => match ast.children(n).next() {
+                Some(c) => self.eval(c),
+                None => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
+            },
+            _ => Err(FrontError::unsupported(
+                span,
+                "a brace initializer of this type is not supported",
+            )),
+        }
+    }
+
+    /// A value-initialized (zero, null, or fresh-object) value of the node's type.
+    fn value_init(&mut self, n: NodeId, span: Span) -> FResult<Value> {
+        let t = self.type_of(n);
+        match t {
+            CType::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Null,
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: *p,
+            }))),
+            CType::Record(r) => Ok(Value::R(RV::Obj(self.new_obj(r, "$init", span)?))),
+            t => Ok(Value::R(RV::Scalar(Expr::Const(0, t.scalar()), t))),
+        }
+    }
+
+    /// `this` inside an inlined method: a pointer to the receiver.
+    fn this_expr(&self, span: Span) -> FResult<Value> {
+        let this = self.frames.iter().rev().find_map(|f| f.this.clone());
+        match this {
+            Some(LV::Obj(o)) => Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Obj(o),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Record(self.objs[o].record),
+            }))),
+            Some(LV::Mem(p)) => Ok(Value::R(RV::Ptr(Pointer {
+                region: p.region(),
+                off: p.off,
+                pointee: p.ty,
+            }))),
+            Some(LV::Group(g)) => Ok(Value::R(RV::Group(g))),
+            _ => Err(FrontError::unsupported(span, "`this` outside an inlined method")),
         }
     }
 
@@ -1802,29 +1814,7 @@ impl<'a> Lowerer<'a> {
                 self.discard(c)?;
                 Ok(Value::R(RV::Void))
             }
-            // A string literal (an assertion's message): a pointer nothing may read through.
-            "ArrayToPointerDecay" if self.is_string_literal(c) => Ok(Value::R(RV::Ptr(Pointer {
-                region: Region::Unknown("a string literal".into()),
-                off: Expr::Const(0, ScalarTy::U64),
-                pointee: CType::Int { bits: 8, signed: true },
-            }))),
-            "ArrayToPointerDecay" => match self.lvalue(c)? {
-                LV::Mem(p) => {
-                    let elem = match &p.ty {
-                        CType::Array(e, _) => (**e).clone(),
-                        t => t.clone(),
-                    };
-                    Ok(Value::R(RV::Ptr(Pointer {
-                        region: p.region(),
-                        off: p.off,
-                        pointee: elem,
-                    })))
-                }
-                other => Err(FrontError::unsupported(
-                    span,
-                    format!("array decay of {}", lv_what(&other)),
-                )),
-            },
+            "ArrayToPointerDecay" => self.array_decay(c, span),
             "FunctionToPointerDecay" => Err(FrontError::unsupported(span, "function pointers are not supported")
                 .with_help("call the function directly")),
             "NullToPointer" => Ok(Value::R(RV::Ptr(Pointer {
@@ -1832,56 +1822,13 @@ impl<'a> Lowerer<'a> {
                 off: Expr::Const(0, ScalarTy::U64),
                 pointee: to.pointee().cloned().unwrap_or(CType::Void),
             }))),
-            "BitCast" | "CPointerToObjCPointerCast" | "ReinterpretMemberPointer" => match self.rvalue(c)? {
-                RV::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
-                    pointee: to.pointee().cloned().unwrap_or(p.pointee),
-                    ..p
-                }))),
-                other => Ok(Value::R(other)),
-            },
-            // `reinterpret_cast<T&>(obj)`: the same bytes read as another type (CUB's
-            // `Uninitialized<T>::Alias()` over temporary storage, a union member by reference).
-            "LValueBitCast" => match self.lvalue(c)? {
-                LV::Mem(p) => Ok(Value::L(LV::Mem(Place {
-                    ty: to.unref().clone(),
-                    ..p
-                }))),
-                LV::Obj(o) if matches!(to.unref(), CType::Record(r) if self.types.definition(*r) == self.objs[o].record) => {
-                    Ok(Value::L(LV::Obj(o)))
-                }
-                other => Err(FrontError::unsupported(
-                    span,
-                    format!(
-                        "reinterpreting {} as `{}`",
-                        lv_what(&other),
-                        ast.ty(n).unwrap_or("another type")
-                    ),
-                )
-                .with_help("autosync follows reinterpreted memory in shared or global arrays, not in local objects")),
-            },
-            "DerivedToBase" | "UncheckedDerivedToBase" | "BaseToDerived" => {
-                let from = self.type_of(c);
-                match self.eval(c)? {
-                    Value::R(RV::Ptr(p)) => {
-                        let delta = self.base_offset(from.pointee(), to.pointee(), &ck, span)?;
-                        Ok(Value::R(RV::Ptr(Pointer {
-                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
-                            pointee: to.pointee().cloned().unwrap_or(p.pointee),
-                            region: p.region,
-                        })))
-                    }
-                    Value::L(LV::Mem(p)) => {
-                        let delta = self.base_offset(Some(&from), Some(&to), &ck, span)?;
-                        Ok(Value::L(LV::Mem(Place {
-                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
-                            ty: to.clone(),
-                            ..p
-                        })))
-                    }
-                    // Local objects hold their bases' fields: the same object.
-                    v => Ok(v),
-                }
-            }
+            "BitCast"
+            | "CPointerToObjCPointerCast"
+            | "ReinterpretMemberPointer"
+            | "LValueBitCast"
+            | "DerivedToBase"
+            | "UncheckedDerivedToBase"
+            | "BaseToDerived" => self.pointer_cast(n, &ck, c, &to, span),
             "IntegralCast" if self.derived_address(c) => self.eval(c),
             "IntegralCast"
             | "IntegralToBoolean"
@@ -1938,6 +1885,93 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("cast `{other}` is not supported"),
             )),
+        }
+    }
+
+    /// An array decaying to a pointer to its first element.
+    fn array_decay(&mut self, c: NodeId, span: Span) -> FResult<Value> {
+        // A string literal (an assertion's message): a pointer nothing may read through.
+        if self.is_string_literal(c) {
+            return Ok(Value::R(RV::Ptr(Pointer {
+                region: Region::Unknown("a string literal".into()),
+                off: Expr::Const(0, ScalarTy::U64),
+                pointee: CType::Int { bits: 8, signed: true },
+            })));
+        }
+        match self.lvalue(c)? {
+            LV::Mem(p) => {
+                let elem = match &p.ty {
+                    CType::Array(e, _) => (**e).clone(),
+                    t => t.clone(),
+                };
+                Ok(Value::R(RV::Ptr(Pointer {
+                    region: p.region(),
+                    off: p.off,
+                    pointee: elem,
+                })))
+            }
+            other => Err(FrontError::unsupported(
+                span,
+                format!("array decay of {}", lv_what(&other)),
+            )),
+        }
+    }
+
+    /// Casts that keep the address and change the type: bit casts, reinterpreted references, base/derived conversions.
+    fn pointer_cast(&mut self, n: NodeId, ck: &str, c: NodeId, to: &CType, span: Span) -> FResult<Value> {
+        let ast = self.ast;
+        match ck {
+            "BitCast" | "CPointerToObjCPointerCast" | "ReinterpretMemberPointer" => match self.rvalue(c)? {
+                RV::Ptr(p) => Ok(Value::R(RV::Ptr(Pointer {
+                    pointee: to.pointee().cloned().unwrap_or(p.pointee),
+                    ..p
+                }))),
+                other => Ok(Value::R(other)),
+            },
+            // `reinterpret_cast<T&>(obj)`: the same bytes read as another type (CUB's
+            // `Uninitialized<T>::Alias()` over temporary storage, a union member by reference).
+            "LValueBitCast" => match self.lvalue(c)? {
+                LV::Mem(p) => Ok(Value::L(LV::Mem(Place {
+                    ty: to.unref().clone(),
+                    ..p
+                }))),
+                LV::Obj(o) if matches!(to.unref(), CType::Record(r) if self.types.definition(*r) == self.objs[o].record) => {
+                    Ok(Value::L(LV::Obj(o)))
+                }
+                other => Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "reinterpreting {} as `{}`",
+                        lv_what(&other),
+                        ast.ty(n).unwrap_or("another type")
+                    ),
+                )
+                .with_help("autosync follows reinterpreted memory in shared or global arrays, not in local objects")),
+            },
+            "DerivedToBase" | "UncheckedDerivedToBase" | "BaseToDerived" => {
+                let from = self.type_of(c);
+                match self.eval(c)? {
+                    Value::R(RV::Ptr(p)) => {
+                        let delta = self.base_offset(from.pointee(), to.pointee(), ck, span)?;
+                        Ok(Value::R(RV::Ptr(Pointer {
+                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
+                            pointee: to.pointee().cloned().unwrap_or(p.pointee),
+                            region: p.region,
+                        })))
+                    }
+                    Value::L(LV::Mem(p)) => {
+                        let delta = self.base_offset(Some(&from), Some(to), ck, span)?;
+                        Ok(Value::L(LV::Mem(Place {
+                            off: add_offset(p.off, Expr::Const(delta, ScalarTy::I64), 1),
+                            ty: to.clone(),
+                            ..p
+                        })))
+                    }
+                    // Local objects hold their bases' fields: the same object.
+                    v => Ok(v),
+                }
+            }
+            other => unreachable!("not a pointer cast: {other}"),
         }
     }
 

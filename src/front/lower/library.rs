@@ -70,138 +70,11 @@ impl<'a> Lowerer<'a> {
         if let Some(v) = self.builtin_var_conversion(&qual, c, &rt, span)? {
             return Ok(v);
         }
-        match base {
-            "__syncthreads" => {
-                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
-                return Ok(Value::R(RV::Void));
-            }
-            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
-                let [a] = args[..] else {
-                    return Err(FrontError::input(span, format!("{base} takes one predicate")));
-                };
-                let (p, pt) = self.scalar(a)?;
-                let pred = convert(p, &pt, &CType::Bool);
-                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
-                // The same for every thread that reached the barrier: a block-wide vote.
-                let kind = match base {
-                    "__syncthreads_or" => VoteKind::Or,
-                    "__syncthreads_and" => VoteKind::And,
-                    _ => VoteKind::Count,
-                };
-                let t = self.temp(ScalarTy::I32);
-                self.ops.push(Op::Assign(t, Expr::Vote(kind, Box::new(pred))));
-                return Ok(Value::R(RV::Scalar(Expr::Var(t), CType::INT)));
-            }
-            // Clang's barrier builtins (what `__syncthreads()`, cooperative groups and
-            // `bar.sync` compile to): `bar.sync id[, count]`, ID 0 without a count is the block
-            // barrier.
-            "__barrier_sync"
-            | "__nvvm_barrier_sync"
-            | "__nvvm_bar_sync"
-            | "__barrier_sync_count"
-            | "__nvvm_barrier_sync_cnt" => {
-                let mut vals = Vec::new();
-                for a in &args {
-                    vals.push(self.scalar(*a)?.0);
-                }
-                let id = vals
-                    .first()
-                    .cloned()
-                    .ok_or_else(|| FrontError::input(span, format!("{base} needs a barrier ID")))?;
-                let b = match (vals.get(1).cloned(), id.as_const()) {
-                    (None, Some(0)) => Barrier::Block,
-                    (count, _) => Barrier::NamedSync { id, count },
-                };
-                self.barrier(b, BarrierSyntax::Asm);
-                return Ok(Value::R(RV::Void));
-            }
-            "__syncwarp" => {
-                for a in &args {
-                    self.scalar(*a)?;
-                }
-                self.barrier(Barrier::Warp, BarrierSyntax::SyncWarp);
-                return Ok(Value::R(RV::Void));
-            }
-            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
-                self.notes.push((
-                    span,
-                    format!("`{base}` orders memory but is not a barrier; it does not remove races"),
-                ));
-                return Ok(Value::R(RV::Void));
-            }
-            "__builtin_expect" | "__builtin_expect_with_probability" => {
-                let a = *args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, "__builtin_expect needs a value"))?;
-                for b in &args[1..] {
-                    self.scalar(*b)?;
-                }
-                return self.eval(a);
-            }
-            "printf"
-            | "__builtin_printf"
-            | "__assertfail"
-            | "__assert_fail"
-            | "__assert_rtn"
-            | "__builtin_unreachable" => {
-                for a in &args {
-                    self.rvalue(*a)?;
-                }
-                return Ok(Value::R(if rt == CType::Void {
-                    RV::Void
-                } else {
-                    RV::Scalar(Expr::Unknown(rt.scalar()), rt)
-                }));
-            }
-            "__ldg" => {
-                let a = *args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, "__ldg needs a pointer"))?;
-                let p = self.pointer(a)?;
-                let t = rt.clone();
-                let lv = self.deref(p, t, span)?;
-                return self.load(lv, span).map(Value::R);
-            }
-            "__cvta_generic_to_shared"
-            | "__cvta_generic_to_global"
-            | "__cvta_generic_to_local"
-            | "__cvta_shared_to_generic"
-            | "__cvta_global_to_generic" => {
-                // An address in another form: the same place (inline asm takes it).
-                let a = *args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
-                return match self.rvalue(a)? {
-                    RV::Ptr(p) => Ok(Value::R(RV::Ptr(p))),
-                    _ => Ok(Value::R(RV::Ptr(Pointer {
-                        region: Region::Unknown(format!("an address made by `{base}` from an integer")),
-                        off: Expr::Const(0, ScalarTy::U64),
-                        pointee: CType::Int { bits: 8, signed: false },
-                    }))),
-                };
-            }
-            "__isShared" | "__isGlobal" => {
-                let a = *args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
-                let want = if base == "__isShared" {
-                    Space::Shared
-                } else {
-                    Space::Global
-                };
-                let v = match self.rvalue(a)? {
-                    RV::Ptr(Pointer {
-                        region: Region::Array(arr),
-                        ..
-                    }) => Expr::Const((self.arrays[arr.0 as usize].space == want) as i64, rt.scalar()),
-                    _ => Expr::Unknown(rt.scalar()),
-                };
-                return Ok(Value::R(RV::Scalar(v, rt)));
-            }
-            "memcpy" | "__builtin_memcpy" | "memmove" | "__builtin_memmove" | "memset" | "__builtin_memset" => {
-                return self.mem_block(base, &args, span);
-            }
-            _ => {}
+        if let Some(v) = self.sync_builtin(base, &args, span)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.device_builtin(base, &args, &rt, span)? {
+            return Ok(v);
         }
         if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
             return self.nvvm_async(base, &args, &rt, span);
@@ -221,28 +94,7 @@ impl<'a> Lowerer<'a> {
             return self.exact_intrinsic(base, &args, &rt, span);
         }
         if is_pure(base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
-            let mut vals = Vec::new();
-            for a in &args {
-                match self.rvalue(*a)? {
-                    RV::Scalar(e, _) => vals.push(e),
-                    RV::Ptr(p) => {
-                        // Math functions with output pointers (sincosf, frexpf, modff) write there.
-                        let lv = self.deref(p.clone(), p.pointee.clone(), span)?;
-                        self.store(
-                            lv,
-                            // A function of the arguments before it.
-                            RV::Scalar(Expr::Opaque(p.pointee.scalar(), vals.clone()), p.pointee.clone()),
-                            span,
-                        )?;
-                    }
-                    _ => {}
-                }
-            }
-            return Ok(Value::R(match rt {
-                CType::Void => RV::Void,
-                CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{base}()"), span)?),
-                t => RV::Scalar(Expr::Opaque(t.scalar(), vals), t),
-            }));
+            return self.pure_math_call(base, &args, rt, span);
         }
         if self.assumed_pure(c.decl) {
             return self.pure_call(c, n, span, &qual);
@@ -260,6 +112,178 @@ impl<'a> Lowerer<'a> {
         .with_help(format!(
             "if `{qual}` neither accesses memory nor synchronizes, declare it known-pure with --assume-pure {qual}"
         )))
+    }
+
+    /// The block and warp barriers and their vote forms (`__syncthreads_count`); `None` for any other name.
+    fn sync_builtin(&mut self, base: &str, args: &[NodeId], span: Span) -> FResult<Option<Value>> {
+        match base {
+            "__syncthreads" => {
+                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
+                return Ok(Some(Value::R(RV::Void)));
+            }
+            "__syncthreads_count" | "__syncthreads_and" | "__syncthreads_or" => {
+                let [a] = args[..] else {
+                    return Err(FrontError::input(span, format!("{base} takes one predicate")));
+                };
+                let (p, pt) = self.scalar(a)?;
+                let pred = convert(p, &pt, &CType::Bool);
+                self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
+                // The same for every thread that reached the barrier: a block-wide vote.
+                let kind = match base {
+                    "__syncthreads_or" => VoteKind::Or,
+                    "__syncthreads_and" => VoteKind::And,
+                    _ => VoteKind::Count,
+                };
+                let t = self.temp(ScalarTy::I32);
+                self.ops.push(Op::Assign(t, Expr::Vote(kind, Box::new(pred))));
+                return Ok(Some(Value::R(RV::Scalar(Expr::Var(t), CType::INT))));
+            }
+            // Clang's barrier builtins (what `__syncthreads()`, cooperative groups and
+            // `bar.sync` compile to): `bar.sync id[, count]`, ID 0 without a count is the block
+            // barrier.
+            "__barrier_sync"
+            | "__nvvm_barrier_sync"
+            | "__nvvm_bar_sync"
+            | "__barrier_sync_count"
+            | "__nvvm_barrier_sync_cnt" => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.scalar(*a)?.0);
+                }
+                let id = vals
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs a barrier ID")))?;
+                let b = match (vals.get(1).cloned(), id.as_const()) {
+                    (None, Some(0)) => Barrier::Block,
+                    (count, _) => Barrier::NamedSync { id, count },
+                };
+                self.barrier(b, BarrierSyntax::Asm);
+                return Ok(Some(Value::R(RV::Void)));
+            }
+            "__syncwarp" => {
+                for a in args {
+                    self.scalar(*a)?;
+                }
+                self.barrier(Barrier::Warp, BarrierSyntax::SyncWarp);
+                return Ok(Some(Value::R(RV::Void)));
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// Fences, hints, output, address-space conversions and memory blocks; `None` for any other name.
+    fn device_builtin(&mut self, base: &str, args: &[NodeId], rt: &CType, span: Span) -> FResult<Option<Value>> {
+        match base {
+            "__threadfence" | "__threadfence_block" | "__threadfence_system" => {
+                self.notes.push((
+                    span,
+                    format!("`{base}` orders memory but is not a barrier; it does not remove races"),
+                ));
+                return Ok(Some(Value::R(RV::Void)));
+            }
+            "__builtin_expect" | "__builtin_expect_with_probability" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "__builtin_expect needs a value"))?;
+                for b in &args[1..] {
+                    self.scalar(*b)?;
+                }
+                return self.eval(a).map(Some);
+            }
+            "printf"
+            | "__builtin_printf"
+            | "__assertfail"
+            | "__assert_fail"
+            | "__assert_rtn"
+            | "__builtin_unreachable" => {
+                for a in args {
+                    self.rvalue(*a)?;
+                }
+                return Ok(Some(Value::R(if *rt == CType::Void {
+                    RV::Void
+                } else {
+                    RV::Scalar(Expr::Unknown(rt.scalar()), rt.clone())
+                })));
+            }
+            "__ldg" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, "__ldg needs a pointer"))?;
+                let p = self.pointer(a)?;
+                let t = rt.clone();
+                let lv = self.deref(p, t, span)?;
+                return self.load(lv, span).map(|v| Some(Value::R(v)));
+            }
+            "__cvta_generic_to_shared"
+            | "__cvta_generic_to_global"
+            | "__cvta_generic_to_local"
+            | "__cvta_shared_to_generic"
+            | "__cvta_global_to_generic" => {
+                // An address in another form: the same place (inline asm takes it).
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                return match self.rvalue(a)? {
+                    RV::Ptr(p) => Ok(Some(Value::R(RV::Ptr(p)))),
+                    _ => Ok(Some(Value::R(RV::Ptr(Pointer {
+                        region: Region::Unknown(format!("an address made by `{base}` from an integer")),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: CType::Int { bits: 8, signed: false },
+                    })))),
+                };
+            }
+            "__isShared" | "__isGlobal" => {
+                let a = *args
+                    .first()
+                    .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
+                let want = if base == "__isShared" {
+                    Space::Shared
+                } else {
+                    Space::Global
+                };
+                let v = match self.rvalue(a)? {
+                    RV::Ptr(Pointer {
+                        region: Region::Array(arr),
+                        ..
+                    }) => Expr::Const((self.arrays[arr.0 as usize].space == want) as i64, rt.scalar()),
+                    _ => Expr::Unknown(rt.scalar()),
+                };
+                return Ok(Some(Value::R(RV::Scalar(v, rt.clone()))));
+            }
+            "memcpy" | "__builtin_memcpy" | "memmove" | "__builtin_memmove" | "memset" | "__builtin_memset" => {
+                return self.mem_block(base, args, span).map(Some);
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// A pure math function: an opaque function of its arguments, writing through its output pointers.
+    fn pure_math_call(&mut self, base: &str, args: &[NodeId], rt: CType, span: Span) -> FResult<Value> {
+        let mut vals = Vec::new();
+        for a in args {
+            match self.rvalue(*a)? {
+                RV::Scalar(e, _) => vals.push(e),
+                RV::Ptr(p) => {
+                    // Math functions with output pointers (sincosf, frexpf, modff) write there.
+                    let lv = self.deref(p.clone(), p.pointee.clone(), span)?;
+                    self.store(
+                        lv,
+                        // A function of the arguments before it.
+                        RV::Scalar(Expr::Opaque(p.pointee.scalar(), vals.clone()), p.pointee.clone()),
+                        span,
+                    )?;
+                }
+                _ => {}
+            }
+        }
+        Ok(Value::R(match rt {
+            CType::Void => RV::Void,
+            CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{base}()"), span)?),
+            t => RV::Scalar(Expr::Opaque(t.scalar(), vals), t),
+        }))
     }
 
     /// Whether the user declared this function pure (`--assume-pure`), by qualified or plain
@@ -504,43 +528,12 @@ impl<'a> Lowerer<'a> {
         let method = name.rsplit("::").next().unwrap_or(name);
         let class = name.rsplit_once("::").map(|x| x.0);
         let rt = self.type_of(n);
-        // The group a method runs on, or `sync(g)`'s argument.
-        let group = |lw: &mut Self| -> FResult<GroupKind> {
-            let target = match c.this {
-                Some(t) => t,
-                None => *c
-                    .args
-                    .first()
-                    .ok_or_else(|| FrontError::input(span, "a group operation without a group"))?,
-            };
-            match lw.rvalue(target)? {
-                RV::Group(g) => Ok(g),
-                _ => Err(FrontError::unsupported(span, "a thread group autosync cannot identify")),
-            }
-        };
-        let tile_size = |lw: &Self| -> u32 {
-            match &rt {
-                CType::Record(r) => lw
-                    .ast
-                    .decl_node(*r)
-                    .map(|node| {
-                        let mut args = Vec::new();
-                        lw.types.template_args(node, &mut args);
-                        match args.first() {
-                            Some(super::types::TemplateArg::Value(v)) => *v as u32,
-                            _ => 0,
-                        }
-                    })
-                    .unwrap_or(0),
-                _ => 0,
-            }
-        };
         match (class, method) {
             (None, "this_thread_block") => Ok(Value::R(RV::Group(GroupKind::Block))),
             (None, "this_grid") | (None, "this_multi_grid") => Ok(Value::R(RV::Group(GroupKind::Grid))),
             (None, "coalesced_threads") => Ok(Value::R(RV::Group(GroupKind::Tile(0)))),
             (None, "tiled_partition") => {
-                let mut size = tile_size(self);
+                let mut size = self.tile_size(&rt);
                 for a in &c.args {
                     if let Some(v) = self.const_eval(*a, 0) {
                         size = v as u32;
@@ -551,7 +544,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Value::R(RV::Group(GroupKind::Tile(size))))
             }
             (_, "sync") | (_, "barrier_wait") => {
-                let g = group(self)?;
+                let g = self.coop_group(c, span)?;
                 match g {
                     GroupKind::Block => self.barrier(Barrier::Block, BarrierSyntax::CoopGroups),
                     GroupKind::Tile(_) => self.barrier(Barrier::Warp, BarrierSyntax::CoopGroups),
@@ -565,68 +558,15 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(Value::R(RV::Void))
             }
-            (Some(_), "thread_rank") => {
-                let g = group(self)?;
-                let linear = linear_tid();
-                Ok(Value::R(RV::Scalar(
-                    match g {
-                        GroupKind::Block => convert(linear, &CType::UINT, &rt),
-                        GroupKind::Tile(sz) if sz > 0 && sz.is_power_of_two() => convert(
-                            Expr::Bin(
-                                BinOp::Rem,
-                                ScalarTy::U32,
-                                Box::new(linear),
-                                Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
-                            ),
-                            &CType::UINT,
-                            &rt,
-                        ),
-                        _ => Expr::Opaque(rt.scalar(), vec![linear]),
-                    },
-                    rt,
-                )))
-            }
-            (Some(_), "meta_group_rank") => {
-                let g = group(self)?;
-                let linear = linear_tid();
-                Ok(Value::R(RV::Scalar(
-                    match g {
-                        GroupKind::Tile(sz) if sz > 0 => convert(
-                            Expr::Bin(
-                                BinOp::Div,
-                                ScalarTy::U32,
-                                Box::new(linear),
-                                Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
-                            ),
-                            &CType::UINT,
-                            &rt,
-                        ),
-                        _ => Expr::Opaque(rt.scalar(), vec![linear]),
-                    },
-                    rt,
-                )))
-            }
-            (Some(_), "size") | (Some(_), "num_threads") => {
-                let g = group(self)?;
-                let dims = || {
-                    let bd = |d| Expr::Builtin(Builtin::BlockDim(d));
-                    let xy = Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(bd(Dim::X)), Box::new(bd(Dim::Y)));
-                    Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(xy), Box::new(bd(Dim::Z)))
-                };
-                Ok(Value::R(RV::Scalar(
-                    match g {
-                        GroupKind::Block => convert(dims(), &CType::UINT, &rt),
-                        GroupKind::Tile(sz) if sz > 0 => Expr::Const(sz as i64, rt.scalar()),
-                        _ => Expr::Unknown(rt.scalar()),
-                    },
-                    rt,
-                )))
+            (Some(_), "thread_rank" | "meta_group_rank" | "size" | "num_threads") => {
+                let g = self.coop_group(c, span)?;
+                Ok(Value::R(RV::Scalar(group_query(method, g, &rt), rt)))
             }
             (Some(_), "group_index")
             | (Some(_), "thread_index")
             | (Some(_), "group_dim")
             | (Some(_), "dim_threads") => {
-                group(self)?;
+                self.coop_group(c, span)?;
                 let CType::Record(r) = rt else {
                     return Err(FrontError::unsupported(span, format!("`{method}` of an unknown type")));
                 };
@@ -640,7 +580,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Value::R(RV::Obj(o)))
             }
             (Some(_), "shfl" | "shfl_down" | "shfl_up" | "shfl_xor" | "any" | "all" | "ballot" | "is_valid") => {
-                group(self)?;
+                self.coop_group(c, span)?;
                 let mut vals = Vec::new();
                 for a in &c.args {
                     vals.push(self.scalar(*a)?.0);
@@ -651,6 +591,40 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("cooperative_groups::{name} is not modelled"),
             )),
+        }
+    }
+
+    /// The group a method runs on, or `sync(g)`'s argument.
+    fn coop_group(&mut self, c: &Callee, span: Span) -> FResult<GroupKind> {
+        let target = match c.this {
+            Some(t) => t,
+            None => *c
+                .args
+                .first()
+                .ok_or_else(|| FrontError::input(span, "a group operation without a group"))?,
+        };
+        match self.rvalue(target)? {
+            RV::Group(g) => Ok(g),
+            _ => Err(FrontError::unsupported(span, "a thread group autosync cannot identify")),
+        }
+    }
+
+    /// The size a `thread_block_tile<N>` result type names (0 when it names none).
+    fn tile_size(&self, rt: &CType) -> u32 {
+        match rt {
+            CType::Record(r) => self
+                .ast
+                .decl_node(*r)
+                .map(|node| {
+                    let mut args = Vec::new();
+                    self.types.template_args(node, &mut args);
+                    match args.first() {
+                        Some(super::types::TemplateArg::Value(v)) => *v as u32,
+                        _ => 0,
+                    }
+                })
+                .unwrap_or(0),
+            _ => 0,
         }
     }
 
@@ -758,6 +732,57 @@ fn is_cutlass_barrier(qual: &str) -> bool {
     let mut parts = qual.rsplit("::");
     let method = parts.next().unwrap_or("");
     parts.next() == Some("NamedBarrier") && matches!(method, "sync" | "arrive" | "arrive_and_wait")
+}
+
+/// A group's `thread_rank`, `meta_group_rank` or `size`/`num_threads`, of type `rt`.
+fn group_query(method: &str, g: GroupKind, rt: &CType) -> Expr {
+    match method {
+        "thread_rank" => {
+            let linear = linear_tid();
+            match g {
+                GroupKind::Block => convert(linear, &CType::UINT, rt),
+                GroupKind::Tile(sz) if sz > 0 && sz.is_power_of_two() => convert(
+                    Expr::Bin(
+                        BinOp::Rem,
+                        ScalarTy::U32,
+                        Box::new(linear),
+                        Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
+                    ),
+                    &CType::UINT,
+                    rt,
+                ),
+                _ => Expr::Opaque(rt.scalar(), vec![linear]),
+            }
+        }
+        "meta_group_rank" => {
+            let linear = linear_tid();
+            match g {
+                GroupKind::Tile(sz) if sz > 0 => convert(
+                    Expr::Bin(
+                        BinOp::Div,
+                        ScalarTy::U32,
+                        Box::new(linear),
+                        Box::new(Expr::Const(sz as i64, ScalarTy::U32)),
+                    ),
+                    &CType::UINT,
+                    rt,
+                ),
+                _ => Expr::Opaque(rt.scalar(), vec![linear]),
+            }
+        }
+        _ => {
+            let dims = || {
+                let bd = |d| Expr::Builtin(Builtin::BlockDim(d));
+                let xy = Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(bd(Dim::X)), Box::new(bd(Dim::Y)));
+                Expr::Bin(BinOp::Mul, ScalarTy::U32, Box::new(xy), Box::new(bd(Dim::Z)))
+            };
+            match g {
+                GroupKind::Block => convert(dims(), &CType::UINT, rt),
+                GroupKind::Tile(sz) if sz > 0 => Expr::Const(sz as i64, rt.scalar()),
+                _ => Expr::Unknown(rt.scalar()),
+            }
+        }
+    }
 }
 
 /// The thread's linear index in its block.

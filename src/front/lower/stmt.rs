@@ -221,7 +221,12 @@ impl<'a> Lowerer<'a> {
             self.env.insert(id, Binding::Mem(place));
             return Ok(());
         }
-        match &t {
+        self.automatic_var(id, &name, &t, init, span)
+    }
+
+    /// A local variable with automatic storage: a binding by its type (reference, array, object, pointer, scalar).
+    fn automatic_var(&mut self, id: u64, name: &str, t: &CType, init: Option<NodeId>, span: Span) -> FResult<()> {
+        match t {
             CType::Ref(_) => {
                 let init =
                     init.ok_or_else(|| FrontError::input(span, format!("reference `{name}` without initializer")))?;
@@ -230,7 +235,7 @@ impl<'a> Lowerer<'a> {
                 self.env.insert(id, b);
             }
             CType::Array(..) => {
-                let place = self.array_for(&name, Space::Local, &t, span)?;
+                let place = self.array_for(name, Space::Local, t, span)?;
                 self.env.insert(id, Binding::Mem(place));
                 if let Some(i) = init {
                     // Local arrays never race; element initializers still run.
@@ -252,7 +257,7 @@ impl<'a> Lowerer<'a> {
                     return Ok(());
                 }
                 self.check_record_dtor(*r, span)?;
-                let o = self.new_obj(*r, &name, span)?;
+                let o = self.new_obj(*r, name, span)?;
                 self.env.insert(id, Binding::Obj(o));
                 if let Some(i) = init {
                     self.init_object(o, i, span)?;
@@ -260,8 +265,8 @@ impl<'a> Lowerer<'a> {
             }
             CType::Ptr(p) => {
                 // A pointer's offset is not a user scalar (uniformity, witnesses): a temp.
-                let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
-                let s = self.new_slot(&name, Region::Null, SlotOff::Var(v), (**p).clone());
+                let v = self.new_var(name, ScalarTy::U64, VarKind::Temp);
+                let s = self.new_slot(name, Region::Null, SlotOff::Var(v), (**p).clone());
                 self.env.insert(id, Binding::Ptr(s));
                 if let Some(i) = init {
                     let rv = self.rvalue(i)?;
@@ -299,9 +304,9 @@ impl<'a> Lowerer<'a> {
                 if let (Some(RV::Ptr(p)), true) = (&rv, t.is_integral()) {
                     // An address kept as an integer (`uint32_t a = __cvta_generic_to_shared(p)`),
                     // for inline asm: it stays a pointer to the same place.
-                    let v = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+                    let v = self.new_var(name, ScalarTy::U64, VarKind::Temp);
                     let s = self.new_slot(
-                        &name,
+                        name,
                         Region::Null,
                         SlotOff::Var(v),
                         CType::Int { bits: 8, signed: false },
@@ -310,7 +315,7 @@ impl<'a> Lowerer<'a> {
                     self.env.insert(id, Binding::Ptr(s));
                     return Ok(());
                 }
-                let v = self.new_var(&name, t.scalar(), VarKind::Local);
+                let v = self.new_var(name, t.scalar(), VarKind::Local);
                 self.env.insert(id, Binding::Var(v, t.clone()));
                 if let Some(rv) = rv {
                     self.store(LV::Var(v, t.clone()), rv, span)?;
@@ -757,56 +762,9 @@ impl<'a> Lowerer<'a> {
         let sv = self.temp(st.scalar());
         self.ops.push(Op::Assign(sv, se));
         self.flush(false);
-        // Groups: each case label (possibly several in a row) with the statements after it.
-        struct Group {
-            labels: Vec<Option<i64>>,
-            stmts: Vec<NodeId>,
-            span: Span,
-        }
-        let mut groups: Vec<Group> = Vec::new();
-        let body_stmts: Vec<NodeId> = if ast.kind(body) == "CompoundStmt" {
-            ast.children(body).collect()
-        } else {
-            vec![body]
-        };
-        for s in body_stmts {
-            let mut cur = s;
-            let mut labels = Vec::new();
-            // `case 1: case 2: stmt` nests: CaseStmt(1, CaseStmt(2, stmt)).
-            while matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
-                let kids: Vec<NodeId> = ast.children(cur).collect();
-                if ast.kind(cur) == "CaseStmt" {
-                    let v = kids.first().and_then(|&c| self.const_eval(c, 0)).ok_or_else(|| {
-                        FrontError::unsupported(self.span(cur), "case labels must be integer constants")
-                    })?;
-                    labels.push(Some(v));
-                } else {
-                    labels.push(None);
-                }
-                match kids.last() {
-                    Some(&sub) if kids.len() > 1 || ast.kind(cur) == "DefaultStmt" => cur = sub,
-                    _ => break,
-                }
-            }
-            if !labels.is_empty() {
-                groups.push(Group {
-                    labels,
-                    stmts: vec![],
-                    span: self.span(s),
-                });
-                if !matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
-                    groups.last_mut().expect("group").stmts.push(cur);
-                }
-            } else {
-                match groups.last_mut() {
-                    Some(g) => g.stmts.push(s),
-                    // Statements before the first label never run.
-                    None => continue,
-                }
-            }
-        }
+        let groups = self.case_groups(body)?;
         let all_vals: Vec<i64> = groups.iter().flat_map(|g| g.labels.iter().flatten().copied()).collect();
-        let ends = |lw: &Self, g: &Group| g.stmts.last().is_some_and(|&s| jumps_away(lw.ast, s));
+        let ends = |lw: &Self, g: &CaseGroup| g.stmts.last().is_some_and(|&s| jumps_away(lw.ast, s));
         let falls = groups
             .iter()
             .enumerate()
@@ -827,30 +785,7 @@ impl<'a> Lowerer<'a> {
         self.jumps.push(JumpCtx::Switch { cont_flag });
         let loop_body = self.sub_block(|lw| {
             for g in &groups {
-                let mut cond: Option<Expr> = None;
-                for l in &g.labels {
-                    let c = match l {
-                        Some(v) => Expr::Bin(BinOp::Eq, sty, Box::new(Expr::Var(sv)), Box::new(Expr::Const(*v, sty))),
-                        None => all_vals.iter().fold(Expr::bool(true), |acc, v| {
-                            Expr::Bin(
-                                BinOp::And,
-                                ScalarTy::Bool,
-                                Box::new(acc),
-                                Box::new(Expr::Bin(
-                                    BinOp::Ne,
-                                    sty,
-                                    Box::new(Expr::Var(sv)),
-                                    Box::new(Expr::Const(*v, sty)),
-                                )),
-                            )
-                        }),
-                    };
-                    cond = Some(match cond {
-                        None => c,
-                        Some(p) => Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(p), Box::new(c)),
-                    });
-                }
-                let mut cond = cond.unwrap_or(Expr::bool(true));
+                let mut cond = case_cond(&g.labels, sv, sty, &all_vals);
                 if let Some(m) = matched {
                     cond = Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(Expr::Var(m)), Box::new(cond));
                 }
@@ -901,6 +836,89 @@ impl<'a> Lowerer<'a> {
         }
         Ok(())
     }
+
+    /// The switch body's case groups, in order: case labels in a row with the statements after them.
+    fn case_groups(&self, body: NodeId) -> FResult<Vec<CaseGroup>> {
+        let ast = self.ast;
+        let mut groups: Vec<CaseGroup> = Vec::new();
+        let body_stmts: Vec<NodeId> = if ast.kind(body) == "CompoundStmt" {
+            ast.children(body).collect()
+        } else {
+            vec![body]
+        };
+        for s in body_stmts {
+            let mut cur = s;
+            let mut labels = Vec::new();
+            // `case 1: case 2: stmt` nests: CaseStmt(1, CaseStmt(2, stmt)).
+            while matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
+                let kids: Vec<NodeId> = ast.children(cur).collect();
+                if ast.kind(cur) == "CaseStmt" {
+                    let v = kids.first().and_then(|&c| self.const_eval(c, 0)).ok_or_else(|| {
+                        FrontError::unsupported(self.span(cur), "case labels must be integer constants")
+                    })?;
+                    labels.push(Some(v));
+                } else {
+                    labels.push(None);
+                }
+                match kids.last() {
+                    Some(&sub) if kids.len() > 1 || ast.kind(cur) == "DefaultStmt" => cur = sub,
+                    _ => break,
+                }
+            }
+            if !labels.is_empty() {
+                groups.push(CaseGroup {
+                    labels,
+                    stmts: vec![],
+                    span: self.span(s),
+                });
+                if !matches!(ast.kind(cur), "CaseStmt" | "DefaultStmt") {
+                    groups.last_mut().expect("group").stmts.push(cur);
+                }
+            } else {
+                match groups.last_mut() {
+                    Some(g) => g.stmts.push(s),
+                    // Statements before the first label never run.
+                    None => continue,
+                }
+            }
+        }
+        Ok(groups)
+    }
+}
+
+/// A group of a `switch` body: case labels in a row (`None` is `default`) with the statements after them.
+struct CaseGroup {
+    labels: Vec<Option<i64>>,
+    stmts: Vec<NodeId>,
+    span: Span,
+}
+
+/// A switch group's condition: the scrutinee `sv` equals one of the labels (`default`: none of `all_vals`).
+fn case_cond(labels: &[Option<i64>], sv: VarId, sty: ScalarTy, all_vals: &[i64]) -> Expr {
+    let mut cond: Option<Expr> = None;
+    for l in labels {
+        let c = match l {
+            Some(v) => Expr::Bin(BinOp::Eq, sty, Box::new(Expr::Var(sv)), Box::new(Expr::Const(*v, sty))),
+            None => all_vals.iter().fold(Expr::bool(true), |acc, v| {
+                Expr::Bin(
+                    BinOp::And,
+                    ScalarTy::Bool,
+                    Box::new(acc),
+                    Box::new(Expr::Bin(
+                        BinOp::Ne,
+                        sty,
+                        Box::new(Expr::Var(sv)),
+                        Box::new(Expr::Const(*v, sty)),
+                    )),
+                )
+            }),
+        };
+        cond = Some(match cond {
+            None => c,
+            Some(p) => Expr::Bin(BinOp::Or, ScalarTy::Bool, Box::new(p), Box::new(c)),
+        });
+    }
+    cond.unwrap_or(Expr::bool(true))
 }
 
 /// Whether a `continue` inside `s` (not inside a nested loop) targets a loop outside it.
