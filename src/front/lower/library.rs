@@ -127,7 +127,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let (p, pt) = self.scalar(a)?;
                 let pred = convert(p, &pt, &CType::Bool);
+                // Inside an expression: the statement's end, after the vote, is the position.
+                let writable = std::mem::replace(&mut self.cur_writable, false);
                 self.barrier(Barrier::Block, BarrierSyntax::SyncThreads);
+                self.cur_writable = writable;
                 // The same for every thread that reached the barrier: a block-wide vote.
                 let kind = match base {
                     "__syncthreads_or" => VoteKind::Or,
