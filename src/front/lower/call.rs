@@ -468,7 +468,7 @@ impl<'a> Lowerer<'a> {
                     )),
                 }
             }
-            CType::Array(..) | CType::Other(_) | CType::Func => Err(FrontError::unsupported(
+            t if unrepresentable(t) => Err(FrontError::unsupported(
                 span,
                 format!("a parameter of type `{pt:?}` is not supported"),
             )),
