@@ -154,7 +154,8 @@ impl Ctx<'_> {
         };
         scopes[i + 1..]
             .iter()
-            .filter(|s| s.kind == ScopeKind::LoopBody)
+            // One-shot loops (a lowered `switch`, an inlined body) repeat nothing.
+            .filter(|s| s.kind == ScopeKind::LoopBody && !s.once)
             .filter_map(|s| Some((s.owner?, s.block)))
             .collect()
     }

@@ -266,23 +266,25 @@ impl Walker<'_> {
             return cur;
         };
         let mut assigned = HashSet::new();
-        let mut exits = false;
         let mut body_assigned = HashSet::new();
         for st in header.iter().chain(step.iter()) {
             visit_stmt(st, &mut |x| collect_assigned(x, &mut assigned));
         }
         for st in &body.stmts {
-            visit_stmt(st, &mut |x| {
-                collect_assigned(x, &mut body_assigned);
-                exits |= matches!(x.kind, StmtKind::Break | StmtKind::Return);
-            });
+            visit_stmt(st, &mut |x| collect_assigned(x, &mut body_assigned));
         }
         let mut cond_vars = HashSet::new();
         cond.for_each_var(&mut |v| {
             cond_vars.insert(v);
         });
+        // A one-shot loop (a lowered `switch`, an inlined body with an early return) runs its
+        // body once per entry; its `break`s lead to the statement after it.
+        let once = runs_once(s);
+        let exits = leaves(&body.stmts, !once);
         // A lane-dependent trip count is not the warp's: lane 0 cannot stand for it.
-        let trips = if cur == Exec::Yes
+        let trips = if once {
+            (cur == Exec::Yes).then_some(1)
+        } else if cur == Exec::Yes
             && *kind != LoopKind::DoWhile
             && !exits
             && cond_vars.is_disjoint(&body_assigned)
@@ -479,4 +481,34 @@ fn binary(op: BinOp, ty: ScalarTy, a: i64, b: i64) -> Option<i64> {
         BinOp::Or => (a != 0 || b != 0) as i64,
     };
     Some(r)
+}
+
+/// Whether `stmts` may leave the loop whose body they are: a `return`, or (when `breaks`) a
+/// `break` of that loop itself, not one of a loop nested in it.
+fn leaves(stmts: &[Stmt], breaks: bool) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Return => true,
+        StmtKind::Break => breaks,
+        StmtKind::If { then_blk, else_blk, .. } => leaves(&then_blk.stmts, breaks) || leaves(&else_blk.stmts, breaks),
+        StmtKind::Loop(Loop { header, body, step, .. }) => header
+            .iter()
+            .chain(step)
+            .chain(&body.stmts)
+            .any(|x| leaves(std::slice::from_ref(x), false)),
+        _ => false,
+    })
+}
+
+/// Whether loop statement `s` is a one-shot `do { ... } while (false)`, as the front end lowers
+/// a `switch` or an inlined body that returns early.
+fn runs_once(s: &Stmt) -> bool {
+    matches!(
+        &s.kind,
+        StmtKind::Loop(Loop {
+            kind: LoopKind::DoWhile,
+            cond: Expr::Const(0, _),
+            header,
+            ..
+        }) if header.is_empty()
+    )
 }
