@@ -143,7 +143,11 @@ fn toolkit_verdicts_match_the_shims() {
         return;
     };
     let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
-    let shim_only: Vec<&Entry> = m.kernels.iter().filter(|e| !e.needs_toolkit()).collect();
+    let shim_only: Vec<&Entry> = m
+        .kernels
+        .iter()
+        .filter(|e| !e.needs_toolkit() && !e.shim_only())
+        .collect();
     let failures: Vec<String> = shim_only
         .iter()
         .filter_map(|e| {
@@ -157,6 +161,29 @@ fn toolkit_verdicts_match_the_shims() {
         shim_only.len(),
         failures.join("\n")
     );
+}
+
+/// A kernel marked `toolkit: shim` is read differently with the real toolkit (the notes say
+/// why); there it must stop with an error (unsupported or inconclusive), never lower to a
+/// verdict other than the manifest's.
+#[test]
+fn shim_only_kernels_stop_or_agree_with_the_toolkit() {
+    let Some(tk) = autosync_devtools::toolkit::for_test("shim_only_kernels_stop_or_agree_with_the_toolkit") else {
+        return;
+    };
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    for e in m.kernels.iter().filter(|e| e.shim_only()) {
+        let fo = e.front_options_in(Some(&tk));
+        if front::load(&e.file(Path::new("corpus")), &fo).is_err() {
+            continue;
+        }
+        if let Some(why) = compare_with(e, &fo) {
+            panic!(
+                "{} ({}) lowers with the real toolkit to another verdict: {why}",
+                e.path, e.kernel
+            );
+        }
+    }
 }
 
 /// A kernel marked `pending` (autosync cannot give its verdict yet) still disagrees with the

@@ -8,7 +8,7 @@ use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cos
 use autosync::synth::named::{self, NamedOutcome};
 use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest::{self, Entry};
-use autosync_oracle::ir::{Barrier, Kernel, StmtKind};
+use autosync_oracle::ir::{Barrier, BarrierSyntax, Kernel, StmtKind};
 use autosync_oracle::sdv;
 use autosync_oracle::tree::uses_named_barriers;
 use autosync_oracle::tree::{for_each_stmt, insert_barriers, remove_stmts};
@@ -126,14 +126,17 @@ fn stripped_kernels_are_refixed_no_worse_than_the_original() {
     for (e, k) in block_kernels(&m) {
         let mut labels = Vec::new();
         let mut in_callee = false;
+        let mut grid_sync = false;
         for_each_stmt(&k.body, &mut |s| {
             if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) {
                 labels.push(s.label);
                 // Barriers inside inlined __device__ functions are not positions fix can use.
                 in_callee |= !s.emit_after;
             }
+            // A grid-wide barrier is no barrier fix writes: without it the blocks race.
+            grid_sync |= matches!(&s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync));
         });
-        if labels.is_empty() || in_callee || !e.check.imprecise.is_empty() {
+        if labels.is_empty() || in_callee || grid_sync || !e.check.imprecise.is_empty() {
             continue;
         }
         let original_clean = sdv::check(&k, &sdv::SdvOptions::default()).is_clean();

@@ -40,13 +40,23 @@ const CASES: &[Case] = &[
         1,
         "divergence",
     ),
-    // A grid-wide sync is not modelled: inconclusive, never ignored.
+    // A grid-wide sync under a branch is not modelled: inconclusive, never ignored (only the
+    // even blocks reach it, and the grid would hang).
     (
         "grid_sync.cu",
-        "//--blockDim=64\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = 1;\n  g.sync();\n  o[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
+        "//--blockDim=64\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = 1;\n  if (blockIdx.x % 2 == 0) g.sync();\n  o[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
         &[],
         4,
-        "grid-wide synchronization",
+        "grid-wide synchronization (grid_group::sync) inside a branch or loop",
+    ),
+    // At the top level it orders the blocks' phases: the store before it and the read after it
+    // do not race; the stores after it, by every block to the same elements, still do.
+    (
+        "grid_sync_top.cu",
+        "//--blockDim=64 --gridDim=2\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o, int *p) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = p[blockIdx.x];\n  g.sync();\n  p[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
+        &[],
+        1,
+        "(WAW) on `p` between blocks",
     ),
     // A system function that is neither modelled nor known pure (constexpr since C++20, so
     // device code may call it).
@@ -89,13 +99,22 @@ const CASES: &[Case] = &[
         1,
         "on `st`",
     ),
-    // A function pointer call.
+    // A call through a function pointer that may hold no function of this file.
     (
         "fnptr.cu",
-        "//--blockDim=64\n__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int *o) {\n  int (*f)(int) = twice;\n  o[threadIdx.x] = f(1);\n}\n",
+        "//--blockDim=64\n__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int *o, int (*f)(int)) {\n  o[threadIdx.x] = f(1) + twice(2);\n}\n",
         &[],
         4,
-        "function pointers are not supported",
+        "a call through a function pointer that may hold no function of this file",
+    ),
+    // Every candidate of a call through a pointer is inlined: the one that writes a
+    // neighbour's slot races, whichever the other does.
+    (
+        "fnptr_candidates.cu",
+        "//--blockDim=64 --gridDim=1\n__device__ void own(int *s) { s[threadIdx.x] = 1; }\n__device__ void next(int *s) { s[(threadIdx.x + 1) % 64] = 2; }\n__device__ void (*d_own)(int *) = own;\n__device__ void (*d_next)(int *) = next;\n__global__ void k(int *o, void (*f)(int *)) {\n  __shared__ int s[64];\n  s[threadIdx.x] = 0;\n  f(s);\n  o[threadIdx.x] = s[threadIdx.x];\n}\n",
+        &[],
+        1,
+        "on `s`",
     ),
 ];
 

@@ -48,7 +48,8 @@ pub struct Entry {
     #[serde(default)]
     pub fix: Option<FixExpect>,
     /// `required`: the kernel includes the real toolkit's libraries (CUB, cooperative groups,
-    /// WMMA, cuRAND, CUTLASS) and is read with the test toolkit only.
+    /// WMMA, cuRAND, CUTLASS) and is read with the test toolkit only; `shim`: it is read with
+    /// the built-in shim only (the notes say why the toolkit's reading differs).
     #[serde(default)]
     pub toolkit: Option<Toolkit>,
     /// The GPU architecture to read it for (`sm_90`; default sm_80).
@@ -70,6 +71,8 @@ pub struct Entry {
 pub enum Toolkit {
     /// Read with the real toolkit only.
     Required,
+    /// Read with the built-in shim only.
+    Shim,
 }
 
 /// Expected verification outcome.
@@ -156,6 +159,11 @@ impl Entry {
     /// Whether the kernel needs the real toolkit.
     pub fn needs_toolkit(&self) -> bool {
         self.toolkit == Some(Toolkit::Required)
+    }
+
+    /// Whether the kernel is read with the built-in shim only.
+    pub fn shim_only(&self) -> bool {
+        self.toolkit == Some(Toolkit::Shim)
     }
 
     /// Front-end options for this entry: the built-in shim (so that verdicts do not depend on

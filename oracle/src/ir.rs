@@ -666,6 +666,10 @@ pub enum BarrierSyntax {
     SyncThreads,
     /// Cooperative groups `block.sync()`.
     CoopGroups,
+    /// Cooperative groups `grid.sync()`: a barrier of the whole grid. Within a block it is a
+    /// block-wide barrier ([`Barrier::Block`]); at the kernel's top level it also orders the
+    /// accesses of different blocks before it with those after it.
+    GridSync,
     /// Inline PTX asm.
     Asm,
     /// CUTLASS-style `NamedBarrier::sync/arrive`.

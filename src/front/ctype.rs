@@ -65,7 +65,12 @@ impl CType {
         matches!(self, CType::Int { .. } | CType::Bool)
     }
 
-    /// Whether this is a pointer.
+    /// Whether a value of this type is one number (an integer, bool, float or pointer).
+    pub fn is_scalar_like(&self) -> bool {
+        matches!(self, CType::Int { .. } | CType::Bool | CType::Float(_) | CType::Ptr(_))
+    }
+
+    /// Whether this is a pointer type.
     pub fn is_pointer(&self) -> bool {
         matches!(self, CType::Ptr(_))
     }

@@ -107,6 +107,9 @@ pub struct BlockRun<'a> {
     own_stores: HashMap<(ArrayId, u64, u32), u8>,
     warp_epochs: Vec<u64>,
     steps: u64,
+    /// Grid-wide barriers (`grid.sync()`) this block has passed: accesses of different blocks
+    /// in different grid phases are ordered.
+    grid_phase: u32,
 }
 
 impl<'a> BlockRun<'a> {
@@ -162,6 +165,7 @@ impl<'a> BlockRun<'a> {
             own_stores: HashMap::new(),
             warp_epochs: vec![0; warps],
             steps: 0,
+            grid_phase: 0,
         }
     }
 
@@ -254,7 +258,14 @@ impl<'a> BlockRun<'a> {
                     }
                 }
             }
-            StmtKind::Barrier(b, _) => self.exec_barrier(s.label, b, &active)?,
+            StmtKind::Barrier(b, syntax) => {
+                // The front end only accepts grid barriers at the kernel's top level, which
+                // every thread of the grid passes once.
+                if *syntax == BarrierSyntax::GridSync {
+                    self.grid_phase += 1;
+                }
+                self.exec_barrier(s.label, b, &active)?
+            }
         }
         Ok(())
     }
@@ -484,7 +495,7 @@ impl<'a> BlockRun<'a> {
             if space == Space::Global {
                 let g = &mut *self.grid;
                 g.grid_table
-                    .record(acc.array, byte, (label, kind, b), who, &mut g.inter);
+                    .record(acc.array, byte, (label, kind, b, self.grid_phase), who, &mut g.inter);
             }
         }
         Ok((space, addr))

@@ -173,8 +173,9 @@ impl EpochTable {
     }
 }
 
-/// What distinguishes global accesses across blocks: statement, kind and stored byte.
-pub type GridClass = (Label, AccessKind, Option<u8>);
+/// What distinguishes global accesses across blocks: statement, kind, stored byte and grid
+/// phase (the grid-wide barriers the block passed before it).
+pub type GridClass = (Label, AccessKind, Option<u8>, u32);
 
 /// All global-memory accesses of the grid, for races between different blocks.
 #[derive(Debug, Default)]
@@ -188,7 +189,8 @@ impl GridTable {
     pub fn record(&mut self, array: ArrayId, byte: u64, class: GridClass, who: Who, out: &mut Conflicts) {
         let slots = self.by_addr.entry((array, byte)).or_default();
         for s in slots.iter() {
-            if !s.class.1.conflicts_with(class.1) {
+            // A grid-wide barrier orders the accesses of different blocks on its two sides.
+            if !s.class.1.conflicts_with(class.1) || s.class.3 != class.3 {
                 continue;
             }
             if let Some(earlier) = s.other(who, same_block) {
@@ -285,10 +287,24 @@ mod tests {
         let mut g = GridTable::default();
         let mut out = Conflicts::default();
         let who = |block, thread| Who { block, thread };
-        g.record(ArrayId(1), 4, (Label(1), Write, Some(0)), who(0, 1), &mut out);
-        g.record(ArrayId(1), 4, (Label(1), Write, Some(0)), who(0, 2), &mut out);
+        g.record(ArrayId(1), 4, (Label(1), Write, Some(0), 0), who(0, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(1), Write, Some(0), 0), who(0, 2), &mut out);
         assert!(out.harmful.is_empty());
-        g.record(ArrayId(1), 4, (Label(2), Read, None), who(1, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(2), Read, None, 0), who(1, 1), &mut out);
         assert_eq!(races(&out), vec![(Label(1), Label(2), ArrayId(1))]);
+    }
+
+    #[test]
+    fn exec_grid_phases_order_blocks() {
+        let mut g = GridTable::default();
+        let mut out = Conflicts::default();
+        let who = |block, thread| Who { block, thread };
+        // Block 0 writes before the grid barrier, block 1 reads after it: ordered.
+        g.record(ArrayId(1), 4, (Label(1), Write, Some(0), 0), who(0, 1), &mut out);
+        g.record(ArrayId(1), 4, (Label(2), Read, None, 1), who(1, 1), &mut out);
+        assert!(out.harmful.is_empty());
+        // A read in the same phase as the write races.
+        g.record(ArrayId(1), 4, (Label(3), Read, None, 0), who(1, 2), &mut out);
+        assert_eq!(races(&out), vec![(Label(1), Label(3), ArrayId(1))]);
     }
 }

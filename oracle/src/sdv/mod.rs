@@ -24,6 +24,7 @@
 mod counters;
 mod decided;
 mod fold;
+mod grid_phases;
 mod induction;
 mod intervals;
 mod levels;
@@ -229,12 +230,14 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
 
 /// Every conflict query the access pairs need, in a fixed order: per pair of sites that may
 /// conflict (in text order), one per iteration relation of their barrier intervals, then one
-/// between blocks when the array is global and the grid may have several blocks.
+/// between blocks when the array is global, the grid may have several blocks and no top-level
+/// grid barrier separates the two.
 fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree, iv: &Intervals) -> Vec<Job<'k>> {
     let grid_may_exceed_one = k
         .launch
         .grid_dim
         .is_none_or(|g| g.iter().map(|&x| x as u64).product::<u64>() > 1);
+    let phases = grid_phases::GridPhases::of(k);
     let mut jobs: Vec<Job> = Vec::new();
     for (i, a) in sites.iter().enumerate() {
         for (j, b) in sites.iter().enumerate().skip(i) {
@@ -243,7 +246,7 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
             }
             intra_block_jobs(k, tree, iv, (i, a), (j, b), &mut jobs);
             let global = k.array(a.access.array).space == Space::Global;
-            if opts.check_inter_block && global && grid_may_exceed_one {
+            if opts.check_inter_block && global && grid_may_exceed_one && !phases.separated(a.label, b.label) {
                 let q = Query {
                     a: (a.label, a.op, a.access),
                     b: (b.label, b.op, b.access),

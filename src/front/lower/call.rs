@@ -105,6 +105,9 @@ impl<'a> Lowerer<'a> {
     /// Lowers a call expression.
     pub(crate) fn call(&mut self, n: NodeId) -> FResult<Value> {
         let span = self.span(n);
+        if let Some((callee, args)) = self.indirect_callee(n) {
+            return self.indirect_call(n, callee, &args);
+        }
         let c = self.callee(n)?;
         let def = self.types.definition(c.decl);
         if self.is_implicit_assignment(def) {
@@ -150,6 +153,34 @@ impl<'a> Lowerer<'a> {
                 None => self.library_call(&c, n, span),
             },
         }
+    }
+
+    /// The callee and arguments of a plain call whose callee is not a named function: a
+    /// function pointer (`f(x)`, `(*f)(x)`, `table[i](x)`).
+    fn indirect_callee(&self, n: NodeId) -> Option<(NodeId, Vec<NodeId>)> {
+        let ast = self.ast;
+        if ast.kind(n) != "CallExpr" {
+            return None;
+        }
+        let kids = self.expr_children(n);
+        let first = *kids.first()?;
+        let mut c = first;
+        while matches!(ast.kind(c), "ImplicitCastExpr" | "ParenExpr") {
+            c = ast.children(c).next()?;
+        }
+        let named = match ast.kind(c) {
+            "DeclRefExpr" => ast
+                .node(c)
+                .attrs
+                .referenced
+                .is_some_and(|r| !matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl" | "FieldDecl")),
+            "MemberExpr" => {
+                let member = ast.node(c).attrs.member;
+                member.is_none_or(|m| ast.decls.get(&m).is_none_or(|d| ast.str(d.kind) != "FieldDecl"))
+            }
+            _ => false,
+        };
+        (!named && self.type_of(first).is_pointer()).then(|| (first, kids[1..].to_vec()))
     }
 
     /// An `operator=` Clang declared implicitly or the user defaulted (also of system types).

@@ -425,6 +425,7 @@ impl<'a> Lowerer<'a> {
             (Region::Null | Region::Unknown(_), Region::Array(_) | Region::Obj(_) | Region::Unknown(_)) => {
                 p.region.clone()
             }
+            (Region::Null | Region::Code, Region::Code) => Region::Code,
             (a, b) if a == b && !matches!(a, Region::Choice(..)) => a.clone(),
             (Region::Obj(_), _) | (_, Region::Obj(_)) | (_, Region::Unknown(_)) => {
                 return Err(FrontError::unsupported(
@@ -527,6 +528,7 @@ impl<'a> Lowerer<'a> {
             }
             Region::Obj(o) => format!("object `{}`", self.objs[*o].name),
             Region::Null => "null".into(),
+            Region::Code => "a function".into(),
             Region::Unknown(why) => why.clone(),
         }
     }
@@ -567,7 +569,7 @@ impl<'a> Lowerer<'a> {
                 span,
                 alt: None,
             })),
-            Region::Obj(o) => Ok(LV::Obj(o)),
+            Region::Obj(o) => self.obj_part(o, &p.off, &ty, span),
             Region::Choice(arrays, sel) => Ok(LV::Mem(Place {
                 array: arrays[0],
                 off: p.off,
@@ -580,12 +582,61 @@ impl<'a> Lowerer<'a> {
                 "dereference of a pointer that points into no known array",
             )
             .with_help("initialize the pointer from a __shared__ array, a pointer parameter or a local array")),
+            Region::Code => Err(FrontError::unsupported(
+                span,
+                "a function's code read or written as data",
+            )),
             Region::Unknown(why) => Err(FrontError::unsupported(
                 span,
                 format!("dereference of {why}: autosync cannot tell which array it points into"),
             )
             .with_help("keep pointers in local variables or parameters")),
         }
+    }
+
+    /// What a pointer into object `o` at byte offset `off` designates as a `ty`: the object
+    /// itself, or (a `reinterpret_cast` to a member's type, as cuda_fp16 writes a `__half`'s
+    /// bits through an `unsigned short *`) the member at that offset whose type is exactly `ty`,
+    /// looked for in nested objects too. Anything else would reinterpret bits autosync does not
+    /// follow: unsupported.
+    fn obj_part(&mut self, o: usize, off: &Expr, ty: &CType, span: Span) -> FResult<LV> {
+        let rec = self.objs[o].record;
+        let same_record = matches!(ty, CType::Record(r) if self.types.definition(*r) == rec);
+        let at = match off {
+            Expr::Const(k, _) => *k as u64,
+            _ if same_record || !ty.is_scalar_like() => return Ok(LV::Obj(o)),
+            _ => {
+                return Err(FrontError::unsupported(
+                    span,
+                    "a member of an object reached through a pointer with a variable offset",
+                ))
+            }
+        };
+        if at == 0 && (same_record || !ty.is_scalar_like()) {
+            return Ok(LV::Obj(o));
+        }
+        let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        for f in layout.fields.iter().filter(|f| f.offset <= at) {
+            let Some(b) = self.objs[o].fields.get(&f.id).cloned() else {
+                continue;
+            };
+            match (self.binding_lv(&b), &f.ty) {
+                (lv, t) if f.offset == at && t == ty => return Ok(lv),
+                (LV::Obj(inner), CType::Record(_)) => {
+                    let size = self.size_of(&f.ty, span)?;
+                    if at < f.offset + size {
+                        let inner_off = Expr::Const((at - f.offset) as i64, ScalarTy::U64);
+                        return self.obj_part(inner, &inner_off, ty, span);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(FrontError::unsupported(
+            span,
+            format!("bytes {at}.. of an object read or written as another type"),
+        )
+        .with_help("access the member by name"))
     }
 
     /// Whether evaluating a subtree may touch memory or have effects (then it cannot be part
@@ -863,11 +914,12 @@ impl<'a> Lowerer<'a> {
                 span,
                 format!("parameter `{name}` used outside its function"),
             )),
-            "FunctionDecl" | "CXXMethodDecl" => Err(FrontError::unsupported(
+            "FunctionDecl" => Ok(Value::R(RV::Ptr(self.function_address(r.id, span)?))),
+            "CXXMethodDecl" => Err(FrontError::unsupported(
                 span,
-                format!("function `{name}` used as a value (function pointers are not supported)"),
+                format!("method `{name}` used as a value (pointers to members are not supported)"),
             )
-            .with_help("call the function directly")),
+            .with_help("call the method directly")),
             "NonTypeTemplateParmDecl" => Err(FrontError::missing(
                 span,
                 format!("template parameter `{name}` has no value"),
@@ -1193,6 +1245,15 @@ impl<'a> Lowerer<'a> {
             }
             return self.global_var(member, &name, span);
         }
+        if mkind == "EnumConstantDecl" {
+            // A member enumerator named through an object (`f.num_storage_elements`).
+            self.discard(base)?;
+            let t = self.type_of(n);
+            let v = self.enumerator(member).ok_or_else(|| {
+                FrontError::unsupported(span, format!("the value of enumerator `{}` is unknown", ast.name(n)))
+            })?;
+            return Ok(Value::R(RV::Scalar(Expr::Const(v, t.scalar()), t)));
+        }
         let obj = if node.attrs.is_arrow {
             let p = self.pointer(base)?;
             let t = p.pointee.clone();
@@ -1389,6 +1450,10 @@ impl<'a> Lowerer<'a> {
                     return Err(FrontError::unsupported(span, "pointer arithmetic with a non-integer"));
                 };
                 let sl = self.slots[s].clone();
+                if sl.region == Region::Code {
+                    return Err(FrontError::unsupported(span, "arithmetic on a function's address")
+                        .with_help("call the function through the pointer it was given"));
+                }
                 let size = self.size_of(&sl.pointee, span)? as i64;
                 let mut idx = convert(ve, &vt, &CType::U64);
                 if op == "-" {
@@ -1544,6 +1609,10 @@ impl<'a> Lowerer<'a> {
             "+" | "-" if lt.is_pointer() && rt.is_integral() || op == "+" && rt.is_pointer() && lt.is_integral() => {
                 let (pn, inn) = if lt.is_pointer() { (l, r) } else { (r, l) };
                 let p = self.pointer(pn)?;
+                if p.region == Region::Code {
+                    return Err(FrontError::unsupported(span, "arithmetic on a function's address")
+                        .with_help("call the function through the pointer it was given"));
+                }
                 let (ie, it) = self.scalar(inn)?;
                 let size = self.size_of(&p.pointee, span)? as i64;
                 let mut idx = convert(ie, &it, &CType::U64);
@@ -1585,6 +1654,10 @@ impl<'a> Lowerer<'a> {
                 if a.region == b.region && matches!(a.region, Region::Array(_)) {
                     let s = CType::Int { bits: 64, signed: true };
                     return Ok(RV::Scalar(bin_expr(op, a.off, b.off, &s), CType::Bool));
+                }
+                // Function addresses (and null, 0) compare by their numbers.
+                if matches!(a.region, Region::Code | Region::Null) && matches!(b.region, Region::Code | Region::Null) {
+                    return Ok(RV::Scalar(bin_expr(op, a.off, b.off, &CType::U64), CType::Bool));
                 }
                 Ok(RV::Scalar(Expr::Unknown(ScalarTy::Bool), CType::Bool))
             }
@@ -1815,8 +1888,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Value::R(RV::Void))
             }
             "ArrayToPointerDecay" => self.array_decay(c, span),
-            "FunctionToPointerDecay" => Err(FrontError::unsupported(span, "function pointers are not supported")
-                .with_help("call the function directly")),
+            "FunctionToPointerDecay" => Ok(Value::R(RV::Ptr(self.code_pointer(c)?))),
             "NullToPointer" => Ok(Value::R(RV::Ptr(Pointer {
                 region: Region::Null,
                 off: Expr::Const(0, ScalarTy::U64),
@@ -1857,6 +1929,13 @@ impl<'a> Lowerer<'a> {
                         Region::Null => Expr::bool(false),
                         Region::Array(_) | Region::Obj(_) | Region::Choice(..) => Expr::bool(true),
                         Region::Unknown(_) => Expr::Unknown(ScalarTy::Bool),
+                        // A function's number is never 0; 0 is null.
+                        Region::Code => Expr::Bin(
+                            BinOp::Ne,
+                            ScalarTy::U64,
+                            Box::new(p.off),
+                            Box::new(Expr::Const(0, ScalarTy::U64)),
+                        ),
                     },
                     CType::Bool,
                 ))),
@@ -2078,10 +2157,44 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             (LV::Obj(d), "CXXConstructExpr") => self.construct_into(*d, init),
+            (_, "ArrayInitLoopExpr") => self.copy_array(dst, init, span),
             _ => {
                 let rv = self.rvalue(init)?;
                 self.store(dst, rv, span)
             }
+        }
+    }
+
+    /// An array member copied element by element (`ArrayInitLoopExpr`, what Clang writes for
+    /// an array member in an implicit copy constructor or a lambda's capture): a read of the
+    /// whole source array and a write of the whole destination, except where either is a
+    /// local array (local arrays never race; their contents are opaque).
+    fn copy_array(&mut self, dst: LV, init: NodeId, span: Span) -> FResult<()> {
+        let src = self
+            .expr_children(init)
+            .first()
+            .and_then(|&o| self.expr_children(o).first().copied())
+            .ok_or_else(|| FrontError::input(span, "an array copy without a source"))?;
+        let local = |l: &Self, p: &Place| l.arrays[p.array.0 as usize].space == Space::Local;
+        match self.lvalue(src)? {
+            LV::Mem(p) if !local(self, &p) => {
+                self.read(&p)?;
+            }
+            LV::Mem(_) => {}
+            other => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!("an array copy from {}", lv_what(&other)),
+                ))
+            }
+        }
+        match dst {
+            LV::Mem(p) if !local(self, &p) => self.write(&p, Expr::Unknown(ScalarTy::Opaque)),
+            LV::Mem(_) => Ok(()),
+            other => Err(FrontError::unsupported(
+                span,
+                format!("an array copy into {}", lv_what(&other)),
+            )),
         }
     }
 

@@ -235,6 +235,7 @@ impl<'a> Lowerer<'a> {
             emit_start: body_span.file == FileId(0) && !body_span.is_dummy(),
             stmts,
         };
+        nested_grid_sync(&body_blk)?;
         let found = self.final_seeds();
         let kernel = Kernel {
             name: k.display_name(),
@@ -271,6 +272,11 @@ impl<'a> Lowerer<'a> {
 
     fn param_binding(&mut self, name: &str, t: &CType, assigned: bool, span: Span) -> FResult<Binding> {
         Ok(match t {
+            // A pointer to a function: its number, the same in every thread.
+            CType::Ptr(pointee) if matches!(**pointee, CType::Func) => {
+                let v = self.new_var(name, ScalarTy::U64, VarKind::Param);
+                Binding::Ptr(self.new_slot(name, Region::Code, SlotOff::Fixed(Expr::Var(v)), CType::Func))
+            }
             CType::Ptr(pointee) | CType::Array(pointee, _) => {
                 let elem = match pointee.as_ref() {
                     CType::Void => CType::Int { bits: 8, signed: false },
@@ -318,6 +324,31 @@ impl<'a> Lowerer<'a> {
             }
             t => Binding::Var(self.new_var(name, t.scalar(), VarKind::Param), t.clone()),
         })
+    }
+}
+
+/// A grid-wide barrier is modelled at the kernel's top level only: there every thread of the
+/// grid passes it. Under a branch or in a loop, whether every block reaches it as often (or the
+/// grid deadlocks) is a question autosync does not answer.
+fn nested_grid_sync(body: &Block) -> FResult<()> {
+    let mut nested = None;
+    for s in &body.stmts {
+        if matches!(s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync)) {
+            continue;
+        }
+        autosync_oracle::tree::visit_stmt(s, &mut |t| {
+            if nested.is_none() && matches!(t.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync)) {
+                nested = Some(t.span);
+            }
+        });
+    }
+    match nested {
+        Some(span) => Err(FrontError::unsupported(
+            span,
+            "grid-wide synchronization (grid_group::sync) inside a branch or loop is not modelled",
+        )
+        .with_help("autosync models grid.sync() in the kernel's top-level statements")),
+        None => Ok(()),
     }
 }
 

@@ -76,6 +76,9 @@ impl<'a> Lowerer<'a> {
         if let Some(v) = self.device_builtin(base, &args, &rt, span)? {
             return Ok(v);
         }
+        if base.starts_with("__hmma_") || base.starts_with("__imma_") || base.starts_with("__bmma_") {
+            return self.wmma(base, &args, span);
+        }
         if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
             return self.nvvm_async(base, &args, &rt, span);
         }
@@ -546,18 +549,12 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(Value::R(RV::Group(GroupKind::Tile(size))))
             }
-            (_, "sync") | (_, "barrier_wait") => {
+            (_, "sync") | (None, "synchronize") | (_, "barrier_wait") => {
                 let g = self.coop_group(c, span)?;
                 match g {
                     GroupKind::Block => self.barrier(Barrier::Block, BarrierSyntax::CoopGroups),
                     GroupKind::Tile(_) => self.barrier(Barrier::Warp, BarrierSyntax::CoopGroups),
-                    GroupKind::Grid => {
-                        return Err(FrontError::unsupported(
-                            span,
-                            "grid-wide synchronization (grid_group::sync) is not modelled",
-                        )
-                        .with_help("autosync checks races within one thread block; split the kernel at grid syncs"))
-                    }
+                    GroupKind::Grid => self.barrier(Barrier::Block, BarrierSyntax::GridSync),
                 }
                 Ok(Value::R(RV::Void))
             }

@@ -59,6 +59,8 @@ pub struct Lowerer<'a> {
     /// Per pointer variable (in creation order), the arrays an earlier pass of the lowering
     /// saw it point into.
     pub(crate) seeds: Vec<Vec<ArrayId>>,
+    /// The functions whose address is taken, numbered (built on first use, `funcptr.rs`).
+    pub(crate) code_addrs: Option<Vec<super::values::CodeAddr>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -95,6 +97,7 @@ impl<'a> Lowerer<'a> {
             late_inits: Vec::new(),
             addressed: Default::default(),
             seeds: Vec::new(),
+            code_addrs: None,
         }
     }
 
@@ -305,13 +308,25 @@ impl<'a> Lowerer<'a> {
     // ---- spans -------------------------------------------------------------------------
 
     /// The span of a node for reports: its own source when that is a user file, else the
-    /// call site of the inlined code it belongs to.
+    /// call site of the inlined code it belongs to. Code of a member the compiler generated (an
+    /// implicit copy constructor or `operator=`) is located at its use too: Clang places it at
+    /// the class, which is not where the user wrote the copy.
     pub(crate) fn span(&self, n: NodeId) -> Span {
         let s = self.src.node_span(n);
-        if s.is_dummy() {
+        if s.is_dummy() || self.in_implicit_member() {
             return self.call_spans.last().copied().unwrap_or(self.stmt_span);
         }
         s
+    }
+
+    /// Whether the innermost inlined function is one the compiler generated.
+    fn in_implicit_member(&self) -> bool {
+        self.frames.last().is_some_and(|f| {
+            let def = self.types.definition(f.func);
+            self.ast
+                .decl_node(def)
+                .is_some_and(|d| self.ast.node(d).attrs.is_implicit)
+        })
     }
 
     /// The lexical scope for type lookups at the current point.

@@ -15,6 +15,7 @@ mod async_ops;
 mod call;
 mod convert;
 mod expr;
+mod funcptr;
 pub mod helpers;
 pub mod kernels;
 pub(crate) mod library;
@@ -26,5 +27,6 @@ mod stmt;
 pub mod types;
 mod values;
 pub mod vector_types;
+mod wmma;
 
 pub use lowerer::{LowerOptions, Lowerer};

@@ -41,6 +41,9 @@ pub(crate) enum Region {
     Choice(Vec<ArrayId>, Expr),
     /// Null (or never set).
     Null,
+    /// The address of a device function: the offset is its number (`funcptr.rs`), never 0,
+    /// so that null compares unequal.
+    Code,
     /// Not known; the reason, for messages.
     Unknown(String),
 }
@@ -147,6 +150,16 @@ pub(crate) enum RetSlot {
     /// A function returning a reference: the first `return` fixes what it refers to.
     Ref(Option<Binding>, Option<VarId>),
     Group(Option<GroupKind>),
+}
+
+/// A function that may be called through a pointer (`funcptr.rs`): its number and its
+/// definition.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CodeAddr {
+    /// The pointer value that denotes it (never 0).
+    pub code: i64,
+    /// Its definition (the declaration with the body).
+    pub def: crate::front::ast::NodeId,
 }
 
 /// An inlined call in progress.

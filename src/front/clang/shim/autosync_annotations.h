@@ -47,20 +47,20 @@ __device__ void *__return_val_funptr(void);
 __device__ int __old_int(int);
 __device__ bool __old_bool(bool);
 
-// Access and pointer predicates (any object pointer converts to `const void *`).
+// Access and pointer predicates (any object pointer, volatile too, converts to `const volatile void *`).
 typedef int ptr_base_t;
-__device__ bool __read(const void *);
-__device__ bool __write(const void *);
-__device__ size_t __read_offset_bytes(const void *);
-__device__ size_t __write_offset_bytes(const void *);
-__device__ size_t __read_offset(const void *);
-__device__ size_t __write_offset(const void *);
-__device__ ptr_base_t __ptr_base(const void *);
-__device__ size_t __ptr_offset_bytes(const void *);
-__device__ size_t __ptr_offset(const void *);
-__device__ void __reads_from(const void *);
-__device__ void __writes_to(const void *);
-__device__ void __requires_fresh_array(const void *);
+__device__ bool __read(const volatile void *);
+__device__ bool __write(const volatile void *);
+__device__ size_t __read_offset_bytes(const volatile void *);
+__device__ size_t __write_offset_bytes(const volatile void *);
+__device__ size_t __read_offset(const volatile void *);
+__device__ size_t __write_offset(const volatile void *);
+__device__ ptr_base_t __ptr_base(const volatile void *);
+__device__ size_t __ptr_offset_bytes(const volatile void *);
+__device__ size_t __ptr_offset(const volatile void *);
+__device__ void __reads_from(const volatile void *);
+__device__ void __writes_to(const volatile void *);
+__device__ void __requires_fresh_array(const volatile void *);
 #define __no_read(p) (!__read(p))
 #define __no_write(p) (!__write(p))
 #define __read_implies(p, e) __implies(__read(p), e)

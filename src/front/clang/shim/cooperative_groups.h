@@ -62,4 +62,6 @@ __device__ coalesced_group coalesced_threads();
 template <unsigned int Size, typename ParentT> __device__ thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent);
 __device__ thread_group tiled_partition(const thread_group &parent, unsigned int tilesz);
 template <typename GroupT> __device__ void sync(const GroupT &group);
+// sync(g) as GPUVerify-dialect kernels spell it.
+template <typename GroupT> __device__ void synchronize(const GroupT &group);
 } // namespace cooperative_groups

@@ -62,3 +62,37 @@ template <class S> __device__ void skipahead(unsigned long long n, S *state);
 template <class S> __device__ void skipahead_sequence(unsigned long long n, S *state);
 template <class S> __device__ float curand_mtgp32_single(S *state);
 template <class S> __device__ unsigned int curand_mtgp32_specific(S *state, unsigned char index, unsigned char n);
+
+// MTGP32 is the one generator whose state a whole block shares: cuRAND documents that every
+// thread of a block of at most 256 threads calls it together, and that it synchronizes the
+// block. autosync's model (not cuRAND's code) keeps what decides races: each thread reads words
+// of the state's current window (its index plus 0, 1, `pos` and `pos` - 1, where `pos` is a
+// constant of the parameter set, between 3 and 93 in every set cuRAND ships), writes its own
+// word 351 words ahead, the block synchronizes, one thread advances the window's offset, and the
+// block synchronizes again. Word indices are relative to the window's offset, which every thread
+// of the block reads alike (the checkers take two reads of memory for unrelated values, so the
+// absolute index would make every word collide); only code that indexes `state->s` itself,
+// which cuRAND's API never asks for, would need it. The parameter tables `state->k` points to
+// are constants the host built; their reads are left out. More than 256 threads overlap the
+// windows: a race, as on a GPU.
+__device__ inline unsigned int curand(curandStateMtgp32_t *state) {
+  unsigned int d = blockDim.z * blockDim.y * blockDim.x;
+  unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  int off = state->offset;
+  int pos = state->pIdx;
+  __assume(pos >= 3 && pos <= 93);
+  unsigned int r = state->s[t & 1023] ^ state->s[(t + 1) & 1023] ^ state->s[(t + pos) & 1023] ^
+                   state->s[(t + pos - 1) & 1023];
+  state->s[(t + 351) & 1023] = r;
+  __syncthreads();
+  if (t == 0)
+    state->offset = (off + d) & 1023;
+  __syncthreads();
+  return r;
+}
+__device__ inline float curand_uniform(curandStateMtgp32_t *state) {
+  return curand(state) * 2.3283064e-10f + 1.1641532e-10f;
+}
+__device__ inline float curand_normal(curandStateMtgp32_t *state) {
+  return normcdfinvf(curand_uniform(state));
+}
