@@ -123,4 +123,3 @@ fn access_and_barrier_spans_cover_their_source() {
         "{accesses} accesses, {barriers} barriers"
     );
 }
-
