@@ -93,6 +93,9 @@ pub struct Space {
     /// Bodies of loops that run at least one iteration, start to end, whenever the loop runs:
     /// a position at their top level runs whenever the loop statement does.
     transparent: HashSet<Label>,
+    /// Bodies of loops with a `continue` of their own: an iteration may skip the positions
+    /// after it, so not every iteration passes the body's top level.
+    continued: HashSet<Label>,
     /// The uniformity the positions were chosen by.
     pub unif: sdv::Uniformity,
 }
@@ -125,11 +128,15 @@ impl Space {
         }
         let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
+        let mut continued = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
-            StmtKind::Loop(Loop { body, .. })
-                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) =>
-            {
-                transparent.insert(body.label);
+            StmtKind::Loop(Loop { body, .. }) => {
+                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) {
+                    transparent.insert(body.label);
+                }
+                if continues(body) {
+                    continued.insert(body.label);
+                }
             }
             StmtKind::If { then_blk, else_blk, .. } => {
                 let taken = match feasible.branches.get(&s.label) {
@@ -149,6 +156,7 @@ impl Space {
             pos_post,
             pos_blocks,
             transparent,
+            continued,
             unif,
         }
     }
@@ -203,6 +211,15 @@ impl Space {
         self.interval(body, self.tree.get(owner).post, &body_blocks, &body_blocks)
     }
 
+    /// Positions that every path into an iteration other than the first of `x`'s loop at depth
+    /// `d` passes: its body at the top level, unless a `continue` can skip part of it.
+    fn every_earlier_iteration(&self, x: Label, d: u32) -> Vec<usize> {
+        match self.loop_at(x, d) {
+            Some(s) if !self.continued.contains(&s.block) => self.every_iteration(x, d),
+            _ => vec![],
+        }
+    }
+
     /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
     /// to `y` (later iteration): after `x` to the end of the body, or from its start to `y`.
     fn across(&self, x: Label, y: Label, d: u32) -> Vec<usize> {
@@ -234,6 +251,15 @@ fn leaves_early(b: &Block, own_level: bool) -> bool {
     })
 }
 
+/// Whether a loop body has a `continue` of its own (not one of a nested loop).
+fn continues(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Continue => true,
+        StmtKind::If { then_blk, else_blk, .. } => continues(then_blk) || continues(else_blk),
+        _ => false,
+    })
+}
+
 /// Identity of a race for refinement: (first, second, array) labels.
 pub type RaceKey = (Label, Label, u32);
 
@@ -244,16 +270,25 @@ pub fn key(r: &Race) -> RaceKey {
 /// The `narrow` marker of a `NotLastIteration` race whose loop-body option did not verify.
 pub const NOT_LAST_NARROWED: u32 = u32::MAX;
 
+/// The `narrow` marker of a `NotFirstIteration` race whose loop-body option did not verify.
+pub const NOT_FIRST_NARROWED: u32 = u32::MAX - 1;
+
 /// The constraint options of one race at a refinement level: one clause per needed relation.
 pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
     let (a, b) = (r.first.label, r.second.label);
     let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
     let mut out = Vec::new();
-    let same = |out: &mut Vec<Vec<usize>>| {
+    // `[a, b)`, with the positions of `extra` besides.
+    let same_or = |extra: Option<Vec<usize>>| {
         let ab = space.blocks_of(a);
         let bb = space.blocks_of(b);
-        out.push(space.interval(a, space.tree.get(b).post, &ab, &bb));
+        let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
+        c.extend(extra.unwrap_or_default());
+        c.sort_unstable();
+        c.dedup();
+        c
     };
+    let same = |out: &mut Vec<Vec<usize>>| out.push(same_or(None));
     for rel in &r.relations {
         match *rel {
             IterRelation::SameIteration => same(&mut out),
@@ -266,15 +301,13 @@ pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Ve
             }
             IterRelation::AcrossBackEdgeReversed(d) => out.push(space.across(b, a, d)),
             IterRelation::NotLastIteration(d) => {
-                let ab = space.blocks_of(a);
-                let bb = space.blocks_of(b);
-                let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
-                if !narrow.contains(&(key(r), NOT_LAST_NARROWED)) {
-                    c.extend(space.every_iteration(a, d));
-                    c.sort_unstable();
-                    c.dedup();
-                }
-                out.push(c);
+                let extra = (!narrow.contains(&(key(r), NOT_LAST_NARROWED))).then(|| space.every_iteration(a, d));
+                out.push(same_or(extra));
+            }
+            IterRelation::NotFirstIteration(d) => {
+                let extra =
+                    (!narrow.contains(&(key(r), NOT_FIRST_NARROWED))).then(|| space.every_earlier_iteration(b, d));
+                out.push(same_or(extra));
             }
             IterRelation::Unknown => {
                 // Unclassified: demand what every relation would need.
