@@ -320,3 +320,65 @@ pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Ve
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A slot seeded before a loop whose body is `BODY`.
+    const SEEDED: &str = "//--blockDim=64 --gridDim=1
+__global__ void seeded(const float *in, float *out, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  for (int i = 0; i < n; i++) {
+    BODY
+  }
+  out[t] = s[t];
+}
+";
+
+    /// The race of the seed (line 5) with the loop of `SEEDED` around `body`: its relations,
+    /// and whether its options (narrowed or not) include the position right after the loop's
+    /// access.
+    fn seed_options(body: &str, narrowed: bool) -> (Vec<IterRelation>, bool) {
+        let text = SEEDED.replace("BODY", body);
+        let mut opts = crate::front::FrontOptions::default();
+        opts.params.insert("n".into(), 4);
+        let k = crate::front::lower_text(Path::new("seeded.cu"), &text, &opts)
+            .unwrap()
+            .kernels
+            .remove(0);
+        let report = sdv::check(&k, &Default::default());
+        let race = report
+            .races
+            .iter()
+            .find(|r| k.line(r.first.span) == 5)
+            .expect("the seed races");
+        let space = Space::new(&k, &SynthOptions::default());
+        let narrow: BTreeSet<(RaceKey, u32)> = narrowed.then(|| (key(race), NOT_FIRST_NARROWED)).into_iter().collect();
+        let options = clauses(&space, race, &narrow).concat();
+        let after_access = options
+            .iter()
+            .any(|&i| space.positions[i].0 == Position::After(race.second.label));
+        (race.relations.clone(), after_access)
+    }
+
+    #[test]
+    fn a_race_into_later_iterations_may_be_cut_at_the_end_of_the_body() {
+        // Iteration 0 touches the thread's own slot: the end of the body (after the access) is
+        // an option, unless the race was narrowed.
+        let own = "s[(t + i) % 64] += 1.0f;";
+        let (rels, after) = seed_options(own, false);
+        assert_eq!(rels, vec![IterRelation::NotFirstIteration(1)]);
+        assert!(after);
+        assert!(!seed_options(own, true).1);
+        // A `continue` may skip the end of the body in every earlier iteration: no option there.
+        assert!(!seed_options("if (i == 2) continue;\n    s[(t + i) % 64] += 1.0f;", false).1);
+        // Iteration 0 touches a neighbour's slot: only positions between the two accesses.
+        let (rels, after) = seed_options("s[(t + i + 1) % 64] += 1.0f;", false);
+        assert_eq!(rels, vec![IterRelation::SameIteration]);
+        assert!(!after);
+    }
+}
