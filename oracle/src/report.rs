@@ -21,6 +21,11 @@ pub enum IterRelation {
     /// iteration other than that loop's last: the race needs a later iteration of that loop to
     /// run in between, so a barrier every iteration passes also separates the two.
     NotLastIteration(u32),
+    /// As `SameIteration`, and besides the second access (in text order) is in a loop of its
+    /// own at this depth (1 = its outermost loop) that the first access comes before, in an
+    /// iteration other than that loop's first: the race needs an earlier iteration of that
+    /// loop to run in between, so a barrier every iteration passes also separates the two.
+    NotFirstIteration(u32),
     /// The checker could not classify it (synthesis falls back to refutation).
     Unknown,
 }

@@ -13,12 +13,17 @@
 //!   before that loop's last) is also cut by a barrier every iteration of that loop passes: it
 //!   needs one in `[a, b)` or in the loop's body at its top level. Should the placement still
 //!   race, the race is narrowed to `[a, b)`.
+//! - `NotFirstIteration(d)` (a race into a loop of `b` that `a` comes before, only into
+//!   iterations after that loop's first) is likewise cut by a barrier every earlier iteration
+//!   passes: one in `[a, b)` or in the loop's body at its top level (none when a `continue` of
+//!   that loop can skip part of the body). Should the placement still race, the race is
+//!   narrowed to `[a, b)`.
 //!
 //! Positions are the candidate positions of the kernel that are block-uniform (so no barrier we
 //! place can diverge). Costs are `LC^loops · IC^conds`.
 
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
-use super::space::{clauses, key, RaceKey, Space, SynthOptions, SynthStats, NOT_LAST_NARROWED};
+use super::space::{clauses, key, RaceKey, Space, SynthOptions, SynthStats, NOT_FIRST_NARROWED, NOT_LAST_NARROWED};
 use autosync_oracle::ir::{Barrier, Kernel, Label, Loop};
 use autosync_oracle::report::{IterRelation, Race, RaceScope, Report};
 use autosync_oracle::sdv::{self, Level};
@@ -463,6 +468,9 @@ impl Refinement<'_> {
                             }
                             IterRelation::NotLastIteration(_) => {
                                 progress |= self.narrow.insert((key(&r), NOT_LAST_NARROWED));
+                            }
+                            IterRelation::NotFirstIteration(_) => {
+                                progress |= self.narrow.insert((key(&r), NOT_FIRST_NARROWED));
                             }
                             _ => {}
                         }

@@ -93,6 +93,9 @@ pub struct Space {
     /// Bodies of loops that run at least one iteration, start to end, whenever the loop runs:
     /// a position at their top level runs whenever the loop statement does.
     transparent: HashSet<Label>,
+    /// Bodies of loops with a `continue` of their own: an iteration may skip the positions
+    /// after it, so not every iteration passes the body's top level.
+    continued: HashSet<Label>,
     /// The uniformity the positions were chosen by.
     pub unif: sdv::Uniformity,
 }
@@ -125,11 +128,15 @@ impl Space {
         }
         let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
+        let mut continued = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
-            StmtKind::Loop(Loop { body, .. })
-                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) =>
-            {
-                transparent.insert(body.label);
+            StmtKind::Loop(Loop { body, .. }) => {
+                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) {
+                    transparent.insert(body.label);
+                }
+                if continues(body) {
+                    continued.insert(body.label);
+                }
             }
             StmtKind::If { then_blk, else_blk, .. } => {
                 let taken = match feasible.branches.get(&s.label) {
@@ -149,6 +156,7 @@ impl Space {
             pos_post,
             pos_blocks,
             transparent,
+            continued,
             unif,
         }
     }
@@ -203,6 +211,15 @@ impl Space {
         self.interval(body, self.tree.get(owner).post, &body_blocks, &body_blocks)
     }
 
+    /// Positions that every path into an iteration other than the first of `x`'s loop at depth
+    /// `d` passes: its body at the top level, unless a `continue` can skip part of it.
+    fn every_earlier_iteration(&self, x: Label, d: u32) -> Vec<usize> {
+        match self.loop_at(x, d) {
+            Some(s) if !self.continued.contains(&s.block) => self.every_iteration(x, d),
+            _ => vec![],
+        }
+    }
+
     /// Options for a race across the back edge of loop depth `d`, from `x` (earlier iteration)
     /// to `y` (later iteration): after `x` to the end of the body, or from its start to `y`.
     fn across(&self, x: Label, y: Label, d: u32) -> Vec<usize> {
@@ -234,6 +251,15 @@ fn leaves_early(b: &Block, own_level: bool) -> bool {
     })
 }
 
+/// Whether a loop body has a `continue` of its own (not one of a nested loop).
+fn continues(b: &Block) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Continue => true,
+        StmtKind::If { then_blk, else_blk, .. } => continues(then_blk) || continues(else_blk),
+        _ => false,
+    })
+}
+
 /// Identity of a race for refinement: (first, second, array) labels.
 pub type RaceKey = (Label, Label, u32);
 
@@ -244,16 +270,25 @@ pub fn key(r: &Race) -> RaceKey {
 /// The `narrow` marker of a `NotLastIteration` race whose loop-body option did not verify.
 pub const NOT_LAST_NARROWED: u32 = u32::MAX;
 
+/// The `narrow` marker of a `NotFirstIteration` race whose loop-body option did not verify.
+pub const NOT_FIRST_NARROWED: u32 = u32::MAX - 1;
+
 /// The constraint options of one race at a refinement level: one clause per needed relation.
 pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
     let (a, b) = (r.first.label, r.second.label);
     let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
     let mut out = Vec::new();
-    let same = |out: &mut Vec<Vec<usize>>| {
+    // `[a, b)`, with the positions of `extra` besides.
+    let same_or = |extra: Option<Vec<usize>>| {
         let ab = space.blocks_of(a);
         let bb = space.blocks_of(b);
-        out.push(space.interval(a, space.tree.get(b).post, &ab, &bb));
+        let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
+        c.extend(extra.unwrap_or_default());
+        c.sort_unstable();
+        c.dedup();
+        c
     };
+    let same = |out: &mut Vec<Vec<usize>>| out.push(same_or(None));
     for rel in &r.relations {
         match *rel {
             IterRelation::SameIteration => same(&mut out),
@@ -266,15 +301,13 @@ pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Ve
             }
             IterRelation::AcrossBackEdgeReversed(d) => out.push(space.across(b, a, d)),
             IterRelation::NotLastIteration(d) => {
-                let ab = space.blocks_of(a);
-                let bb = space.blocks_of(b);
-                let mut c = space.interval(a, space.tree.get(b).post, &ab, &bb);
-                if !narrow.contains(&(key(r), NOT_LAST_NARROWED)) {
-                    c.extend(space.every_iteration(a, d));
-                    c.sort_unstable();
-                    c.dedup();
-                }
-                out.push(c);
+                let extra = (!narrow.contains(&(key(r), NOT_LAST_NARROWED))).then(|| space.every_iteration(a, d));
+                out.push(same_or(extra));
+            }
+            IterRelation::NotFirstIteration(d) => {
+                let extra =
+                    (!narrow.contains(&(key(r), NOT_FIRST_NARROWED))).then(|| space.every_earlier_iteration(b, d));
+                out.push(same_or(extra));
             }
             IterRelation::Unknown => {
                 // Unclassified: demand what every relation would need.
@@ -286,4 +319,66 @@ pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Ve
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// A slot seeded before a loop whose body is `BODY`.
+    const SEEDED: &str = "//--blockDim=64 --gridDim=1
+__global__ void seeded(const float *in, float *out, int n) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  for (int i = 0; i < n; i++) {
+    BODY
+  }
+  out[t] = s[t];
+}
+";
+
+    /// The race of the seed (line 5) with the loop of `SEEDED` around `body`: its relations,
+    /// and whether its options (narrowed or not) include the position right after the loop's
+    /// access.
+    fn seed_options(body: &str, narrowed: bool) -> (Vec<IterRelation>, bool) {
+        let text = SEEDED.replace("BODY", body);
+        let mut opts = crate::front::FrontOptions::default();
+        opts.params.insert("n".into(), 4);
+        let k = crate::front::lower_text(Path::new("seeded.cu"), &text, &opts)
+            .unwrap()
+            .kernels
+            .remove(0);
+        let report = sdv::check(&k, &Default::default());
+        let race = report
+            .races
+            .iter()
+            .find(|r| k.line(r.first.span) == 5)
+            .expect("the seed races");
+        let space = Space::new(&k, &SynthOptions::default());
+        let narrow: BTreeSet<(RaceKey, u32)> = narrowed.then(|| (key(race), NOT_FIRST_NARROWED)).into_iter().collect();
+        let options = clauses(&space, race, &narrow).concat();
+        let after_access = options
+            .iter()
+            .any(|&i| space.positions[i].0 == Position::After(race.second.label));
+        (race.relations.clone(), after_access)
+    }
+
+    #[test]
+    fn a_race_into_later_iterations_may_be_cut_at_the_end_of_the_body() {
+        // Iteration 0 touches the thread's own slot: the end of the body (after the access) is
+        // an option, unless the race was narrowed.
+        let own = "s[(t + i) % 64] += 1.0f;";
+        let (rels, after) = seed_options(own, false);
+        assert_eq!(rels, vec![IterRelation::NotFirstIteration(1)]);
+        assert!(after);
+        assert!(!seed_options(own, true).1);
+        // A `continue` may skip the end of the body in every earlier iteration: no option there.
+        assert!(!seed_options("if (i == 2) continue;\n    s[(t + i) % 64] += 1.0f;", false).1);
+        // Iteration 0 touches a neighbour's slot: only positions between the two accesses.
+        let (rels, after) = seed_options("s[(t + i + 1) % 64] += 1.0f;", false);
+        assert_eq!(rels, vec![IterRelation::SameIteration]);
+        assert!(!after);
+    }
 }

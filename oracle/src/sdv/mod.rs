@@ -45,7 +45,7 @@ pub use uniform::{uniformity, uniformity_if_reads_settle};
 use crate::ir::*;
 use crate::report::*;
 use crate::smt::LANES;
-use crate::tree::{for_each_stmt, LabelTree};
+use crate::tree::{for_each_stmt, LabelTree, ScopeKind};
 use intervals::{common_depth, Intervals};
 pub use query::QueryStat;
 use query::{Bound, Engine, Outcome, Pairing, Query};
@@ -265,6 +265,7 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
                     scope: RaceScope::InterBlock,
                     rel: None,
                     not_last: None,
+                    not_first: Vec::new(),
                     q,
                     own_read: None,
                 });
@@ -323,7 +324,9 @@ fn intra_block_jobs<'k>(
     };
     for &rel in cross {
         let shared = match rel {
-            IterRelation::SameIteration | IterRelation::NotLastIteration(_) => common.clone(),
+            IterRelation::SameIteration | IterRelation::NotLastIteration(_) | IterRelation::NotFirstIteration(_) => {
+                common.clone()
+            }
             IterRelation::AcrossBackEdge(d) | IterRelation::AcrossBackEdgeReversed(d) => {
                 common[..(d as usize - 1).min(common.len())].to_vec()
             }
@@ -356,6 +359,7 @@ fn intra_block_jobs<'k>(
             scope: RaceScope::IntraBlock,
             rel: Some(rel),
             not_last: not_last_loop(tree, a.label, b.label, rel),
+            not_first: not_first_loops(tree, a.label, b.label, rel),
             q,
             own_read: None,
         });
@@ -467,6 +471,8 @@ struct Job<'k> {
     rel: Option<IterRelation>,
     /// See [`not_last_loop`].
     not_last: Option<(Label, u32)>,
+    /// See [`not_first_loops`].
+    not_first: Vec<(Label, u32)>,
     q: Query<'k>,
     /// The load's own earlier store, for a race that may be benign (see [`Query::reads_own`];
     /// kept out of `q`, which is asked as it is).
@@ -485,27 +491,43 @@ struct Lane {
 }
 
 /// Runs a job: its query, classified (see [`run_classified`]); for a race whose first access is
-/// in a loop the second is after, whether it needs that loop's last iteration. Returns the
-/// outcome, whether the race is benign, and the relation to record.
+/// in a loop the second is after, whether it needs that loop's last iteration; failing that,
+/// for one whose second access is in loops the first is before, whether it needs an iteration
+/// of one of them other than the first. Returns the outcome, whether the race is benign, and
+/// the relation to record.
 fn run_job(engine: &mut Engine, job: &Job) -> Answer {
     let (outcome, benign) = run_classified(engine, &job.q, job.own_read);
-    let rel = match (&outcome, job.not_last, job.rel) {
-        // A loop the first access leaves before the second: when the race cannot happen from
-        // that loop's last iteration, say so (synthesis may then cut it with a barrier every
-        // later iteration passes).
-        (Outcome::Sat(_), Some((l, depth)), Some(_)) => {
-            let last = Query {
-                also: vec![(1, Bound::Last(l))],
-                ..job.q.clone()
-            };
-            match engine.run(&last) {
-                Outcome::Unsat => Some(IterRelation::NotLastIteration(depth)),
-                _ => job.rel,
-            }
+    if !matches!(outcome, Outcome::Sat(_)) || job.rel.is_none() {
+        return (outcome, benign, job.rel);
+    }
+    // A loop the first access leaves before the second: when the race cannot happen from
+    // that loop's last iteration, say so (synthesis may then cut it with a barrier every
+    // later iteration passes).
+    if let Some((l, depth)) = job.not_last {
+        let last = Query {
+            also: vec![(1, Bound::Last(l))],
+            ..job.q.clone()
+        };
+        if matches!(engine.run(&last), Outcome::Unsat) {
+            return (outcome, benign, Some(IterRelation::NotLastIteration(depth)));
         }
-        _ => job.rel,
-    };
-    (outcome, benign, rel)
+    }
+    // A loop the second access enters after the first: when the race cannot happen in that
+    // loop's first iteration, a barrier every earlier iteration passes also cuts it. Only an
+    // unsatisfiable query (the second thread pinned to iteration 0) says so.
+    for &(l, depth) in &job.not_first {
+        if engine.expired {
+            break;
+        }
+        let first = Query {
+            also: vec![(2, Bound::Iter(l, 0))],
+            ..job.q.clone()
+        };
+        if matches!(engine.run(&first), Outcome::Unsat) {
+            return (outcome, benign, Some(IterRelation::NotFirstIteration(depth)));
+        }
+    }
+    (outcome, benign, job.rel)
 }
 
 /// Runs a conflict query; for a race between two stores, also asks whether the stores can
@@ -548,6 +570,23 @@ fn not_last_loop(tree: &LabelTree, a: Label, b: Label, rel: IterRelation) -> Opt
     let la = tree.get(a).loop_owners();
     let common = common_depth(&la, &tree.get(b).loop_owners());
     (la.len() > common).then(|| (*la.last().expect("deeper than common"), la.len() as u32))
+}
+
+/// For a same-iteration pair whose second access (in text order) is in loops the first is
+/// before: those loops that can repeat (a lowered `switch` runs once), outermost first (a
+/// barrier in an outer body costs less), each with its depth among the second access's loops.
+fn not_first_loops(tree: &LabelTree, a: Label, b: Label, rel: IterRelation) -> Vec<(Label, u32)> {
+    if rel != IterRelation::SameIteration || a == b {
+        return Vec::new();
+    }
+    let common = common_depth(&tree.get(a).loop_owners(), &tree.get(b).loop_owners());
+    let loops = tree.get(b).scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody);
+    loops
+        .enumerate()
+        .skip(common)
+        .filter(|(_, s)| !s.once)
+        .filter_map(|(i, s)| Some((s.owner?, i as u32 + 1)))
+        .collect()
 }
 
 fn first_named_barrier(k: &Kernel) -> Option<Span> {

@@ -151,6 +151,50 @@ fn sdv_loop_race_in_and_across_iterations() {
     );
 }
 
+/// `sh[tid] = 0; for (i = 0; i < n; i++) x = sh[(tid + i + shift) & 63];`, the loop inside
+/// `for (j = 0; j < 2; j++)` when `nested`. Returns the kernel and the two access labels.
+fn seeded_then_rotated(shift: i64, nested: bool) -> (Kernel, Label, Label) {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let sh = b.array("sh", Space::Shared);
+    let (i, j, n, x) = (b.local("i"), b.local("j"), b.param("n"), b.local("x"));
+    let wr = b.write(sh, tid());
+    let slot = ub(BitAnd, ub(Add, ub(Add, tid(), var(i)), u(shift)), u(63));
+    let rd = b.read(Some(x), sh, slot);
+    let (wl, rl) = (wr.label, rd.label);
+    let mut body = b.for_(i, u(0), ub(Lt, var(i), var(n)), ub(Add, var(i), u(1)), vec![rd]);
+    if nested {
+        body = b.for_(j, u(0), ub(Lt, var(j), u(2)), ub(Add, var(j), u(1)), body);
+    }
+    body.insert(0, wr);
+    (b.finish(body), wl, rl)
+}
+
+#[test]
+fn sdv_race_into_a_loop_after_its_first_iteration() {
+    // Iteration 0 reads the thread's own slot: only later iterations race with the seed.
+    for nested in [false, true] {
+        let (k, wl, rl) = seeded_then_rotated(0, nested);
+        let r = run(&k);
+        let races = intra(&r);
+        assert_eq!(races.len(), 1, "{r:#?}");
+        assert_eq!((races[0].first.label, races[0].second.label), (wl, rl));
+        // The depth is among the read's loops: the inner one when nested (in the outer loop's
+        // first iteration the inner one's later iterations race).
+        let depth = if nested { 2 } else { 1 };
+        assert_eq!(
+            rels(races[0]),
+            vec![IterRelation::NotFirstIteration(depth)],
+            "nested {nested}"
+        );
+    }
+    // Iteration 0 reads a neighbour's slot: the race needs no later iteration.
+    let (k, _, _) = seeded_then_rotated(1, false);
+    let r = run(&k);
+    let races = intra(&r);
+    assert_eq!(races.len(), 1, "{r:#?}");
+    assert_eq!(rels(races[0]), vec![IterRelation::SameIteration]);
+}
+
 #[test]
 fn sdv_race_across_back_edge_of_depth_two() {
     // for i<4 { for j<4 { x = sh[tid+1]; sync; sh[tid] = 0; } sync; }
