@@ -49,6 +49,15 @@ const CASES: &[Case] = &[
         4,
         "grid-wide synchronization (grid_group::sync) inside a branch or loop",
     ),
+    // After an early return some blocks may take, a top-level grid sync may hang the grid:
+    // inconclusive, never phases.
+    (
+        "grid_sync_after_return.cu",
+        "//--blockDim=64 --gridDim=2\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o, int *p) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = p[blockIdx.x];\n  if (blockIdx.x == 1) return;\n  g.sync();\n  p[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
+        &[],
+        4,
+        "after a path that may leave the kernel",
+    ),
     // At the top level it orders the blocks' phases: the store before it and the read after it
     // do not race; the stores after it, by every block to the same elements, still do.
     (

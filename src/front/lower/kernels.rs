@@ -327,19 +327,30 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// A grid-wide barrier is modelled at the kernel's top level only: there every thread of the
-/// grid passes it. Under a branch or in a loop, whether every block reaches it as often (or the
-/// grid deadlocks) is a question autosync does not answer.
+/// A grid-wide barrier is modelled at the kernel's top level only, and only where no thread
+/// can have left the kernel before it: there every thread of the grid passes it. Under a
+/// branch or in a loop, or after a `return` (or PTX `exit`) some blocks may take, whether every
+/// block reaches it as often (or the grid deadlocks) is a question autosync does not answer.
 fn nested_grid_sync(body: &Block) -> FResult<()> {
+    let is_grid = |t: &Stmt| matches!(t.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync));
     let mut nested = None;
+    let mut returned = false;
     for s in &body.stmts {
-        if matches!(s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync)) {
+        if is_grid(s) {
+            if returned && nested.is_none() {
+                return Err(FrontError::unsupported(
+                    s.span,
+                    "grid-wide synchronization (grid_group::sync) after a path that may leave the kernel is not modelled",
+                )
+                .with_help("a `return` (or PTX `exit`) before it lets threads leave without reaching it, and the grid would hang"));
+            }
             continue;
         }
         autosync_oracle::tree::visit_stmt(s, &mut |t| {
-            if nested.is_none() && matches!(t.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync)) {
+            if nested.is_none() && is_grid(t) {
                 nested = Some(t.span);
             }
+            returned |= matches!(t.kind, StmtKind::Return);
         });
     }
     match nested {
