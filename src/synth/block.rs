@@ -162,7 +162,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         small_witnesses: false,
         ..Default::default()
     };
-    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &sdv_opts));
+    // The first call plans: one racing access pair per pair of source places is what its
+    // clauses need. Every placement is verified with the full check.
+    let planning = sdv::SdvOptions {
+        one_race_per_place_pair: true,
+        ..sdv_opts.clone()
+    };
+    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &planning));
     stats.oracle_calls += 1;
     let quiet = sdv_opts.clone();
     let finish = |outcome: Outcome, mut stats: SynthStats, initial: Report| {

@@ -72,6 +72,13 @@ pub struct SdvOptions {
     /// [`uniformity_if_reads_settle`]): the races a placement must remove besides making those
     /// reads settle. Not a verdict (synthesis uses it to plan, and verifies without it).
     pub assume_settled_reads: bool,
+    /// Once two accesses are known to race harmfully, ask no other pair written at the same
+    /// two source places (a macro expanded into many statements, an inlined body) with the same
+    /// arrays, scope and iteration relation on the same lane: the report then lists one racing
+    /// access pair per pair of places (with the relation its own query refined), which is
+    /// what synthesis plans with (the barrier positions around such statements are the same);
+    /// every placement is verified with a full check. Never used for a verdict.
+    pub one_race_per_place_pair: bool,
 }
 
 impl Default for SdvOptions {
@@ -83,6 +90,7 @@ impl Default for SdvOptions {
             strict: false,
             small_witnesses: true,
             assume_settled_reads: false,
+            one_race_per_place_pair: false,
         }
     }
 }
@@ -384,11 +392,12 @@ fn run_lanes(
                 engine.small_witnesses = opts.small_witnesses;
                 engine.profile = profiling.then(Vec::new);
                 let mut answers = Vec::new();
+                let mut racy = opts.one_race_per_place_pair.then(HashSet::new);
                 for group in groups.iter().skip(lane).step_by(LANES) {
                     if engine.expired {
                         break;
                     }
-                    run_group(&mut engine, jobs, group, opts.timeout_ms, &mut answers);
+                    run_group(&mut engine, jobs, group, opts.timeout_ms, &mut answers, racy.as_mut());
                 }
                 Lane {
                     answers,
@@ -404,12 +413,28 @@ fn run_lanes(
 /// Runs one group of jobs, adding (job index, answer) to `answers`. The first job alone; when
 /// it was cheap and race-free, the rest are asked together first (the jobs of a group are
 /// alike: they tend to cost the same).
-fn run_group(engine: &mut Engine, jobs: &[Job], group: &[usize], timeout_ms: u32, answers: &mut Vec<(usize, Answer)>) {
-    let (&first, rest) = group.split_first().expect("groups are not empty");
+/// With `racy` (see [`SdvOptions::one_race_per_place_pair`]), jobs of place pairs already known
+/// to race are not asked.
+fn run_group(
+    engine: &mut Engine,
+    jobs: &[Job],
+    group: &[usize],
+    timeout_ms: u32,
+    answers: &mut Vec<(usize, Answer)>,
+    mut racy: Option<&mut HashSet<PlacePair>>,
+) {
+    let known = |racy: &Option<&mut HashSet<PlacePair>>, n: usize| {
+        racy.as_deref().is_some_and(|r| r.contains(&place_pair(&jobs[n])))
+    };
+    let group: Vec<usize> = group.iter().copied().filter(|&n| !known(&racy, n)).collect();
+    let Some((&first, rest)) = group.split_first() else {
+        return;
+    };
     let spent = engine.spent;
     let answer = run_job(engine, &jobs[first]);
     let cost = engine.spent - spent;
     let cheap = matches!(answer.0, Outcome::Unsat) && cost <= CHEAP_QUERY;
+    note_racy(&jobs[first], &answer, racy.as_deref_mut());
     answers.push((first, answer));
     if rest.len() > 1 && cheap && !engine.expired {
         let qs: Vec<&Query> = rest.iter().map(|&n| &jobs[n].q).collect();
@@ -426,7 +451,30 @@ fn run_group(engine: &mut Engine, jobs: &[Job], group: &[usize], timeout_ms: u32
         if engine.expired {
             break;
         }
-        answers.push((n, run_job(engine, &jobs[n])));
+        if known(&racy, n) {
+            continue;
+        }
+        let answer = run_job(engine, &jobs[n]);
+        note_racy(&jobs[n], &answer, racy.as_deref_mut());
+        answers.push((n, answer));
+    }
+}
+
+/// Where the two accesses are written (a macro's expansion or an inlined body is located at
+/// its use: one source place, whose statements have the same barrier positions around them),
+/// their arrays, whether they are one statement, the race's scope and the job's iteration
+/// relation.
+type PlacePair = ([Span; 2], [ArrayId; 2], bool, RaceScope, Option<IterRelation>);
+
+fn place_pair(j: &Job) -> PlacePair {
+    let (a, b) = (&j.q.a, &j.q.b);
+    ([a.2.span, b.2.span], [a.2.array, b.2.array], a.0 == b.0, j.scope, j.rel)
+}
+
+/// Records a harmful race of the job's place pair.
+fn note_racy(j: &Job, answer: &Answer, racy: Option<&mut HashSet<PlacePair>>) {
+    if let (Some(racy), (Outcome::Sat(_), false, _)) = (racy, answer) {
+        racy.insert(place_pair(j));
     }
 }
 

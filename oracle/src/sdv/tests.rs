@@ -46,6 +46,40 @@ fn sdv_straight_line_race() {
     assert_eq!(w.byte_offset, Some(4 * w.threads[0].thread[0] as i64));
 }
 
+/// Two reads written at one source place (a macro's expansion), both racing with one write:
+/// `one_race_per_place_pair` asks until one of them races and reports that one; the verdict
+/// is the same.
+#[test]
+fn sdv_one_race_per_place_pair() {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let sh = b.array("sh", Space::Shared);
+    let (x, y) = (b.local("x"), b.local("y"));
+    let body = vec![
+        b.write(sh, tid()),
+        b.read(Some(x), sh, ub(Add, tid(), u(1))),
+        b.read(Some(y), sh, ub(Add, tid(), u(2))),
+    ];
+    let mut k = b.finish(body);
+    let place = Span::new(FileId(0), 40, 50);
+    for s in &mut k.body.stmts[1..] {
+        if let StmtKind::Basic(ops) = &mut s.kind {
+            for op in ops {
+                if let Op::Read(_, a) = op {
+                    a.span = place;
+                }
+            }
+        }
+    }
+    assert_eq!(intra(&run(&k)).len(), 2);
+    let once = SdvOptions {
+        one_race_per_place_pair: true,
+        ..Default::default()
+    };
+    let r = check(&k, &once);
+    assert_eq!(intra(&r).len(), 1, "{r:#?}");
+    assert!(!r.is_clean());
+}
+
 #[test]
 fn sdv_barrier_fixes_race() {
     let r = run(&neighbour(true));
