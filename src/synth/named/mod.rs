@@ -562,13 +562,26 @@ impl Refinement<'_> {
             return ControlFlow::Break(NamedOutcome::Unfixable(vec![why]));
         }
         if !report.sync_defects.is_empty() || !report.divergences.is_empty() {
-            self.st.forbidden.push(chosen);
+            let clause = self.defect_clause(chosen, &report);
+            self.st.forbidden.push(clause);
             return ControlFlow::Continue(());
         }
         if !self.learn(&report.races)? {
             self.st.forbidden.push(chosen);
         }
         ControlFlow::Continue(())
+    }
+
+    /// What a candidate with synchronization defects rules out: the whole assignment, or, when
+    /// every defect is a deadlock, only its inserted barriers (see [`deadlock_persists`]), so
+    /// adding unrelated channels to a deadlocking one is not tried again (a kernel whose races
+    /// have several cheap deadlocking options otherwise needs a round per combination of them).
+    fn defect_clause(&self, chosen: Vec<(Decision, bool)>, report: &Report) -> Vec<(Decision, bool)> {
+        if deadlock_persists(report) {
+            chosen.into_iter().filter(|(_, on)| *on).collect()
+        } else {
+            chosen
+        }
     }
 
     /// Every race's options under the current state; `Break` when a race has none.
@@ -644,6 +657,26 @@ impl Refinement<'_> {
         }
         ControlFlow::Continue(progress)
     }
+}
+
+/// Whether a candidate's defects stay in every candidate that inserts more: true when all of
+/// them are deadlocks. Inserted barriers take IDs the kernel does not use (and no two share
+/// one: a candidate that shares IDs ends the search before this is asked), so inserting a
+/// barrier only adds a place to wait: its generations either complete, and the warps go on as
+/// before, or block them earlier, so no warp gets further than in the deadlocking candidate;
+/// turning an arrive into a sync only adds a wait too. (The kernel's own barriers were checked
+/// defect-free before placement, so which arrivals make up their generations does not depend
+/// on how the inserted waits shift the schedule.) A kernel that computes IDs at run time
+/// may use one of the "free" IDs itself; then a superset that gives the deadlocking channel
+/// another ID might not deadlock, and ruling it out only costs that fix (never soundness: every
+/// placement is still checked), the same assumption [`available_ids`] makes.
+fn deadlock_persists(report: &Report) -> bool {
+    !report.sync_defects.is_empty()
+        && report.divergences.is_empty()
+        && report
+            .sync_defects
+            .iter()
+            .all(|d| matches!(d.kind, SyncDefectKind::Deadlock { .. }))
 }
 
 /// Repairs a producer that reuses one of the kernel's own barriers every iteration without
