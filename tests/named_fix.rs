@@ -199,15 +199,7 @@ fn too_few_ids_is_unfixable() {
 #[test]
 fn existing_ids_are_kept_and_avoided() {
     let e = &entries(|e| e.path == "named/arrive_before_write.cu")[0];
-    let r = fix_file(
-        &e.file(Path::new("corpus")),
-        &e.front_options(),
-        &fix_opts(NamedSettings::default(), false),
-    )
-    .unwrap();
-    assert_eq!(r.kernels[0].status, "fixed", "{:?}", r.kernels[0].reasons);
-    let text = r.patched.unwrap();
-    verify_text(e, &text);
+    let (r, text) = fix_verified(e);
     // The kernel's own barriers on ID 1 are untouched; the new channel uses another ID.
     assert!(text.contains("bar.arrive 1, 64;") && text.contains("bar.sync 1, 64;"));
     for b in &r.kernels[0].barriers {
@@ -239,21 +231,27 @@ fn deadlocking_channels_are_ruled_out_with_their_supersets() {
         .collect();
     kinds.sort();
     assert_eq!(kinds, [("arrive", 96), ("sync", 96)]);
-    let r = fix_file(
-        &e.file(Path::new("corpus")),
-        &e.front_options(),
-        &fix_opts(NamedSettings::default(), false),
-    )
-    .unwrap();
-    assert_eq!(r.kernels[0].status, "fixed", "{:?}", r.kernels[0].reasons);
-    let text = r.patched.unwrap();
-    verify_text(e, &text);
+    let (_, text) = fix_verified(e);
     // The arrive follows the copy call inside the copy loop; the sync precedes the early read.
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let call = lines.iter().position(|l| l.starts_with("copy_tile(tile")).unwrap();
     assert!(lines[call + 1].contains("bar.arrive %0, %1;"), "{text}");
     let read = lines.iter().position(|l| *l == "float acc = tile[c];").unwrap();
     assert!(lines[read - 1].contains("bar.sync %0, %1;"), "{text}");
+}
+
+/// `fix` on a manifest entry with the default settings: fixed, and the patched text verifies.
+fn fix_verified(e: &Entry) -> (autosync::jobs::fix::FileFix, String) {
+    let mut r = fix_file(
+        &e.file(Path::new("corpus")),
+        &e.front_options(),
+        &fix_opts(NamedSettings::default(), false),
+    )
+    .unwrap();
+    assert_eq!(r.kernels[0].status, "fixed", "{:?}", r.kernels[0].reasons);
+    let text = r.patched.take().unwrap();
+    verify_text(e, &text);
+    (r, text)
 }
 
 fn fix_text(name: &str, src: &str) -> autosync::jobs::fix::FileFix {
