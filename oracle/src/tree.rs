@@ -346,6 +346,22 @@ pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
     out
 }
 
+/// Whether `b` may be left early: a `return` anywhere in it, or, outside the loops nested in
+/// it, a `break` (when `breaks`) or a `continue` (when `continues`) of the loop or branch it
+/// belongs to.
+pub fn leaves_early(b: &Block, breaks: bool, continues: bool) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Return => true,
+        StmtKind::Break => breaks,
+        StmtKind::Continue => continues,
+        StmtKind::If { then_blk, else_blk, .. } => {
+            leaves_early(then_blk, breaks, continues) || leaves_early(else_blk, breaks, continues)
+        }
+        StmtKind::Loop(Loop { body, .. }) => leaves_early(body, false, false),
+        _ => false,
+    })
+}
+
 /// Calls `f` on every statement (including loop header/step statements), pre-order.
 pub fn for_each_stmt<'a>(b: &'a Block, f: &mut impl FnMut(&'a Stmt)) {
     for s in &b.stmts {

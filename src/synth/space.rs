@@ -7,7 +7,7 @@ use super::named::settings::NamedSettings;
 use autosync_oracle::ir::{Block, Kernel, Label, Loop, Stmt, StmtKind};
 use autosync_oracle::report::{IterRelation, Race, Report};
 use autosync_oracle::sdv::{self, Level};
-use autosync_oracle::tree::{candidate_positions, LabelTree, Position, Scope, ScopeKind};
+use autosync_oracle::tree::{candidate_positions, leaves_early, LabelTree, Position, Scope, ScopeKind};
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -131,7 +131,7 @@ impl Space {
         let mut continued = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {
             StmtKind::Loop(Loop { body, .. }) => {
-                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true) {
+                if feasible.entered_loops.contains(&s.label) && !leaves_early(body, true, true) {
                     transparent.insert(body.label);
                 }
                 if continues(body) {
@@ -144,7 +144,7 @@ impl Space {
                     Some(false) => else_blk,
                     None => return,
                 };
-                if !leaves_early(taken, true) {
+                if !leaves_early(taken, true, true) {
                     transparent.insert(taken.label);
                 }
             }
@@ -235,20 +235,6 @@ impl Space {
         v.dedup();
         v
     }
-}
-
-/// Whether a loop body can end an iteration early: a `break` or `continue` of this loop
-/// (`own_level`), or a `return` anywhere.
-fn leaves_early(b: &Block, own_level: bool) -> bool {
-    b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::Break | StmtKind::Continue => own_level,
-        StmtKind::Return => true,
-        StmtKind::If { then_blk, else_blk, .. } => {
-            leaves_early(then_blk, own_level) || leaves_early(else_blk, own_level)
-        }
-        StmtKind::Loop(Loop { body, .. }) => leaves_early(body, false),
-        _ => false,
-    })
 }
 
 /// Whether a loop body has a `continue` of its own (not one of a nested loop).

@@ -181,17 +181,6 @@ impl<'a> Lowerer<'a> {
         (op == "&&" || op == "&" && truth(l) && truth(r)).then_some((l, r))
     }
 
-    /// A node without the parentheses and implicit conversions around it.
-    fn strip(&self, mut n: NodeId) -> NodeId {
-        while matches!(self.ast.kind(n), "ParenExpr" | "ImplicitCastExpr") {
-            match self.expr_children(n).first() {
-                Some(&c) => n = c,
-                None => break,
-            }
-        }
-        n
-    }
-
     /// Why a condition cannot be assumed (`None`: it can): it must be a fact about the thread
     /// evaluating it, computed without memory, effects or values only the verifier has.
     fn not_assumable(&self, n: NodeId) -> Option<String> {

@@ -34,18 +34,9 @@ impl<'a> Lowerer<'a> {
         let first = *kids
             .first()
             .ok_or_else(|| FrontError::input(span, "call without a callee"))?;
-        let strip = |mut c: NodeId| {
-            while matches!(ast.kind(c), "ImplicitCastExpr" | "ParenExpr") {
-                match ast.children(c).next() {
-                    Some(x) => c = x,
-                    None => break,
-                }
-            }
-            c
-        };
         match ast.kind(n) {
             "CXXMemberCallExpr" => {
-                let m = strip(first);
+                let m = self.strip(first);
                 if ast.kind(m) != "MemberExpr" {
                     return Err(FrontError::unsupported(
                         span,
@@ -65,7 +56,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             _ => {
-                let c = strip(first);
+                let c = self.strip(first);
                 let decl = match ast.kind(c) {
                     "DeclRefExpr" => ast.node(c).attrs.referenced.map(|r| r.id),
                     "MemberExpr" => ast.node(c).attrs.member,
@@ -164,10 +155,7 @@ impl<'a> Lowerer<'a> {
         }
         let kids = self.expr_children(n);
         let first = *kids.first()?;
-        let mut c = first;
-        while matches!(ast.kind(c), "ImplicitCastExpr" | "ParenExpr") {
-            c = ast.children(c).next()?;
-        }
+        let c = self.strip(first);
         let named = match ast.kind(c) {
             "DeclRefExpr" => ast
                 .node(c)

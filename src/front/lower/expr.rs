@@ -861,6 +861,17 @@ impl<'a> Lowerer<'a> {
         self.eval(c)
     }
 
+    /// A node without the parentheses and implicit conversions around it.
+    pub(crate) fn strip(&self, mut n: NodeId) -> NodeId {
+        while matches!(self.ast.kind(n), "ParenExpr" | "ImplicitCastExpr") {
+            match self.expr_children(n).first() {
+                Some(&c) => n = c,
+                None => break,
+            }
+        }
+        n
+    }
+
     /// The expression children of a node (skipping declarations and type nodes).
     pub(crate) fn expr_children(&self, n: NodeId) -> Vec<NodeId> {
         self.ast

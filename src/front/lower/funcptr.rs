@@ -36,7 +36,7 @@ impl<'a> Lowerer<'a> {
             match ast.kind(n) {
                 "CallExpr" | "CUDAKernelCallExpr" => {
                     if let Some(c) = ast.children(n).next() {
-                        direct.insert(strip_casts(self, c));
+                        direct.insert(self.strip(c));
                     }
                 }
                 "DeclRefExpr" => {
@@ -94,7 +94,7 @@ impl<'a> Lowerer<'a> {
     /// A function-typed expression as the pointer it decays to: `f`, `&f`, `*p`, `(*p)`.
     pub(crate) fn code_pointer(&mut self, e: NodeId) -> FResult<Pointer> {
         let ast = self.ast;
-        let e = strip_casts(self, e);
+        let e = self.strip(e);
         let span = self.span(e);
         match ast.kind(e) {
             "DeclRefExpr" => {
@@ -224,15 +224,4 @@ impl<'a> Lowerer<'a> {
             })
             .collect()
     }
-}
-
-/// `e` without implicit casts and parentheses around it.
-fn strip_casts(lw: &Lowerer, mut e: NodeId) -> NodeId {
-    while matches!(lw.ast.kind(e), "ImplicitCastExpr" | "ParenExpr") {
-        match lw.ast.children(e).next() {
-            Some(x) => e = x,
-            None => break,
-        }
-    }
-    e
 }

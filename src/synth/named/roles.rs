@@ -10,7 +10,7 @@ use autosync_oracle::ir::{
     BinOp, Builtin, Expr, Kernel, Label, Loop, LoopKind, Op, ScalarTy, Stmt, StmtKind, UnOp, VarId, VarKind,
 };
 use autosync_oracle::sdv::{Level, Uniformity};
-use autosync_oracle::tree::{visit_stmt, LabelTree, Position};
+use autosync_oracle::tree::{leaves_early, visit_stmt, LabelTree, Position};
 use std::collections::{HashMap, HashSet};
 
 /// Threads per warp.
@@ -207,7 +207,7 @@ impl Walker<'_> {
                     (Exec::No, _) => ea,
                     (_, Exec::No) => ta,
                     // Branches that cannot leave early rejoin with the status they started from.
-                    _ if !leaves_early(then_blk) && !leaves_early(else_blk) => cur,
+                    _ if !leaves_early(then_blk, true, true) && !leaves_early(else_blk, true, true) => cur,
                     _ => ta.join(ea).under(cur),
                 }
             }
@@ -280,7 +280,7 @@ impl Walker<'_> {
         // A one-shot loop (a lowered `switch`, an inlined body with an early return) runs its
         // body once per entry; its `break`s lead to the statement after it.
         let once = runs_once(s);
-        let exits = leaves(&body.stmts, !once);
+        let exits = leaves_early(body, !once, false);
         // A lane-dependent trip count is not the warp's: lane 0 cannot stand for it.
         let trips = if once {
             (cur == Exec::Yes).then_some(1)
@@ -406,20 +406,6 @@ impl Walker<'_> {
     }
 }
 
-/// Whether a block contains a `return`, or a `break`/`continue` of an enclosing loop.
-fn leaves_early(b: &autosync_oracle::ir::Block) -> bool {
-    fn go(stmts: &[Stmt], in_loop: bool) -> bool {
-        stmts.iter().any(|s| match &s.kind {
-            StmtKind::Return => true,
-            StmtKind::Break | StmtKind::Continue => !in_loop,
-            StmtKind::If { then_blk, else_blk, .. } => go(&then_blk.stmts, in_loop) || go(&else_blk.stmts, in_loop),
-            StmtKind::Loop(Loop { body, .. }) => go(&body.stmts, true),
-            _ => false,
-        })
-    }
-    go(&b.stmts, false)
-}
-
 fn collect_assigned(s: &Stmt, out: &mut HashSet<VarId>) {
     if let StmtKind::Basic(ops) = &s.kind {
         for op in ops {
@@ -481,22 +467,6 @@ fn binary(op: BinOp, ty: ScalarTy, a: i64, b: i64) -> Option<i64> {
         BinOp::Or => (a != 0 || b != 0) as i64,
     };
     Some(r)
-}
-
-/// Whether `stmts` may leave the loop whose body they are: a `return`, or (when `breaks`) a
-/// `break` of that loop itself, not one of a loop nested in it.
-fn leaves(stmts: &[Stmt], breaks: bool) -> bool {
-    stmts.iter().any(|s| match &s.kind {
-        StmtKind::Return => true,
-        StmtKind::Break => breaks,
-        StmtKind::If { then_blk, else_blk, .. } => leaves(&then_blk.stmts, breaks) || leaves(&else_blk.stmts, breaks),
-        StmtKind::Loop(Loop { header, body, step, .. }) => header
-            .iter()
-            .chain(step)
-            .chain(&body.stmts)
-            .any(|x| leaves(std::slice::from_ref(x), false)),
-        _ => false,
-    })
 }
 
 /// Whether loop statement `s` is a one-shot `do { ... } while (false)`, as the front end lowers
