@@ -118,6 +118,18 @@ fn table() -> Vec<Case> {
             (4, "fnptr.cu:2:61: unsupported:"),
         ),
         case(
+            "slot_arith.cu",
+            format!("{K}\n  int *p = o;\n  int **pp = &p;\n  (*(pp + 1))[threadIdx.x] = 1;\n}}\n"),
+            (4, "slot_arith.cu:5:6: unsupported: arithmetic on the address of a pointer variable"),
+            (4, "arithmetic on the address of a pointer variable"),
+        ),
+        case(
+            "table_store.cu",
+            "//--blockDim=32\nstruct T { int *p[2]; };\n__global__ void k(T t, int *o) {\n  t.p[0] = o;\n  t.p[0][threadIdx.x] = 1;\n}\n",
+            (4, "table_store.cu:4:3: unsupported: assignment into `t.p`, an array of pointers in a kernel parameter"),
+            (4, "an array of pointers in a kernel parameter"),
+        ),
+        case(
             "no_kernel.cu",
             "__device__ int helper(int a) { return a + 1; }\n",
             (2, "no_kernel.cu: error: no __global__ kernel in this file"),

@@ -17,12 +17,46 @@ const CASES: &[Case] = &[
         2,
         "undeclared.cu:5:3: error: Clang: use of undeclared identifier 'foo'",
     ),
+    // A function with no body here (compiled separately): modelled as touching any element
+    // of what it is given, so the race around it is still found ...
     (
         "no_body.cu",
         "//--blockDim=64\n__device__ void publish(int v);\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  publish(1);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
         &[],
+        1,
+        "race (RAW) on `s`",
+    ),
+    // ... and so is one with what it is given (it may read any element the threads write) ...
+    (
+        "no_body_array.cu",
+        "//--blockDim=64\n__device__ void publish(int *p);\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[0];\n  publish(s);\n}\n",
+        &[],
+        1,
+        "write at no_body_array.cu:5:3, then atomic at no_body_array.cu:6:3",
+    ),
+    // ... and a file's device variable it may write, read by the kernel after it.
+    (
+        "no_body_global.cu",
+        "//--blockDim=64\n__device__ int total;\n__device__ void publish(int v);\n__global__ void k(int *o) {\n  publish(1);\n  o[threadIdx.x] = total;\n}\n",
+        &[],
+        1,
+        "on `total`",
+    ),
+    // Where not every thread may call it, it may hold a barrier that would diverge.
+    (
+        "no_body_branch.cu",
+        "//--blockDim=64\n__device__ void publish(int v);\n__global__ void k(int *o) {\n  if (threadIdx.x < 32) publish(1);\n  o[threadIdx.x] = 1;\n}\n",
+        &[],
         4,
-        "no_body.cu:6:3: unsupported: `publish` has no body in this translation unit",
+        "no_body_branch.cu:4:25: unsupported: `publish` has no body in this translation unit, and it is called where not every thread",
+    ),
+    // A pointer into a local object: what it does to the object is not bounded.
+    (
+        "no_body_object.cu",
+        "//--blockDim=64\nstruct P { int a; int b; };\n__device__ void publish(P *p);\n__global__ void k(int *o) {\n  P x;\n  x.a = 1;\n  publish(&x);\n  o[threadIdx.x] = x.a;\n}\n",
+        &[],
+        4,
+        "is given a pointer into the local object",
     ),
     // The user may declare it pure: then the race around it is found.
     (
@@ -40,14 +74,14 @@ const CASES: &[Case] = &[
         1,
         "divergence",
     ),
-    // A grid-wide sync under a branch is not modelled: inconclusive, never ignored (only the
-    // even blocks reach it, and the grid would hang).
+    // A grid-wide sync under a branch only the even blocks take: the grid would hang
+    // (barrier divergence between blocks), never ignored.
     (
         "grid_sync.cu",
         "//--blockDim=64\n#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  cg::grid_group g = cg::this_grid();\n  o[threadIdx.x] = 1;\n  if (blockIdx.x % 2 == 0) g.sync();\n  o[threadIdx.x + 64] = o[63 - threadIdx.x];\n}\n",
         &[],
-        4,
-        "grid-wide synchronization (grid_group::sync) inside a branch or loop",
+        1,
+        "grid barrier under a condition that may differ between blocks",
     ),
     // After an early return some blocks may take, a top-level grid sync may hang the grid:
     // inconclusive, never phases.

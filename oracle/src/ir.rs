@@ -351,6 +351,25 @@ impl Expr {
             Expr::Vote(_, p) => p.for_each_builtin(f),
         }
     }
+
+    /// Whether two threads of the grid (of different blocks, too) may evaluate this expression
+    /// to different values, given which variables may (`var_differs`).
+    pub fn may_differ_between_blocks(&self, var_differs: &impl Fn(VarId) -> bool) -> bool {
+        match self {
+            // A vote is the same within a block only.
+            Expr::Unknown(_) | Expr::Vote(..) => true,
+            Expr::Const(..) => false,
+            Expr::Builtin(b) => matches!(b, Builtin::ThreadIdx(_) | Builtin::BlockIdx(_)),
+            Expr::Var(v) => var_differs(*v),
+            Expr::Un(_, _, e) | Expr::Cast(_, e) => e.may_differ_between_blocks(var_differs),
+            Expr::Bin(_, _, a, b) => {
+                a.may_differ_between_blocks(var_differs) || b.may_differ_between_blocks(var_differs)
+            }
+            Expr::Select(c, a, b) => [c, a, b].iter().any(|e| e.may_differ_between_blocks(var_differs)),
+            Expr::Opaque(_, args) => args.iter().any(|a| a.may_differ_between_blocks(var_differs)),
+        }
+    }
+
     /// Whether two threads of a block may evaluate this expression to different values, given
     /// which variables may differ (`var_differs`): it mentions `threadIdx`, such a variable, or
     /// an [`Expr::Unknown`]. A [`Expr::Vote`] is one value for the whole block whatever its

@@ -147,6 +147,10 @@ pub struct Divergence {
     pub cond_span: Span,
     /// Whether the condition is non-uniform only across warps (true) or within a warp (false).
     pub within_warp: bool,
+    /// A grid barrier whose condition agrees within each block but may differ between blocks
+    /// (some blocks skip it: the grid hangs).
+    #[serde(default)]
+    pub across_blocks: bool,
 }
 
 /// Defects only the named-barrier checker finds.

@@ -52,6 +52,10 @@ pub struct FrontOptions {
     pub assume_pure: Vec<String>,
 }
 
+/// How a note that a verdict rests on begins (a call modelled without its body): such notes
+/// are shown without `--verbose`.
+pub const ASSUMPTION: &str = "assumed: ";
+
 /// One source file with its kernels in IR form.
 #[derive(Clone, Debug)]
 pub struct SourceUnit {

@@ -442,16 +442,18 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
     let shape = Shape::new(k);
     let mut out = group_races(&shape, tx, &r.races, false);
     for d in &r.divergences {
-        let within = if d.within_warp {
-            " (lanes of one warp disagree)"
+        let what = if d.across_blocks {
+            "grid barrier under a condition that may differ between blocks (blocks that skip it hang the grid)"
+        } else if d.within_warp {
+            "barrier under a thread-dependent condition (lanes of one warp disagree)"
         } else {
-            ""
+            "barrier under a thread-dependent condition"
         };
         out.push(Defect {
             rule: "barrier-divergence".into(),
             severity: Severity::Error,
             message: format!(
-                "barrier under a thread-dependent condition{within}: barrier at {}, condition at {}",
+                "{what}: barrier at {}, condition at {}",
                 k.loc(d.span),
                 k.loc(d.cond_span)
             ),

@@ -257,7 +257,7 @@ fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<(Vec<Race>, Vec
     let mut unfixable: Vec<Unfixable> = planned
         .divergences
         .iter()
-        .filter(|d| space.unif.level(d.barrier) != Level::Block)
+        .filter(|d| d.across_blocks || space.unif.level(d.barrier) != Level::Block)
         .map(|d| Unfixable::DivergentBarrier(d.barrier))
         .collect();
     let mut fixable: Vec<Race> = Vec::new();

@@ -341,12 +341,15 @@ fn describe_unit(res: &mut FileResult, unit: &SourceUnit, verbose: bool) {
         }),
         arch: e.arch.clone(),
     });
-    if verbose {
-        res.messages.extend(unit.notes.iter().map(|(s, n)| {
-            let at = if s.is_dummy() { res.file.clone() } else { unit.loc(*s) };
-            format!("{at}: note: {n}")
-        }));
-    }
+    // Notes a verdict rests on are shown always; the others with --verbose.
+    let shown = unit
+        .notes
+        .iter()
+        .filter(|(_, n)| verbose || n.starts_with(crate::front::ASSUMPTION));
+    res.messages.extend(shown.map(|(s, n)| {
+        let at = if s.is_dummy() { res.file.clone() } else { unit.loc(*s) };
+        format!("{at}: note: {n}")
+    }));
 }
 
 fn error_result(e: &FileError) -> FileResult {

@@ -70,6 +70,17 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         });
         return report;
     }
+    if let Some(span) = nested_grid_sync(k) {
+        // Whether every block reaches it as often is a question about blocks this checker,
+        // which emulates one block, does not ask.
+        report.inconclusive.push(Inconclusive {
+            span,
+            message:
+                "the named-barrier checker does not model a grid-wide barrier (grid.sync()) inside a branch or loop"
+                    .into(),
+        });
+        return report;
+    }
     let sk = skeleton::emulate(k, block_dim);
     report.sync_defects.extend(sk.defects.iter().cloned());
     for stop in &sk.stops {
@@ -166,4 +177,19 @@ fn races_of(k: &Kernel, units: &units::Units, sim: &sim::Sim, hb: &hb::Hb, opts:
     races::check_concrete(&mut cx, hb, &buckets, opts.warp_sync);
     report.queries += symbolic::check_symbolic(&mut cx, hb, &buckets, opts.warp_sync, opts.timeout_ms);
     report.races = cx.races;
+}
+
+/// The first grid barrier that is not one of the kernel's top-level statements.
+fn nested_grid_sync(k: &Kernel) -> Option<crate::ir::Span> {
+    use crate::ir::{BarrierSyntax, Stmt, StmtKind};
+    let is_grid = |s: &Stmt| matches!(s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync));
+    let mut found = None;
+    for s in k.body.stmts.iter().filter(|s| !is_grid(s)) {
+        crate::tree::visit_stmt(s, &mut |t| {
+            if found.is_none() && is_grid(t) {
+                found = Some(t.span);
+            }
+        });
+    }
+    found
 }

@@ -614,6 +614,7 @@ impl Emu<'_, '_> {
                         cond_stmt: s.label,
                         cond_span: s.span,
                         within_warp: true,
+                        across_blocks: false,
                     }));
                 }
                 _ => seen = Some(v),
@@ -702,6 +703,7 @@ impl Emu<'_, '_> {
                 cond_stmt,
                 cond_span,
                 within_warp: true,
+                across_blocks: false,
             }));
         }
         if let Some((span, blame)) = active.iter().find_map(|&li| self.lanes[li].maybe_exit.clone()) {

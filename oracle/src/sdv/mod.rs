@@ -664,10 +664,26 @@ fn divergences(k: &Kernel, unif: &Uniformity, tree: &LabelTree) -> Vec<Divergenc
                     cond_stmt: cond,
                     cond_span,
                     within_warp: level == Level::Thread,
+                    across_blocks: false,
                 });
             }
         }
     });
+    // Grid barriers every thread of a block reaches together, but not every block.
+    for (barrier, cond) in uniform::grid_divergent(k) {
+        if out.iter().any(|d| d.barrier == barrier) {
+            continue;
+        }
+        let span = tree.info.get(&barrier).map_or(k.span, |i| i.span);
+        out.push(Divergence {
+            barrier,
+            span,
+            cond_stmt: cond,
+            cond_span: tree.info.get(&cond).map_or(span, |i| i.span),
+            within_warp: false,
+            across_blocks: true,
+        });
+    }
     out
 }
 

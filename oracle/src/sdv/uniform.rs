@@ -207,6 +207,46 @@ fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId
     }
 }
 
+/// Grid barriers (`grid.sync()`) whose predicate may differ between blocks, each with the
+/// innermost such condition. A syntactic taint with the thread and block indexes, votes,
+/// unknowns and every value read from memory as sources: a grid barrier some blocks skip
+/// hangs the grid even where every block agrees within itself.
+pub(crate) fn grid_divergent(k: &Kernel) -> Vec<(Label, Label)> {
+    let mut nu: HashSet<VarId> = super::syntax::read_before_assigned(k);
+    loop {
+        let t = Taint::run_at(k, &nu, true);
+        let mut next = nu.clone();
+        crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            let divergent = t.before.get(&s.label).is_some_and(|x| !x.is_empty());
+            let StmtKind::Basic(ops) = &s.kind else { return };
+            for op in ops {
+                match op {
+                    Op::Assign(v, e) if divergent || e.may_differ_between_blocks(&|x| nu.contains(&x)) => {
+                        next.insert(*v);
+                    }
+                    Op::Read(Some(v), _) | Op::Atomic(Some(v), _, _) => {
+                        next.insert(*v);
+                    }
+                    _ => {}
+                }
+            }
+        });
+        if next != nu {
+            nu = next;
+            continue;
+        }
+        let mut out = Vec::new();
+        crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            if matches!(s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync)) {
+                if let Some(&cond) = t.before.get(&s.label).and_then(|x| x.last()) {
+                    out.push((s.label, cond));
+                }
+            }
+        });
+        return out;
+    }
+}
+
 /// The offset of read `r` (statement, operation).
 fn read_offset<'k>(k: &'k Kernel, r: &(Label, usize)) -> Option<&'k Expr> {
     let mut out = None;
@@ -370,6 +410,9 @@ fn with(a: &Srcs, l: Label) -> Srcs {
 /// The syntactic pass: for each label, the non-uniform conditions its predicate depends on.
 struct Taint<'a> {
     nu: &'a HashSet<VarId>,
+    /// Whether "non-uniform" means "may differ between blocks" (grid barriers) rather than
+    /// "between threads of a block".
+    grid: bool,
     before: HashMap<Label, Srcs>,
     after: HashMap<Label, Srcs>,
     /// Conditions of `return`s under non-uniform predicates passed so far: everything later
@@ -381,8 +424,13 @@ struct Taint<'a> {
 
 impl<'a> Taint<'a> {
     fn run(k: &Kernel, nu: &'a HashSet<VarId>) -> Taint<'a> {
+        Taint::run_at(k, nu, false)
+    }
+
+    fn run_at(k: &Kernel, nu: &'a HashSet<VarId>, grid: bool) -> Taint<'a> {
         let mut t = Taint {
             nu,
+            grid,
             before: HashMap::new(),
             after: HashMap::new(),
             ret: Vec::new(),
@@ -390,6 +438,14 @@ impl<'a> Taint<'a> {
         };
         t.block(&k.body, &Vec::new());
         t
+    }
+
+    fn differs(&self, e: &Expr) -> bool {
+        if self.grid {
+            e.may_differ_between_blocks(&|v| self.nu.contains(&v))
+        } else {
+            nu_expr(e, self.nu)
+        }
     }
 
     fn eff(&self, cur: &Srcs) -> Srcs {
@@ -429,7 +485,7 @@ impl<'a> Taint<'a> {
                 then_blk,
                 else_blk,
             } => {
-                let inner = if nu_expr(cond, self.nu) {
+                let inner = if self.differs(cond) {
                     with(&cur, s.label)
                 } else {
                     cur.clone()
@@ -439,7 +495,7 @@ impl<'a> Taint<'a> {
                 join(&e1, &e2)
             }
             StmtKind::Loop(lp) => {
-                let inner = if nu_expr(&lp.cond, self.nu) {
+                let inner = if self.differs(&lp.cond) {
                     with(&cur, s.label)
                 } else {
                     cur.clone()

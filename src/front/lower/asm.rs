@@ -543,6 +543,7 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             },
             "setp" => self.asm_setp(&segs, &ins.operands, cx),
+            "bfe" => self.asm_bfe(&segs, &ins.operands, cx),
             // `selp.type d, a, b, c`: c ? a : b.
             "selp" => match (
                 segs.last().copied().and_then(int_type),
@@ -602,10 +603,53 @@ impl<'a> Lowerer<'a> {
         let to = ty?;
         let (e, from) = if let Some(name) = ptx::special_register(src) {
             special_value(name)
+        } else if let Some(c) = self.asm_const(src, cx) {
+            (Expr::Const(c, to), to)
         } else {
-            (Expr::Const(self.asm_const(src, cx)?, to), to)
+            // An integer input the C side computes without side effects (so that reading it
+            // here as well as after the asm changes nothing): its value.
+            let node = *cx.operands.get(operand_index(src).filter(|&i| i >= cx.n_out)?)?;
+            if self.has_effects(node) || !self.type_of(node).is_integral() {
+                return None;
+            }
+            let (e, t) = self.scalar(node).ok()?;
+            (e, t.scalar())
         };
         Some(Reg::Val(if from == to { e } else { Expr::Cast(to, Box::new(e)) }, to))
+    }
+
+    /// `bfe.u32/u64 d, a, pos, len`: `len` bits of `a` from bit `pos`, zero-extended (PTX takes
+    /// the low 8 bits of `pos` and `len`; past the top of `a` the bits are 0).
+    fn asm_bfe(&mut self, segs: &[&str], operands: &[String], cx: &AsmCx) -> Option<Reg> {
+        let ty = segs.last().copied().filter(|s| s.starts_with('u')).and_then(int_type)?;
+        let ScalarTy::Int { bits, .. } = ty else { return None };
+        let a = match self.asm_follow(operands.get(1)?, Some(ty), cx)? {
+            Reg::Val(e, _) => e,
+            _ => return None,
+        };
+        let mut low8 = |o: &str| match self.asm_follow(o, Some(ScalarTy::U32), cx) {
+            Some(Reg::Val(e, _)) => Some(bin(BinOp::BitAnd, ScalarTy::U32, e, Expr::Const(255, ScalarTy::U32))),
+            _ => None,
+        };
+        let pos = low8(operands.get(2)?)?;
+        let len = low8(operands.get(3)?)?;
+        let wide = |e: Expr| Expr::Cast(ty, Box::new(e));
+        let width = Expr::Const(bits as i64, ScalarTy::U32);
+        let shifted = bin(BinOp::Shr, ty, a, wide(pos.clone()));
+        let one = Expr::Const(1, ty);
+        let mask = bin(BinOp::Sub, ty, bin(BinOp::Shl, ty, one.clone(), wide(len.clone())), one);
+        // Shifts by the width or more are spelled out: 0 past the top, every bit for a long field.
+        let field = Expr::Select(
+            Box::new(bin(BinOp::Ge, ScalarTy::U32, len, width.clone())),
+            Box::new(shifted.clone()),
+            Box::new(bin(BinOp::BitAnd, ty, shifted, mask)),
+        );
+        let value = Expr::Select(
+            Box::new(bin(BinOp::Ge, ScalarTy::U32, pos, width)),
+            Box::new(Expr::Const(0, ty)),
+            Box::new(field),
+        );
+        Some(Reg::Val(value, ty))
     }
 
     /// `setp.cmp.type p[|q], a, b`: the predicate as an IR condition when both sides are known.
@@ -959,6 +1003,11 @@ fn guard_cond(g: &Guard, cx: &AsmCx) -> Expr {
     } else {
         p
     }
+}
+
+/// `a op b` at type `ty`.
+fn bin(op: BinOp, ty: ScalarTy, a: Expr, b: Expr) -> Expr {
+    Expr::Bin(op, ty, Box::new(a), Box::new(b))
 }
 
 #[cfg(test)]

@@ -131,13 +131,7 @@ impl<'a> Lowerer<'a> {
                 if self.assumed_pure(def) {
                     return self.pure_call(&c, n, span, &name);
                 }
-                Err(FrontError::unsupported(
-                    span,
-                    format!("`{name}` has no body in this translation unit, so autosync cannot see what it does"),
-                )
-                .with_help(format!(
-                    "define `{name}` in the file or an included header, or declare it known-pure with --assume-pure {name}"
-                )))
+                self.external_call(c.this, &c.args, f, n, span, &name)
             }
             _ => match self.vector_make(&c, n, span) {
                 Some(v) => v,

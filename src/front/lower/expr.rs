@@ -177,6 +177,16 @@ impl<'a> Lowerer<'a> {
             LV::Obj(o) => RV::Obj(o),
             LV::Group(g) => RV::Group(g),
             LV::Mem(p) => match p.ty.clone() {
+                CType::Ptr(_) if p.alt.is_none() && self.pointer_arrays.contains_key(&p.array) => {
+                    RV::Ptr(self.pointer_array_load(p.array, &p.off, span)?)
+                }
+                CType::Ptr(pointee) if p.alt.is_none() && self.pointer_tables.contains_key(&p.array) => {
+                    RV::Ptr(Pointer {
+                        region: self.table_entry(p.array, &p.off, span)?,
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: *pointee,
+                    })
+                }
                 CType::Ptr(pointee) => {
                     self.read(&p)?;
                     RV::Ptr(Pointer {
@@ -346,6 +356,19 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            (LV::Mem(p), RV::Ptr(ptr)) if p.alt.is_none() && self.pointer_arrays.contains_key(&p.array) => {
+                self.pointer_array_store(p.array, &p.off, ptr, span)?;
+            }
+            (LV::Mem(p), _) if self.pointer_tables.contains_key(&p.array) => {
+                return Err(FrontError::unsupported(
+                    span,
+                    format!(
+                        "assignment into `{}`, an array of pointers in a kernel parameter",
+                        self.arrays[p.array.0 as usize].name
+                    ),
+                )
+                .with_help("keep the pointer in a local variable"));
+            }
             (LV::Mem(p), rv) => {
                 let value = self.stored_value(rv, &p.ty);
                 self.write(&p, value)?;
@@ -422,12 +445,13 @@ impl<'a> Lowerer<'a> {
         let old = self.slots[s].region.clone();
         let region = match (&old, &p.region) {
             (_, Region::Null) => old.clone(),
-            (Region::Null | Region::Unknown(_), Region::Array(_) | Region::Obj(_) | Region::Unknown(_)) => {
-                p.region.clone()
-            }
+            (
+                Region::Null | Region::Unknown(_),
+                Region::Array(_) | Region::Obj(_) | Region::Slot(_) | Region::Unknown(_),
+            ) => p.region.clone(),
             (Region::Null | Region::Code, Region::Code) => Region::Code,
             (a, b) if a == b && !matches!(a, Region::Choice(..)) => a.clone(),
-            (Region::Obj(_), _) | (_, Region::Obj(_)) | (_, Region::Unknown(_)) => {
+            (Region::Obj(_) | Region::Slot(_), _) | (_, Region::Obj(_) | Region::Slot(_)) | (_, Region::Unknown(_)) => {
                 return Err(FrontError::unsupported(
                     span,
                     format!(
@@ -527,6 +551,7 @@ impl<'a> Lowerer<'a> {
                 format!("one of {}", names.join(", "))
             }
             Region::Obj(o) => format!("object `{}`", self.objs[*o].name),
+            Region::Slot(s) => format!("pointer variable `{}`", self.slots[*s].name),
             Region::Null => "null".into(),
             Region::Code => "a function".into(),
             Region::Unknown(why) => why.clone(),
@@ -570,6 +595,15 @@ impl<'a> Lowerer<'a> {
                 alt: None,
             })),
             Region::Obj(o) => self.obj_part(o, &p.off, &ty, span),
+            // The offset is 0: arithmetic on a slot's address is refused (`no_slot_arith`).
+            Region::Slot(s) if matches!(ty, CType::Ptr(_)) => Ok(LV::Ptr(s)),
+            Region::Slot(s) => Err(FrontError::unsupported(
+                span,
+                format!(
+                    "pointer variable `{}` read through a pointer as another type",
+                    self.slots[s].name
+                ),
+            )),
             Region::Choice(arrays, sel) => Ok(LV::Mem(Place {
                 array: arrays[0],
                 off: p.off,
@@ -968,7 +1002,7 @@ impl<'a> Lowerer<'a> {
 
     /// A variable declared outside the kernel: `__shared__`/`__device__`/`__constant__`
     /// arrays and scalars, constants, `warpSize`.
-    fn global_var(&mut self, id: u64, name: &str, span: Span) -> FResult<Value> {
+    pub(crate) fn global_var(&mut self, id: u64, name: &str, span: Span) -> FResult<Value> {
         let ast = self.ast;
         let Some(node) = ast.decl_node(self.types.definition(id)).or_else(|| ast.decl_node(id)) else {
             if name == "warpSize" {
@@ -1366,6 +1400,7 @@ impl<'a> Lowerer<'a> {
         }
         let elem = self.type_of(n);
         let size = self.size_of(&elem, span)? as i64;
+        no_slot_arith(&p.region, &ie, span)?;
         let off = add_offset(p.off, convert(ie, &it, &CType::U64), size);
         self.deref(
             Pointer {
@@ -1407,6 +1442,11 @@ impl<'a> Lowerer<'a> {
                         pointee: CType::Record(self.objs[o].record),
                     }))),
                     LV::Group(g) => Ok(Value::R(RV::Group(g))),
+                    LV::Ptr(s) => Ok(Value::R(RV::Ptr(Pointer {
+                        region: Region::Slot(s),
+                        off: Expr::Const(0, ScalarTy::U64),
+                        pointee: self.type_of(c),
+                    }))),
                     _ => Err(
                         FrontError::unsupported(span, "the address of a local variable is not supported")
                             .with_help("pass the variable by reference, or use a local array"),
@@ -1466,6 +1506,7 @@ impl<'a> Lowerer<'a> {
                         .with_help("call the function through the pointer it was given"));
                 }
                 let size = self.size_of(&sl.pointee, span)? as i64;
+                no_slot_arith(&sl.region, &ve, span)?;
                 let mut idx = convert(ve, &vt, &CType::U64);
                 if op == "-" {
                     idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
@@ -1626,6 +1667,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let (ie, it) = self.scalar(inn)?;
                 let size = self.size_of(&p.pointee, span)? as i64;
+                no_slot_arith(&p.region, &ie, span)?;
                 let mut idx = convert(ie, &it, &CType::U64);
                 if op == "-" {
                     idx = Expr::Un(UnOp::Neg, ScalarTy::U64, Box::new(idx));
@@ -1767,24 +1809,7 @@ impl<'a> Lowerer<'a> {
                     ),
                     t,
                 ))),
-                (RV::Ptr(pa), RV::Ptr(pb)) => {
-                    let region = match (&pa.region, &pb.region) {
-                        (x, Region::Null) | (Region::Null, x) => x.clone(),
-                        (x, y) if x == y => x.clone(),
-                        _ => {
-                            return Err(FrontError::unsupported(
-                                span,
-                                "a pointer that may point into two different arrays",
-                            )
-                            .with_help("use one pointer per array"))
-                        }
-                    };
-                    Ok(Value::R(RV::Ptr(Pointer {
-                        region,
-                        off: Expr::Select(Box::new(ce), Box::new(pa.off), Box::new(pb.off)),
-                        pointee: pa.pointee,
-                    })))
-                }
+                (RV::Ptr(pa), RV::Ptr(pb)) => Ok(Value::R(RV::Ptr(self.select_pointer(&ce, pa, pb, span)?))),
                 (RV::Group(g), _) => Ok(Value::R(RV::Group(g))),
                 _ => Err(FrontError::unsupported(span, "?: on objects")),
             };
@@ -1938,7 +1963,7 @@ impl<'a> Lowerer<'a> {
                 RV::Ptr(p) => Ok(Value::R(RV::Scalar(
                     match p.region {
                         Region::Null => Expr::bool(false),
-                        Region::Array(_) | Region::Obj(_) | Region::Choice(..) => Expr::bool(true),
+                        Region::Array(_) | Region::Obj(_) | Region::Slot(_) | Region::Choice(..) => Expr::bool(true),
                         Region::Unknown(_) => Expr::Unknown(ScalarTy::Bool),
                         // A function's number is never 0; 0 is null.
                         Region::Code => Expr::Bin(
@@ -2297,5 +2322,65 @@ pub(crate) fn rv_what(rv: &RV) -> &'static str {
         RV::Obj(_) => "an object",
         RV::Group(_) => "a thread group",
         RV::Void => "nothing",
+    }
+}
+
+/// Refuses arithmetic on the address of a pointer variable (`&p + 1`): such an address only
+/// ever points at the variable itself, which is what lets `deref` take it at offset 0.
+fn no_slot_arith(region: &Region, idx: &Expr, span: Span) -> FResult<()> {
+    match (region, idx) {
+        (Region::Slot(_), Expr::Const(0, _)) | (Region::Array(_) | Region::Obj(_) | Region::Choice(..), _) => Ok(()),
+        (Region::Slot(_), _) => Err(
+            FrontError::unsupported(span, "arithmetic on the address of a pointer variable")
+                .with_help("keep pointers in local variables, one per array"),
+        ),
+        _ => Ok(()),
+    }
+}
+
+impl Lowerer<'_> {
+    /// The region of the pointer at byte offset `off` of pointer table `table`: its element's
+    /// array, or for a variable index the choice of all of them.
+    fn table_entry(&mut self, table: ArrayId, off: &Expr, span: Span) -> FResult<Region> {
+        let n = self.pointer_tables[&table].elems.len();
+        match off {
+            Expr::Const(k, _) if *k >= 0 && k % 8 == 0 && ((*k / 8) as usize) < n => {
+                Ok(Region::Array(self.table_array(table, (*k / 8) as usize, span)?))
+            }
+            Expr::Const(..) => Err(FrontError::unsupported(
+                span,
+                "an element outside an array of pointers in a kernel parameter",
+            )),
+            _ => {
+                let arrays = (0..n)
+                    .map(|i| self.table_array(table, i, span))
+                    .collect::<FResult<Vec<_>>>()?;
+                let index = Expr::Bin(
+                    BinOp::Div,
+                    ScalarTy::U64,
+                    Box::new(off.clone()),
+                    Box::new(Expr::Const(8, ScalarTy::U64)),
+                );
+                let t = self.temp(ScalarTy::U32);
+                self.ops.push(Op::Assign(t, Expr::Cast(ScalarTy::U32, Box::new(index))));
+                Ok(Region::Choice(arrays, Expr::Var(t)))
+            }
+        }
+    }
+
+    /// The array element `i` of pointer table `table` points into (made on first use).
+    fn table_array(&mut self, table: ArrayId, i: usize, span: Span) -> FResult<ArrayId> {
+        if let Some(a) = self.pointer_tables[&table].elems[i] {
+            return Ok(a);
+        }
+        let t = &self.pointer_tables[&table];
+        let (name, elem) = (format!("{}[{i}]", t.name), t.pointee.clone());
+        let elem = match elem {
+            CType::Void => CType::Int { bits: 8, signed: false },
+            e => e,
+        };
+        let a = self.new_array(&name, Space::Global, &elem, vec![None], span)?;
+        self.pointer_tables.get_mut(&table).expect("table").elems[i] = Some(a);
+        Ok(a)
     }
 }

@@ -308,6 +308,19 @@ impl<'a> Lowerer<'a> {
                     // Every pointer field is its own array (no aliasing between fields, as for
                     // pointer parameters); arrays in parameters are copies (never shared).
                     let b = match &fld.ty {
+                        CType::Array(e, Some(n)) if matches!(**e, CType::Ptr(ref t) if !matches!(**t, CType::Func)) => {
+                            let place = self.array_for(&fname, Space::Local, &fld.ty, span)?;
+                            let pointee = e.pointee().cloned().unwrap_or(CType::Void);
+                            self.pointer_tables.insert(
+                                place.array,
+                                PointerTable {
+                                    name: fname.clone(),
+                                    pointee,
+                                    elems: vec![None; *n as usize],
+                                },
+                            );
+                            Binding::Mem(place)
+                        }
                         CType::Array(..) => Binding::Mem(self.array_for(&fname, Space::Local, &fld.ty, span)?),
                         ty => self.param_binding(&fname, ty, true, span)?,
                     };
@@ -327,38 +340,30 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// A grid-wide barrier is modelled at the kernel's top level only, and only where no thread
-/// can have left the kernel before it: there every thread of the grid passes it. Under a
-/// branch or in a loop, or after a `return` (or PTX `exit`) some blocks may take, whether every
-/// block reaches it as often (or the grid deadlocks) is a question autosync does not answer.
+/// A grid-wide barrier after a `return` (or PTX `exit`) some threads may take is refused:
+/// threads that left never reach it and the grid would hang, and autosync does not decide
+/// which threads leave. Elsewhere (top level, or under a branch or in a loop) it is a block
+/// barrier; the SDV checker reports one whose condition may differ between blocks.
 fn nested_grid_sync(body: &Block) -> FResult<()> {
     let is_grid = |t: &Stmt| matches!(t.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync));
-    let mut nested = None;
     let mut returned = false;
+    let mut late = None;
     for s in &body.stmts {
-        if is_grid(s) {
-            if returned && nested.is_none() {
-                return Err(FrontError::unsupported(
-                    s.span,
-                    "grid-wide synchronization (grid_group::sync) after a path that may leave the kernel is not modelled",
-                )
-                .with_help("a `return` (or PTX `exit`) before it lets threads leave without reaching it, and the grid would hang"));
-            }
-            continue;
-        }
         autosync_oracle::tree::visit_stmt(s, &mut |t| {
-            if nested.is_none() && is_grid(t) {
-                nested = Some(t.span);
+            if returned && late.is_none() && is_grid(t) {
+                late = Some(t.span);
             }
             returned |= matches!(t.kind, StmtKind::Return);
         });
     }
-    match nested {
+    match late {
         Some(span) => Err(FrontError::unsupported(
             span,
-            "grid-wide synchronization (grid_group::sync) inside a branch or loop is not modelled",
+            "grid-wide synchronization (grid_group::sync) after a path that may leave the kernel is not modelled",
         )
-        .with_help("autosync models grid.sync() in the kernel's top-level statements")),
+        .with_help(
+            "a `return` (or PTX `exit`) before it lets threads leave without reaching it, and the grid would hang",
+        )),
         None => Ok(()),
     }
 }

@@ -314,17 +314,7 @@ impl<'a> Lowerer<'a> {
             span,
             format!("`{name}` assumed pure (--assume-pure): no memory access, no synchronization"),
         ));
-        let rt = self.type_of(n);
-        Ok(Value::R(match rt {
-            CType::Void => RV::Void,
-            CType::Record(r) => RV::Obj(self.new_obj(r, &format!("{name}()"), span)?),
-            CType::Ptr(p) => RV::Ptr(Pointer {
-                region: Region::Unknown(format!("a pointer returned by `{name}`")),
-                off: Expr::Const(0, ScalarTy::U64),
-                pointee: *p,
-            }),
-            t => RV::Scalar(Expr::Unknown(t.scalar()), t),
-        }))
+        self.opaque_result(n, span, name)
     }
 
     /// A texture fetch: texture memory is read-only while a kernel runs, so a fetch never races;

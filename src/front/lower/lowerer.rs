@@ -61,6 +61,15 @@ pub struct Lowerer<'a> {
     pub(crate) seeds: Vec<Vec<ArrayId>>,
     /// The functions whose address is taken, numbered (built on first use, `funcptr.rs`).
     pub(crate) code_addrs: Option<Vec<super::values::CodeAddr>>,
+    /// Whether a path that leaves the kernel (`return`, PTX `exit`) was lowered: later code
+    /// may run in fewer threads.
+    pub(crate) exited: bool,
+    /// Arrays of pointers in kernel parameters (`struct { float *p[4]; }`), by the local array
+    /// holding the copy: each element points into an array of its own.
+    pub(crate) pointer_tables: HashMap<ArrayId, PointerTable>,
+    /// Local arrays of pointers, by array: the pointer variable of each element
+    /// (`ptr_arrays.rs`).
+    pub(crate) pointer_arrays: HashMap<ArrayId, Vec<usize>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -98,6 +107,9 @@ impl<'a> Lowerer<'a> {
             addressed: Default::default(),
             seeds: Vec::new(),
             code_addrs: None,
+            pointer_tables: HashMap::new(),
+            pointer_arrays: HashMap::new(),
+            exited: false,
         }
     }
 
@@ -231,6 +243,7 @@ impl<'a> Lowerer<'a> {
 
     /// Pushes a statement that is not a barrier position.
     pub(crate) fn push_synthetic(&mut self, kind: StmtKind) {
+        self.exited |= matches!(kind, StmtKind::Return);
         let label = self.label();
         let span = self.stmt_span;
         self.push(Stmt {

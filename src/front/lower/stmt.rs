@@ -85,6 +85,7 @@ impl<'a> Lowerer<'a> {
                 // `#pragma unroll` loops, `[[likely]]`, `[[fallthrough]];`.
                 let sub = ast.children(n).filter(|&c| !ast.kind(c).ends_with("Attr")).last();
                 match sub {
+                    Some(s) if ast.kind(s) == "ForStmt" && self.try_unroll(n, s)? => Ok(()),
                     Some(s) => self.stmt(s, next),
                     None => Ok(()),
                 }
@@ -211,7 +212,8 @@ impl<'a> Lowerer<'a> {
             return Err(FrontError::unsupported(span, format!("static local variable `{name}`"))
                 .with_help("make it __shared__ or a constant"));
         }
-        if self.addressed.contains(&id) && (t.is_integral() || matches!(t, CType::Float(_) | CType::Ptr(_))) {
+        // A pointer whose address is taken stays a pointer variable: `&p` points at its slot.
+        if self.addressed.contains(&id) && (t.is_integral() || matches!(t, CType::Float(_))) {
             // `&x` is taken: the variable lives in thread-private memory (never races).
             let place = self.array_for(&name, Space::Local, &t, span)?;
             if let Some(i) = init {
@@ -236,7 +238,15 @@ impl<'a> Lowerer<'a> {
             }
             CType::Array(..) => {
                 let place = self.array_for(name, Space::Local, t, span)?;
+                let pointers = self.local_pointer_array(name, t, &place);
                 self.env.insert(id, Binding::Mem(place));
+                if pointers && init.is_some() {
+                    return Err(FrontError::unsupported(
+                        span,
+                        format!("an initializer of the array of pointers `{name}`"),
+                    )
+                    .with_help("assign its elements one by one"));
+                }
                 if let Some(i) = init {
                     // Local arrays never race; element initializers still run.
                     for c in self.expr_children(i) {

@@ -39,6 +39,9 @@ pub(crate) enum Region {
     /// One of several arrays: the index of the one meant is the selector's value (ping-pong
     /// buffers: `tmp = cur; cur = next; next = tmp;`).
     Choice(Vec<ArrayId>, Expr),
+    /// A pointer variable whose address is taken (`&p`, passed as `T **`): `*that` is the
+    /// variable itself, tracked like any pointer variable.
+    Slot(usize),
     /// Null (or never set).
     Null,
     /// The address of a device function: the offset is its number (`funcptr.rs`), never 0,
@@ -189,4 +192,16 @@ pub(crate) enum JumpCtx {
     Switch { cont_flag: Option<VarId> },
     /// The one-shot loop around an inlined body.
     Inline,
+}
+
+/// An array of pointers in a kernel parameter (`struct { float *p[4]; }`): like pointer
+/// parameters, each element points into an array of its own (no aliasing), made on first use.
+#[derive(Clone, Debug)]
+pub(crate) struct PointerTable {
+    /// The member's name (`q.p`).
+    pub name: String,
+    /// What the elements point to.
+    pub pointee: CType,
+    /// The array of each element, once used.
+    pub elems: Vec<Option<ArrayId>>,
 }

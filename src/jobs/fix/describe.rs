@@ -129,8 +129,26 @@ pub fn describe_unfixable(k: &Kernel, u: &Unfixable) -> String {
         ),
         Unfixable::DivergentBarrier(l) => {
             let tree = LabelTree::new(k);
-            format!("{}: an existing barrier is under a thread-dependent condition (barrier divergence)", k.loc(tree.get(*l).span))
+            let what = if is_grid_barrier(k, *l) {
+                "an existing grid barrier is under a condition that may differ between threads or blocks"
+            } else {
+                "an existing barrier is under a thread-dependent condition"
+            };
+            format!("{}: {what} (barrier divergence)", k.loc(tree.get(*l).span))
         }
         Unfixable::NoPlacement => "no barrier placement removes every race".into(),
     }
+}
+
+/// Whether statement `l` is a `grid.sync()`.
+fn is_grid_barrier(k: &Kernel, l: autosync_oracle::ir::Label) -> bool {
+    let mut grid = false;
+    autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &autosync_oracle::ir::Stmt| {
+        grid |= s.label == l
+            && matches!(
+                s.kind,
+                autosync_oracle::ir::StmtKind::Barrier(_, autosync_oracle::ir::BarrierSyntax::GridSync)
+            );
+    });
+    grid
 }
