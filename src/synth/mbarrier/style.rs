@@ -48,7 +48,7 @@ pub struct MbarStyle {
     pub arrive: Option<Helper>,
     /// The file's parity-wait helper (a barrier and a parity parameter).
     pub wait: Option<Helper>,
-    /// The file arrives with Clang's `__nvvm_mbarrier_arrive` builtin.
+    /// The file uses Clang's `__nvvm_mbarrier_*` builtins (an arrive is written with theirs).
     pub builtins: bool,
     /// Its inline PTX form.
     pub ptx: Ptx,
@@ -71,7 +71,7 @@ impl MbarStyle {
         MbarStyle {
             arrive: pick(&Def::is_arrive),
             wait: pick(&Def::is_wait),
-            builtins: text.contains("__nvvm_mbarrier_arrive"),
+            builtins: text.contains("__nvvm_mbarrier_"),
             ptx: ptx_form(text).unwrap_or_default(),
         }
     }
