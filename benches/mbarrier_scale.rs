@@ -1,10 +1,12 @@
 //! Benchmark: the named checker on a generated mbarrier ring (issue 26's scale target: 4
 //! stages, 1 producer warp, 2 consumer warpgroups, 64 iterations; checked in at most 2 s),
-//! correct and with the consumers' release stripped (a deadlock the checker must find).
+//! correct and with the consumers' release stripped (a deadlock the checker must find); then
+//! `fix` on the stripped ring, which must write the release back (the ring's own text).
 //!
 //! Run: `cargo bench --bench mbarrier_scale [-- STAGES GROUPS ITERATIONS]`.
 
 use autosync::front::{lower_text, FrontOptions};
+use autosync::jobs::fix::{fix_text, FixOptions};
 use autosync_devtools::workload::{ring_kernel, RingShape};
 use autosync_oracle::named;
 use std::time::Instant;
@@ -43,6 +45,34 @@ fn run(shape: RingShape) {
     assert_eq!(report.is_clean(), !shape.drop_release, "{report:?}");
 }
 
+/// `fix` on the ring without its release: the time of the whole job (named synthesis, mbarrier
+/// synthesis with each candidate lowered again and checked, the patched text verified).
+fn fix(shape: RingShape, opts: &FrontOptions) {
+    let stripped = ring_kernel(&RingShape {
+        drop_release: true,
+        ..shape
+    });
+    let t = Instant::now();
+    let r = fix_text(
+        std::path::Path::new("generated_ring.cu"),
+        &stripped,
+        opts,
+        &FixOptions::default(),
+    )
+    .expect("fixes");
+    let time = t.elapsed();
+    let kf = &r.kernels[0];
+    println!(
+        "fix with the release stripped: {time:.2?} ({} rounds, {} checks), {}",
+        kf.stats.rounds, kf.stats.oracle_calls, kf.status
+    );
+    let kept = ring_kernel(&RingShape {
+        drop_release: false,
+        ..shape
+    });
+    assert_eq!(r.patched.as_deref(), Some(kept.as_str()), "{}", r.diff);
+}
+
 fn main() {
     let args: Vec<u32> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let get = |i: usize, d: u32| args.get(i).copied().unwrap_or(d);
@@ -57,4 +87,9 @@ fn main() {
         drop_release: true,
         ..shape
     });
+    let opts = FrontOptions {
+        params: [("iters".to_string(), shape.iterations as i64)].into(),
+        ..Default::default()
+    };
+    fix(shape, &opts);
 }

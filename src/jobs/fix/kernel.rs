@@ -4,6 +4,7 @@
 
 use super::describe::{annotation, describe_remaining};
 use super::entry::{attribute, barrier_json, kernel_fix};
+use super::mbarrier::Relower;
 use super::named::{named_fallback, named_fix};
 use super::options::{FixOptions, Strategy};
 use crate::emit::{BarrierText, Insertion};
@@ -45,8 +46,8 @@ impl KernelFixes {
 }
 
 /// Fixes every kernel of `unit` under `opts`, whose synthesis options carry the file's
-/// suppressions `sup`.
-pub(super) fn fix_kernels(unit: &SourceUnit, opts: &FixOptions, sup: &dyn Filter) -> KernelFixes {
+/// suppressions `sup`; `rl` lowers candidate texts again (mbarrier synthesis).
+pub(super) fn fix_kernels(unit: &SourceUnit, opts: &FixOptions, sup: &dyn Filter, rl: &Relower) -> KernelFixes {
     let tx = Texts { texts: &unit.texts };
     let mut out = KernelFixes {
         kernels: Vec::new(),
@@ -65,7 +66,7 @@ pub(super) fn fix_kernels(unit: &SourceUnit, opts: &FixOptions, sup: &dyn Filter
         };
         if autosync_oracle::tree::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
-            let (kf, ins) = named_fix(&tx, k, job.helpers, opts, None);
+            let (kf, ins) = named_fix(&tx, k, job.helpers, opts, None, Some((rl, ki)));
             let ok = matches!(kf.status, "fixed" | "clean");
             out.push(ki, kf, ins, ok);
             continue;

@@ -4,13 +4,14 @@
 //! patched file, lowered again from text, verifies with the oracle.
 //!
 //! `options` holds the options, `kernel` fixes each kernel (`named` is the named-barrier
-//! path), `entry` and `describe` build its report entry and words, `patch` plans the edits
+//! path, `mbarrier` the missing arrives and waits of async pipelines), `entry` and `describe` build its report entry and words, `patch` plans the edits
 //! and `verify` re-checks the patched text; this module runs them over one file and writes.
 
 mod describe;
 mod entry;
 mod file;
 mod kernel;
+mod mbarrier;
 mod named;
 mod options;
 mod patch;
@@ -55,7 +56,12 @@ fn fix_unit(
         },
         ..opts.clone()
     };
-    let fixes = kernel::fix_kernels(&unit, opts, sup.as_ref());
+    let rl = mbarrier::Relower {
+        path,
+        front_opts,
+        texts: &unit.texts,
+    };
+    let fixes = kernel::fix_kernels(&unit, opts, sup.as_ref(), &rl);
     let mut result = FileFix {
         file: path.display().to_string(),
         kernels: fixes.kernels,

@@ -3,11 +3,12 @@
 
 use super::describe::{annotation, describe_remaining, named_what};
 use super::entry::{attribute, barrier_json, kernel_fix};
+use super::mbarrier::{mbarrier_fix, Relower};
 use super::options::FixOptions;
 use crate::emit::{BarrierText, Insertion};
 use crate::output::fixes::{KernelFix, NamedInfo};
 use crate::synth::block::Unfixable;
-use crate::synth::named::{self, NamedKind, NamedOutcome, NamedStyle};
+use crate::synth::named::{self, NamedKind, NamedOutcome, NamedStyle, NamedUnfixable};
 use crate::synth::space::SynthOptions;
 use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
@@ -15,12 +16,15 @@ use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
 /// Runs named-barrier synthesis on one kernel: its report entry and the insertions to write.
 /// `helpers` are the file's barrier helpers (inserted barriers are written through them);
 /// `block_reasons` are the block-wide synthesis' reasons, kept when named synthesis fails too.
+/// With `mbar` (how to lower a patched text again, and the kernel's index in its unit), a
+/// kernel left unfixable by its mbarrier protocol's defects goes on to mbarrier synthesis.
 pub(super) fn named_fix(
     tx: &Texts,
     k: &Kernel,
     helpers: &[BarrierHelper],
     opts: &FixOptions,
     block_reasons: Option<Vec<String>>,
+    mbar: Option<(&Relower, usize)>,
 ) -> (KernelFix, Vec<Insertion>) {
     let synth = cutlass_settings(tx, k, &opts.synth);
     let syn = named::synthesize(k, &synth);
@@ -78,6 +82,11 @@ pub(super) fn named_fix(
             if let Some(b) = block_reasons {
                 kf.reasons.extend(b);
             }
+            let protocol =
+                |u: &NamedUnfixable| matches!(u, NamedUnfixable::SyncDefect(_) | NamedUnfixable::AsyncCopy(_));
+            if let Some((rl, ki)) = mbar.filter(|_| why.iter().all(protocol)) {
+                inserts = mbarrier_fix(rl, k, ki, opts, &mut kf);
+            }
         }
         NamedOutcome::Inconclusive(msg) => {
             kf.status = "inconclusive";
@@ -98,7 +107,7 @@ pub(super) fn named_fallback(
     why: &[Unfixable],
 ) -> (KernelFix, Vec<Insertion>, Vec<String>) {
     let block_reasons: Vec<String> = why.iter().map(|u| describe_remaining(k, u)).collect();
-    let (mut kf, ins) = named_fix(tx, k, helpers, opts, Some(block_reasons.clone()));
+    let (mut kf, ins) = named_fix(tx, k, helpers, opts, Some(block_reasons.clone()), None);
     if kf.status == "clean" {
         // `check` still reports the SDV checker's races; fixing cannot change that.
         kf.status = "unfixable";

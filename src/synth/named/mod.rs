@@ -252,12 +252,15 @@ fn named_options(k: &Kernel, opts: &SynthOptions) -> NamedOptions {
     }
 }
 
-fn base_cost(tree: &LabelTree, pos: Position, opts: &SynthOptions) -> f64 {
+/// The cost of a statement at `pos` before its kind factor: LC^loops · IC^conds.
+pub fn base_cost(tree: &LabelTree, pos: Position, opts: &SynthOptions) -> f64 {
     let info = tree.get(pos.label());
     opts.cost_loop.powi(info.cost_loops() as i32) * opts.cost_if.powi(info.conds() as i32)
 }
 
-fn sync_factor(k: u32, total: u32, s: &NamedSettings) -> f64 {
+/// The kind factor of a sync run by `k` of the block's `total` warps (at least the setting's
+/// minimum); an arrive costs `arrive_factor` times it.
+pub fn sync_factor(k: u32, total: u32, s: &NamedSettings) -> f64 {
     (k as f64 / total.max(1) as f64).max(s.min_sync_factor)
 }
 
