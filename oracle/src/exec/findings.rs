@@ -41,6 +41,9 @@ pub enum WarpDefect {
     CountMismatch(Label),
     /// Threads of one block-wide generation waited at different barrier statements.
     Divergent(Label),
+    /// A named-barrier generation (started at this label) completed by `bar.arrive`s alone:
+    /// nobody waited in it, so it ordered nothing.
+    ArriveOnly(Label),
 }
 
 impl WarpDefect {
@@ -53,6 +56,7 @@ impl WarpDefect {
             WarpDefect::TxMismatch(_) => "tx-mismatch",
             WarpDefect::CountMismatch(_) => "count-mismatch",
             WarpDefect::Divergent(_) => "divergent",
+            WarpDefect::ArriveOnly(_) => "arrive-only",
         }
     }
 }

@@ -545,6 +545,9 @@ impl<'k> Machine<'k> {
             return;
         }
         let Some(gen) = self.bars.remove(&key) else { return };
+        if gen.waiters.is_empty() {
+            self.defect(WarpDefect::ArriveOnly(gen.first));
+        }
         for w in gen.waiters {
             let th = &mut self.threads[w];
             th.clock.join(&gen.clock);

@@ -10,15 +10,30 @@ pub enum Schedule {
     RoundRobin,
     /// The other way round: copies in flight first, warps in descending order, lanes last first.
     Reverse,
-    /// A pseudo-random runnable unit each time (sometimes a single lane of a warp), from this
-    /// seed.
+    /// Depth first: copies in flight land at once, and the lowest-numbered warp that can run
+    /// (the highest with `reverse`) runs until it blocks.
+    DepthFirst {
+        /// Highest-numbered warp first.
+        reverse: bool,
+    },
+    /// Warps round-robin; a copy lands only when no warp can run (copies as late as possible).
+    CopiesLast,
+    /// A pseudo-random runnable unit each time (sometimes a single lane of a warp; half the
+    /// time the unit that ran last, if it still can), from this seed.
     Random(u64),
 }
 
 impl Schedule {
-    /// Round-robin, reverse and `random` pseudo-random schedules.
+    /// Round-robin, reverse, copies last, depth first both ways and `random` pseudo-random
+    /// schedules.
     pub fn standard(random: u64) -> Vec<Schedule> {
-        let mut s = vec![Schedule::RoundRobin, Schedule::Reverse];
+        let mut s = vec![
+            Schedule::RoundRobin,
+            Schedule::Reverse,
+            Schedule::CopiesLast,
+            Schedule::DepthFirst { reverse: false },
+            Schedule::DepthFirst { reverse: true },
+        ];
         s.extend((0..random).map(Schedule::Random));
         s
     }
@@ -41,6 +56,8 @@ pub struct Picker {
     schedule: Schedule,
     /// Position in the round-robin order; the pseudo-random state for `Random`.
     cursor: u64,
+    /// The unit picked last.
+    last: Option<Unit>,
 }
 
 impl Picker {
@@ -50,7 +67,11 @@ impl Picker {
             Schedule::Random(seed) => mix(&[seed, 0x5C4E_D01E]),
             _ => 0,
         };
-        Picker { schedule, cursor }
+        Picker {
+            schedule,
+            cursor,
+            last: None,
+        }
     }
 
     /// Whether a warp's lanes run in descending order.
@@ -76,6 +97,18 @@ impl Picker {
                 self.cursor = key(&ready[i]) + 1;
                 Some(ready[i])
             }
+            Schedule::CopiesLast => {
+                let warps = ready
+                    .iter()
+                    .position(|u| matches!(u, Unit::Copy(_)))
+                    .unwrap_or(ready.len());
+                if warps == 0 {
+                    return Some(ready[0]); // the oldest copy in flight
+                }
+                let i = ready[..warps].iter().position(|u| key(u) >= self.cursor).unwrap_or(0);
+                self.cursor = key(&ready[i]) + 1;
+                Some(ready[i])
+            }
             Schedule::Reverse => {
                 // Descending, copies (the largest keys) first.
                 let i = ready
@@ -85,8 +118,19 @@ impl Picker {
                 self.cursor = key(&ready[i]);
                 Some(ready[i])
             }
+            Schedule::DepthFirst { reverse } => {
+                let copy = ready.iter().find(|u| matches!(u, Unit::Copy(_)));
+                let warp = if reverse {
+                    ready.iter().rev().find(|u| matches!(u, Unit::Warp(_)))
+                } else {
+                    ready.first()
+                };
+                copy.or(warp).copied()
+            }
             Schedule::Random(_) => {
-                let u = ready[(self.next() % n) as usize];
+                let again = self.last.filter(|l| ready.contains(l) && self.next().is_multiple_of(2));
+                let u = again.unwrap_or_else(|| ready[(self.next() % n) as usize]);
+                self.last = Some(u);
                 match u {
                     Unit::Warp(w) if self.next().is_multiple_of(4) => {
                         let lanes = lanes_of(w);

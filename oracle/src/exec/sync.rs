@@ -147,3 +147,70 @@ impl Mbar {
         Some(observed.map_or_else(Clock::default, |p| self.done[p as usize].clone()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site() -> InitSite {
+        InitSite {
+            agent: 0,
+            epoch: 1,
+            label: Label(0),
+        }
+    }
+
+    #[test]
+    fn warps_mbarrier_phase_needs_arrivals_and_bytes() {
+        let mut m = Mbar::fresh();
+        m.init(2, site());
+        assert!(m.passes(Want::Parity(1)).is_some(), "a fresh barrier passes parity 1");
+        assert!(m.passes(Want::Parity(0)).is_none());
+        m.tx += 16; // arrive.expect_tx
+        assert!(!m.arrive(1, false, &Clock::start(1)));
+        assert!(!m.arrive(1, false, &Clock::start(2)));
+        assert_eq!(m.phase, 0, "16 bytes still missing");
+        m.complete_tx(16, &Clock::start(3));
+        assert_eq!((m.phase, m.pending, m.tx), (1, 2, 0));
+        let seen = m.passes(Want::Parity(0)).expect("phase 0 completed");
+        assert_eq!(
+            (seen.get(1), seen.get(2), seen.get(3)),
+            (1, 1, 1),
+            "the waiter acquires every release"
+        );
+        assert!(m.passes(Want::Parity(1)).is_none(), "phase 1 is current");
+        assert!(m.passes(Want::Token(0)).is_some() && m.passes(Want::Token(1)).is_none());
+    }
+
+    #[test]
+    fn warps_mbarrier_overflow_and_drop() {
+        let mut m = Mbar::fresh();
+        m.init(1, site());
+        m.tx += 8;
+        assert!(!m.arrive(1, false, &Clock::default()));
+        assert!(
+            m.arrive(1, false, &Clock::default()),
+            "a second arrival in the phase overflows it"
+        );
+        let mut m = Mbar::fresh();
+        m.init(2, site());
+        m.arrive(1, true, &Clock::default());
+        m.arrive(1, false, &Clock::default());
+        assert_eq!(
+            (m.phase, m.pending),
+            (1, 1),
+            "arrive_drop leaves the later phases' count"
+        );
+    }
+
+    #[test]
+    fn warps_generation_completes_at_its_count() {
+        let mut g = Generation::new(Some(64), Label(3));
+        g.arrived = 63;
+        assert!(!g.complete(96));
+        g.arrived = 64;
+        assert!(g.complete(96));
+        let block = Generation::new(None, Label(3));
+        assert!(!block.complete(1) && Generation { arrived: 1, ..block }.complete(1));
+    }
+}
