@@ -168,6 +168,15 @@ fn warp_executor_finds_nothing_the_checker_misses_on_generated_pipelines() {
         }
         let extra = extras(&exec, &checker);
         if extra > 0 {
+            let kinds: Vec<_> = checker.sync_defects.iter().map(|d| &d.kind).collect();
+            eprintln!(
+                "seed {seed} ({:?}, {:?}): checker {:?} {kinds:?}, executor {:?} {:?}",
+                g.defect,
+                g.combine,
+                checker_pairs(&checker),
+                exec.races.keys().collect::<Vec<_>>(),
+                exec.defects.keys().collect::<Vec<_>>()
+            );
             stats.extras += extra;
             stats.extra_kernels.push(seed);
         }

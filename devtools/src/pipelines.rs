@@ -27,6 +27,17 @@ pub enum Release {
     PerWarp,
 }
 
+/// How consumer threads order the exchange of their partial sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// They do not exchange them.
+    No,
+    /// Named barriers 1 and 2 over the consumer threads.
+    Named,
+    /// An mbarrier of their own: arrive keeping the token, spin on `test_wait` with it.
+    Token,
+}
+
 /// A defect injected into an otherwise correct ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Defect {
@@ -50,9 +61,10 @@ pub enum Defect {
     },
     /// No `__syncthreads()` between the initialization of the mbarriers and their use.
     MissingInitSync,
-    /// The consumers arrive (`bar.arrive`) where they should sync before reading partials.
+    /// The consumers arrive (`bar.arrive`, or an mbarrier arrive without the wait) where they
+    /// should wait before reading partials.
     ArriveInsteadOfSync,
-    /// The consumers' second named barrier (before partials are overwritten) is left out.
+    /// The consumers' second barrier (before partials are overwritten) is left out.
     MissingNamedSync,
 }
 
@@ -73,8 +85,8 @@ pub struct GenPipeline {
     pub producer: Producer,
     /// How stages are released.
     pub release: Release,
-    /// Whether consumers combine partials between named barriers 1 and 2.
-    pub combine: bool,
+    /// Whether (and how) consumers exchange partial sums.
+    pub combine: Combine,
     /// The injected defect, if any.
     pub defect: Option<Defect>,
 }
@@ -92,7 +104,7 @@ pub fn generate_pipeline(seed: u64) -> GenPipeline {
         per_thread: r.range(1, 2) as u32,
         producer,
         release: *r.pick(&[Release::PerThread, Release::PerWarp]),
-        combine: r.chance(60),
+        combine: *r.pick(&[Combine::No, Combine::Named, Combine::Named, Combine::Token]),
         defect: None,
     };
     if r.chance(66) {
@@ -114,7 +126,7 @@ fn draw_defect(r: &mut Rng, g: &GenPipeline) -> Defect {
     if g.producer != Producer::Stores {
         all.extend([Defect::WrongTx { double: false }, Defect::WrongTx { double: true }]);
     }
-    if g.combine {
+    if g.combine != Combine::No {
         all.extend([Defect::ArriveInsteadOfSync, Defect::MissingNamedSync]);
     }
     *r.pick(&all)
@@ -183,6 +195,7 @@ impl GenPipeline {
         o.push_str("    __shared__ __align__(128) float stage[STAGES][TILE];\n");
         o.push_str("    __shared__ float partial[CT];\n");
         o.push_str("    __shared__ unsigned long long full[STAGES], empty[STAGES];\n");
+        o.push_str("    __shared__ long sum_bar;\n");
         o.push_str("    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n");
         self.init(&mut o);
         o.push_str("    if (warp == 0) {\n");
@@ -202,9 +215,11 @@ impl GenPipeline {
         o.push_str("    if (threadIdx.x == 0) {\n        for (int s = 0; s < STAGES; ++s) {\n");
         let _ = writeln!(o, "            mb_init(&full[s], {full_count});");
         let _ = writeln!(o, "            mb_init(&empty[s], {empty_count});");
-        o.push_str(
-            "        }\n        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n    }\n",
-        );
+        o.push_str("        }\n");
+        if self.combine == Combine::Token {
+            o.push_str("        __nvvm_mbarrier_init(&sum_bar, CT);\n");
+        }
+        o.push_str("        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n    }\n");
         if !self.has(Defect::MissingInitSync) {
             o.push_str("    __syncthreads();\n");
         }
@@ -267,10 +282,9 @@ impl GenPipeline {
         o.push_str("            float acc = 0;\n            for (int i = c; i < TILE; i += CT)\n");
         o.push_str("                acc += stage[s][i];\n");
         self.release(o);
-        if self.combine {
-            self.combine_partials(o);
-        } else {
-            o.push_str("            out[k * CT + c] = acc;\n");
+        match self.combine {
+            Combine::No => o.push_str("            out[k * CT + c] = acc;\n"),
+            _ => self.combine_partials(o),
         }
         o.push_str("        }\n");
     }
@@ -294,19 +308,30 @@ impl GenPipeline {
         }
     }
 
-    /// Every consumer thread publishes its sum; after named barrier 1 each reads its
-    /// neighbour's (another thread's), and named barrier 2 keeps the next iteration's
-    /// publication off it.
+    /// Every consumer thread publishes its sum; after a first barrier each reads its
+    /// neighbour's (another thread's), and a second keeps the next iteration's publication
+    /// off it.
     fn combine_partials(&self, o: &mut String) {
         o.push_str("            partial[c] = acc;\n");
-        if self.has(Defect::ArriveInsteadOfSync) {
-            o.push_str("            named_arrive(1, CT);\n");
-        } else {
-            o.push_str("            named_sync(1, CT);\n");
-        }
+        let arrive_only = self.has(Defect::ArriveInsteadOfSync);
+        self.consumer_barrier(o, 1, arrive_only);
         o.push_str("            out[k * CT + c] = partial[(c + 1) % CT];\n");
         if !self.has(Defect::MissingNamedSync) {
-            o.push_str("            named_sync(2, CT);\n");
+            self.consumer_barrier(o, 2, false);
         }
+    }
+
+    /// A barrier over the consumer threads: named barrier `id`, or an arrive and a spin on
+    /// the token on `sum_bar`.
+    fn consumer_barrier(&self, o: &mut String, id: u32, arrive_only: bool) {
+        let _ = match (self.combine, arrive_only) {
+            (Combine::Token, true) => writeln!(o, "            (void)__nvvm_mbarrier_arrive(&sum_bar);"),
+            (Combine::Token, false) => writeln!(
+                o,
+                "            {{\n                long tok = __nvvm_mbarrier_arrive(&sum_bar);\n                while (!__nvvm_mbarrier_test_wait(&sum_bar, tok)) {{\n                }}\n            }}"
+            ),
+            (_, true) => writeln!(o, "            named_arrive({id}, CT);"),
+            (_, false) => writeln!(o, "            named_sync({id}, CT);"),
+        };
     }
 }
