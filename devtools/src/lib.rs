@@ -1,6 +1,7 @@
 //! Development-only code of autosync, used by its tests, benchmarks and fuzzers and never
 //! shipped in the product crate: the random kernel generator ([`gen`]), generated benchmark
-//! workloads ([`workload`], Singe-shaped kernels in [`singe`]), the corpus manifest schema
+//! workloads ([`workload`], Singe-shaped kernels in [`singe`]), random async pipelines
+//! ([`pipelines`]), the corpus manifest schema
 //! ([`manifest`]), the module layering check ([`layering`]), function lengths ([`lengths`]) and
 //! the CUDA toolkit the tests read kernels with ([`toolkit`]).
 
@@ -8,6 +9,7 @@ pub mod gen;
 pub mod layering;
 pub mod lengths;
 pub mod manifest;
+pub mod pipelines;
 pub mod singe;
 pub mod toolkit;
 pub mod workload;

@@ -10,7 +10,7 @@ fn main() {
     for root in ["src/lib.rs", "oracle/src/lib.rs"] {
         all.extend(functions(Path::new(root)));
     }
-    all.sort_by(|a, b| b.lines.cmp(&a.lines));
+    all.sort_by_key(|f| std::cmp::Reverse(f.lines));
     for f in all.iter().take(n) {
         println!("{:5}  {}  {}", f.lines, f.name, f.at);
     }

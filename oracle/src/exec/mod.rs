@@ -20,19 +20,35 @@
 //! - A block-wide vote (`Expr::Vote`) combines the predicates of the threads that execute its
 //!   assignment together, i.e. the ones that reached its barrier.
 //! - Shifts by the width or more follow SMT-LIB (0, or all sign bits for a signed `>>`).
+//!
+//! [`execute_warps`] is the second reference, for what the lock-step model cannot run (named
+//! barriers with counts, mbarriers, asynchronous copies): every thread of one block runs on
+//! its own program counter, interleaved warp by warp (or lane by lane) by a [`Schedule`], with
+//! happens-before by vector clocks; see `machine.rs`.
 
+mod async_ops;
 mod block;
+mod clock;
 mod config;
 mod conflicts;
 mod eval;
+mod findings;
+mod machine;
 mod memory;
+mod program;
+mod schedule;
+mod sync;
 mod value;
 
 use crate::ir::{ArrayId, Barrier, Kernel, Label, StmtKind};
 use crate::report::ThreadId;
 use crate::tree::{for_each_stmt, LabelTree};
 use block::{BlockRun, GridState};
+pub use clock::AccessSite;
 pub use config::{ExecConfig, ExecError};
+pub use findings::{RacePair, WarpDefect, WarpRace, WarpReport};
+use machine::Machine;
+pub use schedule::Schedule;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most threads a block may have (CUDA's limit).
@@ -99,6 +115,17 @@ pub fn execute(k: &Kernel, cfg: &ExecConfig) -> Result<ExecReport, ExecError> {
         }
     }
     Ok(report(k, cfg, grid))
+}
+
+/// Runs block 0 of `cfg`'s launch once per schedule and merges what the runs showed: the
+/// warp-scheduling reference the named-barrier and pipeline checker is tested against.
+pub fn execute_warps(k: &Kernel, cfg: &ExecConfig, schedules: &[Schedule]) -> Result<WarpReport, ExecError> {
+    check_config(k, cfg)?;
+    let mut all = WarpReport::default();
+    for (i, s) in schedules.iter().enumerate() {
+        all.merge(Machine::new(k, cfg).run(*s)?, i);
+    }
+    Ok(all)
 }
 
 fn check_config(k: &Kernel, cfg: &ExecConfig) -> Result<(), ExecError> {

@@ -266,6 +266,18 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
 }
 
 /// Labels of statements that are or contain a statement `pred` holds for.
+/// Whether `b` holds (at any depth) a loop among the `spin` candidates.
+fn has_spin_candidate(b: &Block, spin: &HashSet<Label>) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Loop(_) if spin.contains(&s.label) => true,
+        StmtKind::Loop(l) => has_spin_candidate(&l.body, spin),
+        StmtKind::If { then_blk, else_blk, .. } => {
+            has_spin_candidate(then_blk, spin) || has_spin_candidate(else_blk, spin)
+        }
+        _ => false,
+    })
+}
+
 fn containing(b: &Block, pred: &dyn Fn(&Stmt) -> bool) -> HashSet<Label> {
     fn walk(s: &Stmt, pred: &dyn Fn(&Stmt) -> bool, out: &mut HashSet<Label>) -> bool {
         let mut has = pred(s);
@@ -1178,6 +1190,11 @@ impl Emu<'_, '_> {
             (l.preds, l.maybe_exit, l.maybe_jump) = saved[i].clone();
         }
         if !spins || probe.effect || probe.tests == 0 {
+            if has_spin_candidate(&lp.body, &self.ctx.spin) {
+                // Not a spin itself (a role loop around one): run as a loop, and the loops
+                // inside with the tests are judged when reached.
+                return self.warp_loop(s, lp);
+            }
             return Err(self.inconclusive(
                 s.span,
                 "a loop around an mbarrier test_wait/try_wait that is not a pure spin (while the phase is incomplete it has effects or may leave the loop)".into(),
