@@ -130,6 +130,12 @@ fn table() -> Vec<Case> {
             (4, "an array of pointers in a kernel parameter"),
         ),
         case(
+            "pointer_array_copy.cu",
+            "//--blockDim=32\n__global__ void k(int *a, int *b) {\n  int *s[2];\n  int *t[2];\n  t[0] = a;\n  t[1] = b;\n  memcpy(s, t, sizeof(s));\n  s[0][threadIdx.x] = 1;\n}\n",
+            (4, "pointer_array_copy.cu:7:10: unsupported: a write into `s`, an array of pointers"),
+            (4, "an array of pointers"),
+        ),
+        case(
             "no_kernel.cu",
             "__device__ int helper(int a) { return a + 1; }\n",
             (2, "no_kernel.cu: error: no __global__ kernel in this file"),

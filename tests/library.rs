@@ -50,6 +50,14 @@ const CASES: &[Case] = &[
         4,
         "no_body_branch.cu:4:25: unsupported: `publish` has no body in this translation unit, and it is called where not every thread",
     ),
+    // An array of pointers it is given may come back filled with anything.
+    (
+        "no_body_pointers.cu",
+        "//--blockDim=64\n__device__ void fill(int **p);\n__global__ void k(int *a, int *b) {\n  int *s[2];\n  s[0] = a;\n  s[1] = b;\n  fill(s);\n  s[0][threadIdx.x] = 1;\n}\n",
+        &[],
+        4,
+        "no_body_pointers.cu:8:3: unsupported: dereference of a pointer `fill` may have set",
+    ),
     // A pointer into a local object: what it does to the object is not bounded.
     (
         "no_body_object.cu",

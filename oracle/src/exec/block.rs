@@ -6,9 +6,9 @@
 use super::config::{ExecConfig, ExecError};
 pub use super::conflicts::Who;
 use super::conflicts::{AccessClass, Conflicts, EpochTable, GridTable};
-use super::eval::{var_of, Env, Geometry, WARP_SIZE};
+use super::eval::{initial_values, var_of, Env, Geometry, WARP_SIZE};
 use super::memory::Memory;
-use super::value::{cast, mix};
+use super::value::cast;
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap};
 
@@ -121,16 +121,7 @@ impl<'a> BlockRun<'a> {
         block: [u32; 3],
         block_lin: u32,
     ) -> BlockRun<'a> {
-        let initial: Vec<Option<u64>> = k
-            .vars
-            .iter()
-            .map(|v| match (v.kind, cfg.params.get(&v.name)) {
-                (VarKind::Param, Some(&x)) => Some(cast(ScalarTy::I64, v.ty, x as u64)),
-                // A float parameter's bits are never interpreted: any uniform value will do.
-                (VarKind::Param, None) if v.ty == ScalarTy::Opaque => Some(mix(&[cfg.seed, 0x9A9A, v.id.0 as u64])),
-                _ => None,
-            })
-            .collect();
+        let initial = initial_values(k, cfg);
         let [bx, by, bz] = cfg.block_dim;
         let mut threads = Vec::new();
         for z in 0..bz {

@@ -1,6 +1,6 @@
 //! Evaluation of pure IR expressions for one thread.
 
-use super::config::ExecError;
+use super::config::{ExecConfig, ExecError};
 use super::value::{binary, canon, cast, mix, unary};
 use crate::ir::{BinOp, Builtin, Expr, Kernel, Label, ScalarTy, UnOp, Var, VarId, VarKind};
 
@@ -165,4 +165,17 @@ fn opaque_tag(ty: ScalarTy) -> u64 {
         ScalarTy::Bool => 1000,
         ScalarTy::Opaque => 1001,
     }
+}
+
+/// Each variable's value before the kernel runs: a kernel parameter's from the launch (a float
+/// parameter's bits are never interpreted: any uniform value will do), none for the others.
+pub fn initial_values(k: &Kernel, cfg: &ExecConfig) -> Vec<Option<u64>> {
+    k.vars
+        .iter()
+        .map(|v| match (v.kind, cfg.params.get(&v.name)) {
+            (VarKind::Param, Some(&x)) => Some(cast(ScalarTy::I64, v.ty, x as u64)),
+            (VarKind::Param, None) if v.ty == ScalarTy::Opaque => Some(mix(&[cfg.seed, 0x9A9A, v.id.0 as u64])),
+            _ => None,
+        })
+        .collect()
 }

@@ -7,13 +7,13 @@
 
 use super::clock::{AccessSite, Agent, Clock, History};
 use super::config::{ExecConfig, ExecError};
-use super::eval::{var_of, Env, Geometry, Val, WARP_SIZE};
+use super::eval::{initial_values, var_of, Env, Geometry, Val, WARP_SIZE};
 use super::findings::{WarpDefect, WarpRace, WarpReport};
 use super::memory::Memory;
 use super::program::{Instr, Program, Step};
 use super::schedule::{Picker, Schedule, Unit};
 use super::sync::{BarKey, Generation, Mbar, Want};
-use super::value::{cast, mix};
+use super::value::cast;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -102,15 +102,7 @@ pub struct Machine<'k> {
 impl<'k> Machine<'k> {
     /// Block 0 of `cfg`'s launch, every thread at the start.
     pub fn new(k: &'k Kernel, cfg: &'k ExecConfig) -> Machine<'k> {
-        let initial: Vec<Option<u64>> = k
-            .vars
-            .iter()
-            .map(|v| match (v.kind, cfg.params.get(&v.name)) {
-                (VarKind::Param, Some(&x)) => Some(cast(ScalarTy::I64, v.ty, x as u64)),
-                (VarKind::Param, None) if v.ty == ScalarTy::Opaque => Some(mix(&[cfg.seed, 0x9A9A, v.id.0 as u64])),
-                _ => None,
-            })
-            .collect();
+        let initial = initial_values(k, cfg);
         let [bx, by, bz] = cfg.block_dim;
         let mut threads = Vec::new();
         for (z, y, x) in (0..bz).flat_map(|z| (0..by).flat_map(move |y| (0..bx).map(move |x| (z, y, x)))) {

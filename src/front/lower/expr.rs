@@ -245,6 +245,17 @@ impl<'a> Lowerer<'a> {
 
     /// Emits a write of `value` to a memory location.
     pub(crate) fn write(&mut self, p: &Place, value: Expr) -> FResult<()> {
+        if self.pointer_arrays.contains_key(&p.array) || self.pointer_tables.contains_key(&p.array) {
+            // Their elements are followed as pointers: only a pointer stored into one element
+            // (`store`) keeps them right; a block copy or a number would not.
+            return Err(FrontError::unsupported(
+                p.span,
+                format!(
+                    "a write into `{}`, an array of pointers, that is not a pointer stored into one element",
+                    self.arrays[p.array.0 as usize].name
+                ),
+            ));
+        }
         if let Some(alt) = p.alt.clone() {
             return self.in_each_array(p, &alt, &mut |lw, place| lw.write(place, value.clone()));
         }

@@ -108,11 +108,13 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// The regions of the pointer fields of object `o` (and of its member objects).
+    /// The regions of the pointer and reference fields of object `o` (and of its member
+    /// objects).
     fn obj_regions(&self, o: usize, out: &mut Vec<Region>) {
         for b in self.objs[o].fields.values() {
             match b {
                 Binding::Ptr(s) => out.push(self.slots[*s].region.clone()),
+                Binding::Mem(p) => out.push(p.region()),
                 Binding::Obj(inner) => self.obj_regions(*inner, out),
                 _ => {}
             }
@@ -170,6 +172,19 @@ impl Lowerer<'_> {
             Region::Unknown(why) => return Err(format!("it is given {why}")),
         };
         for a in arrays {
+            if let Some(slots) = self.pointer_arrays.get(&a).cloned() {
+                // An array of pointers it may fill: each element may now point anywhere.
+                for s in slots {
+                    self.slots[s].region = Region::Unknown(format!("a pointer `{name}` may have set"));
+                }
+                continue;
+            }
+            if self.pointer_tables.contains_key(&a) {
+                return Err(format!(
+                    "it is given `{}`, an array of pointers",
+                    self.arrays[a.0 as usize].name
+                ));
+            }
             let arr = &self.arrays[a.0 as usize];
             if arr.space == Space::Local {
                 // Thread-private memory never races; its contents are opaque anyway.
