@@ -30,6 +30,7 @@ mod intervals;
 mod levels;
 mod pow2;
 mod query;
+mod reuse;
 mod symex;
 mod syntax;
 #[cfg(test)]
@@ -45,11 +46,12 @@ pub use uniform::{uniformity, uniformity_if_reads_settle};
 use crate::ir::*;
 use crate::report::*;
 use crate::smt::LANES;
-use crate::tree::{for_each_stmt, LabelTree, ScopeKind};
+use crate::tree::{for_each_stmt, LabelTree, Position, ScopeKind};
 use intervals::{common_depth, Intervals};
 pub use query::QueryStat;
 use query::{Bound, Engine, Outcome, Pairing, Query};
 use rayon::prelude::*;
+pub use reuse::Proofs;
 use std::collections::{HashMap, HashSet};
 
 /// Options of the SDV checker.
@@ -129,7 +131,37 @@ pub fn feasibility(k: &Kernel) -> Feasibility {
 
 /// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
 pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
-    crate::smt::fresh_context(|| check_in_context(k, opts, &mut None))
+    crate::smt::fresh_context(|| check_in_context(k, opts, &mut Extras::default()))
+}
+
+/// [`check`], also keeping the conflict queries it proved unsatisfiable, for checks of `k` with
+/// block-wide barriers added ([`check_with_barriers`]).
+pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
+    crate::smt::fresh_context(|| {
+        let mut x = Extras {
+            keep: true,
+            ..Extras::default()
+        };
+        let r = check_in_context(k, opts, &mut x);
+        let proofs = x
+            .kept
+            .unwrap_or_else(|| Proofs::new(k.clone(), reuse::WalkInputs::default()));
+        (r, proofs)
+    })
+}
+
+/// [`check`] of `proofs`' kernel with a block-wide barrier inserted at each of `positions`
+/// (`Err`: a position not in the kernel). A conflict query that implies one the proofs hold
+/// unsatisfiable is not asked (its answer cannot change: see `reuse.rs`); everything else,
+/// divergence included, is checked as [`check`] does, so the report is the same.
+pub fn check_with_barriers(proofs: &Proofs, positions: &[Position], opts: &SdvOptions) -> Result<Report, Position> {
+    let inserts: Vec<(Position, Barrier)> = positions.iter().map(|p| (*p, Barrier::Block)).collect();
+    let (k, _) = crate::tree::insert_barriers(&proofs.kernel, &inserts)?;
+    let mut x = Extras {
+        reuse: Some(proofs),
+        ..Extras::default()
+    };
+    Ok(crate::smt::fresh_context(|| check_in_context(&k, opts, &mut x)))
 }
 
 /// Where a check spends its time: per phase, and per solver call.
@@ -144,33 +176,54 @@ pub struct Profile {
 /// [`check`], also measuring where the time goes (for benchmarks; term counts cost time).
 pub fn check_profiled(k: &Kernel, opts: &SdvOptions) -> (Report, Profile) {
     crate::smt::fresh_context(|| {
-        let mut p = Some(Profile::default());
-        let r = check_in_context(k, opts, &mut p);
-        (r, p.unwrap_or_default())
+        let mut x = Extras {
+            profile: Some(Profile::default()),
+            ..Extras::default()
+        };
+        let r = check_in_context(k, opts, &mut x);
+        (r, x.profile.unwrap_or_default())
     })
 }
 
-fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>) -> Report {
-    let mut clock = std::time::Instant::now();
-    let mut phase = |name: &'static str, profile: &mut Option<Profile>| {
-        if let Some(p) = profile {
+/// What a check does besides its report: measure itself, skip the queries proofs settle, keep
+/// the proofs of its own unsatisfiable queries.
+#[derive(Default)]
+struct Extras<'p> {
+    profile: Option<Profile>,
+    reuse: Option<&'p Proofs>,
+    keep: bool,
+    kept: Option<Proofs>,
+}
+
+impl Extras<'_> {
+    /// Ends a phase that started at `clock` (when profiling), and starts the next.
+    fn phase(&mut self, name: &'static str, clock: &mut std::time::Instant) {
+        if let Some(p) = &mut self.profile {
             p.phases.push((name, clock.elapsed().as_secs_f64() * 1000.0));
         }
-        clock = std::time::Instant::now();
-    };
-    let mut report = Report::default();
+        *clock = std::time::Instant::now();
+    }
+}
+
+/// Why the SDV checker does not check `k` (named barriers or async pipelines), if it does not.
+fn not_for_sdv(k: &Kernel) -> Option<Inconclusive> {
     if let Some(span) = first_named_barrier(k) {
-        report.inconclusive.push(Inconclusive {
+        return Some(Inconclusive {
             span,
             message: "kernel uses named barriers; use the named-barrier checker".into(),
         });
-        return report;
     }
-    if let Some(span) = crate::tree::first_async_op(k) {
-        report.inconclusive.push(Inconclusive {
-            span,
-            message: "kernel uses mbarriers or asynchronous copies; use the named-barrier checker".into(),
-        });
+    crate::tree::first_async_op(k).map(|span| Inconclusive {
+        span,
+        message: "kernel uses mbarriers or asynchronous copies; use the named-barrier checker".into(),
+    })
+}
+
+fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
+    let mut clock = std::time::Instant::now();
+    let mut report = Report::default();
+    if let Some(i) = not_for_sdv(k) {
+        report.inconclusive.push(i);
         return report;
     }
     let unif = if opts.assume_settled_reads {
@@ -178,7 +231,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     } else {
         uniformity(k)
     };
-    phase("uniformity", profile);
+    x.phase("uniformity", &mut clock);
     let tree = LabelTree::new(k);
     report.divergences = divergences(k, &unif, &tree);
 
@@ -186,25 +239,22 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
     let decided = decided::decide(k, &unif, decided::Scope::WithBarriers, opts.timeout_ms);
-    phase("decided", profile);
+    x.phase("decided", &mut clock);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
-    phase("intervals", profile);
+    x.phase("intervals", &mut clock);
 
     let mut jobs = jobs(k, opts, &sites, &tree, &iv);
-    mark_own_reads(k, &sites, &mut jobs);
-    let groups = groups(&jobs, &sites);
-    let lanes = run_lanes(k, &unif, opts, &jobs, &groups, profile.is_some());
-    let mut answers: Vec<(usize, Answer)> = Vec::new();
-    let mut queries = 0;
-    let mut expired = false;
-    let mut stats = Vec::new();
-    for lane in lanes {
-        answers.extend(lane.answers);
-        queries += lane.queries;
-        expired |= lane.expired;
-        stats.extend(lane.stats);
+    let inputs = (x.reuse.is_some() || x.keep).then(|| reuse::WalkInputs::of(k, &unif));
+    if let (Some(p), Some(inputs)) = (x.reuse, &inputs) {
+        if p.applies(inputs) {
+            jobs.retain(|j| !p.settles(&reuse::asked(&j.q, j.scope, j.rel)));
+        }
     }
-    answers.sort_by_key(|(n, _)| *n);
+    mark_own_reads(k, &sites, &mut jobs);
+    let (answers, queries, expired) = answer(k, &unif, opts, &jobs, &sites, x);
+    if let Some(inputs) = inputs.filter(|_| x.keep) {
+        x.kept = Some(proved(k, inputs, &jobs, &answers));
+    }
     let mut races = RaceSet::default();
     for (n, (outcome, benign, rel)) in answers {
         let job = &jobs[n];
@@ -217,10 +267,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
             benign,
         );
     }
-    phase("queries", profile);
-    if let Some(p) = profile {
-        p.queries = stats;
-    }
+    x.phase("queries", &mut clock);
     let (harmful, benign) = races.finish(opts.strict);
     report.races = harmful;
     report.benign = benign;
@@ -234,6 +281,45 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
         });
     }
     report
+}
+
+/// Asks the jobs on the lanes: the answers in job order, the number of solver calls, and
+/// whether the deadline passed. Profiles the solver calls into `x`.
+fn answer(
+    k: &Kernel,
+    unif: &Uniformity,
+    opts: &SdvOptions,
+    jobs: &[Job],
+    sites: &[Site],
+    x: &mut Extras,
+) -> (Vec<(usize, Answer)>, u64, bool) {
+    let groups = groups(jobs, sites);
+    let lanes = run_lanes(k, unif, opts, jobs, &groups, x.profile.is_some());
+    let mut answers: Vec<(usize, Answer)> = Vec::new();
+    let mut queries = 0;
+    let mut expired = false;
+    for lane in lanes {
+        answers.extend(lane.answers);
+        queries += lane.queries;
+        expired |= lane.expired;
+        if let Some(p) = &mut x.profile {
+            p.queries.extend(lane.stats);
+        }
+    }
+    answers.sort_by_key(|(n, _)| *n);
+    (answers, queries, expired)
+}
+
+/// The proofs of the jobs whose query was unsatisfiable.
+fn proved(k: &Kernel, inputs: reuse::WalkInputs, jobs: &[Job], answers: &[(usize, Answer)]) -> Proofs {
+    let mut p = Proofs::new(k.clone(), inputs);
+    for (n, (outcome, _, _)) in answers {
+        if matches!(outcome, Outcome::Unsat) {
+            let j = &jobs[*n];
+            p.add(reuse::asked(&j.q, j.scope, j.rel));
+        }
+    }
+    p
 }
 
 /// Every conflict query the access pairs need, in a fixed order: per pair of sites that may

@@ -712,3 +712,48 @@ fn sdv_tiled_matmul() {
     // Kinds follow text order: the write comes first in the text.
     assert_eq!(ra.kind, RaceKind::ReadAfterWrite);
 }
+
+/// `sh[tid] = 0; x = sh[tid + 1]; y = sh[tid];`: a check keeps the proof that the write and the
+/// second read do not race; a re-check with a barrier added reports what a full check of that
+/// kernel reports without asking that query again.
+#[test]
+fn sdv_recheck_with_barriers_reuses_proofs() {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let sh = b.array("sh", Space::Shared);
+    let (x, y) = (b.local("x"), b.local("y"));
+    let body = vec![
+        b.write(sh, tid()),
+        b.read(Some(x), sh, ub(Add, tid(), u(1))),
+        b.read(Some(y), sh, tid()),
+    ];
+    let labels: Vec<Label> = body.iter().map(|s| s.label).collect();
+    let k = b.finish(body);
+    let opts = SdvOptions {
+        small_witnesses: false,
+        ..Default::default()
+    };
+    let (r, proofs) = check_proving(&k, &opts);
+    assert_eq!(intra(&r).len(), 1, "{r:#?}");
+    // The write with itself, and with the second read.
+    assert_eq!(proofs.len(), 2);
+    let pairs = |r: &Report| -> Vec<(Label, Label, Vec<IterRelation>)> {
+        r.races
+            .iter()
+            .map(|x| (x.first.label, x.second.label, x.relations.clone()))
+            .collect()
+    };
+    // After the write: nothing left to ask. At the end: the racing pair only.
+    for (pos, races) in [(Position::After(labels[0]), 0), (Position::After(labels[2]), 1)] {
+        let full = check(
+            &crate::tree::insert_barriers(&k, &[(pos, Barrier::Block)]).unwrap().0,
+            &opts,
+        );
+        let reused = check_with_barriers(&proofs, &[pos], &opts).unwrap();
+        assert_eq!(pairs(&reused), pairs(&full));
+        assert_eq!(reused.races.len(), races);
+        assert!(reused.queries <= full.queries);
+        if races == 1 {
+            assert!(reused.queries < full.queries, "{} vs {}", reused.queries, full.queries);
+        }
+    }
+}
