@@ -170,6 +170,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         ..sdv_opts.clone()
     };
     let (report, proofs) = sdv::check_proving(k, &planning);
+    stats.planning = start.elapsed();
     let (initial, suppressed) = opts.split_suppressed(k, report);
     stats.oracle_calls += 1;
     let quiet = sdv_opts.clone();
@@ -191,8 +192,10 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // Positions where a barrier is uniform once the reads that can agree across threads do (a
     // shared flag behind a barrier this placement may add); should that placement not verify,
     // the positions that are uniform as the kernel stands.
-    let plain = Space::new(k, opts);
-    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k));
+    // The planning call's uniformity is the kernel's (it does not assume settled reads).
+    let feasible = sdv::feasibility_with(k, proofs.uniformity());
+    let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
+    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k), &feasible);
     if settled.positions != plain.positions {
         // What remains to order once those reads settle (the author's barriers then align).
         let planned = opts.unsuppressed(

@@ -80,6 +80,8 @@ pub struct SynthStats {
     pub rounds: u32,
     /// Time spent.
     pub time: Duration,
+    /// Time of the first oracle call (block-wide synthesis: the check that plans).
+    pub planning: Duration,
 }
 
 /// Facts about positions needed by the encoding (shared with named-barrier synthesis).
@@ -107,11 +109,19 @@ impl Space {
 
     /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
     pub fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
-        Space::build_with(k, opts, max_level, sdv::uniformity(k))
+        let unif = sdv::uniformity(k);
+        let feasible = sdv::feasibility_with(k, &unif);
+        Space::build_with(k, opts, max_level, unif, &feasible)
     }
 
-    /// [`Space::build`] with the positions' uniformity given.
-    pub fn build_with(k: &Kernel, opts: &SynthOptions, max_level: Level, unif: sdv::Uniformity) -> Space {
+    /// [`Space::build`] with the positions' uniformity and the kernel's feasibility given.
+    pub fn build_with(
+        k: &Kernel,
+        opts: &SynthOptions,
+        max_level: Level,
+        unif: sdv::Uniformity,
+        feasible: &sdv::Feasibility,
+    ) -> Space {
         let tree = LabelTree::new(k);
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
@@ -126,7 +136,6 @@ impl Space {
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
         }
-        let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
         let mut continued = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {

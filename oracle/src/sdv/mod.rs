@@ -75,7 +75,8 @@ pub struct SdvOptions {
     /// reads settle. Not a verdict (synthesis uses it to plan, and verifies without it).
     pub assume_settled_reads: bool,
     /// Once two accesses are known to race harmfully, ask no other pair written at the same
-    /// two source places (a macro expanded into many statements, an inlined body) with the same
+    /// two source places (statement spans: a macro expanded into many statements, one call of
+    /// an inlined function; two calls are two places) with the same
     /// arrays, scope and iteration relation on the same lane: the report then lists one racing
     /// access pair per pair of places (with the relation its own query refined), which is
     /// what synthesis plans with (the barrier positions around such statements are the same);
@@ -103,6 +104,8 @@ struct Site<'k> {
     label: Label,
     op: usize,
     access: &'k Access,
+    /// The statement's span: where a macro's expansion or an inlined call is used.
+    place: Span,
 }
 
 /// Which branches and loop bodies run whenever their statement runs.
@@ -119,11 +122,15 @@ pub struct Feasibility {
 
 /// The [`Feasibility`] of every `if` and loop of `k`.
 pub fn feasibility(k: &Kernel) -> Feasibility {
+    feasibility_with(k, &uniformity(k))
+}
+
+/// [`feasibility`] with `k`'s uniformity (as [`uniformity`] finds it) given.
+pub fn feasibility_with(k: &Kernel, unif: &Uniformity) -> Feasibility {
     crate::smt::fresh_context(|| {
-        let unif = uniformity(k);
-        let d = decided::decide(k, &unif, decided::Scope::All, SdvOptions::default().timeout_ms);
+        let d = decided::decide(k, unif, decided::Scope::All, SdvOptions::default().timeout_ms);
         Feasibility {
-            entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
+            entered_loops: intervals::Cfg::build(k, unif, &d).entered,
             branches: d.branches,
         }
     })
@@ -135,7 +142,8 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
 }
 
 /// [`check`], also keeping the conflict queries it proved unsatisfiable, for checks of `k` with
-/// block-wide barriers added ([`check_with_barriers`]).
+/// block-wide barriers added ([`check_with_barriers`]), and the uniformity it used
+/// ([`Proofs::uniformity`]).
 pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
     crate::smt::fresh_context(|| {
         let mut x = Extras {
@@ -145,7 +153,7 @@ pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
         let r = check_in_context(k, opts, &mut x);
         let proofs = x
             .kept
-            .unwrap_or_else(|| Proofs::new(k.clone(), reuse::WalkInputs::default()));
+            .unwrap_or_else(|| Proofs::new(k.clone(), reuse::WalkInputs::of(k, &uniformity(k))));
         (r, proofs)
     })
 }
@@ -356,6 +364,7 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
                 };
                 jobs.push(Job {
                     sites: (i, j),
+                    places: [a.place, b.place],
                     scope: RaceScope::InterBlock,
                     rel: None,
                     not_last: None,
@@ -450,6 +459,7 @@ fn intra_block_jobs<'k>(
         };
         jobs.push(Job {
             sites: (i, j),
+            places: [a.place, b.place],
             scope: RaceScope::IntraBlock,
             rel: Some(rel),
             not_last: not_last_loop(tree, a.label, b.label, rel),
@@ -546,15 +556,16 @@ fn run_group(
     }
 }
 
-/// Where the two accesses are written (a macro's expansion or an inlined body is located at
-/// its use: one source place, whose statements have the same barrier positions around them),
-/// their arrays, whether they are one statement, the race's scope and the job's iteration
-/// relation.
+/// Where the two accesses are written: their statements' spans (a macro's expansion or an
+/// inlined call is located at its use: one source place, with no barrier position inside, so
+/// its statements have the same barrier positions around them; an inlined body's accesses keep
+/// their spans in the callee, which every call shares, so those are not the place), their
+/// arrays, whether they are one statement, the race's scope and the job's iteration relation.
 type PlacePair = ([Span; 2], [ArrayId; 2], bool, RaceScope, Option<IterRelation>);
 
 fn place_pair(j: &Job) -> PlacePair {
     let (a, b) = (&j.q.a, &j.q.b);
-    ([a.2.span, b.2.span], [a.2.array, b.2.array], a.0 == b.0, j.scope, j.rel)
+    (j.places, [a.2.array, b.2.array], a.0 == b.0, j.scope, j.rel)
 }
 
 /// Records a harmful race of the job's place pair.
@@ -600,6 +611,8 @@ fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
 struct Job<'k> {
     /// Indices of the two access sites.
     sites: (usize, usize),
+    /// The spans of their statements.
+    places: [Span; 2],
     scope: RaceScope,
     /// The iteration relation (intra-block queries).
     rel: Option<IterRelation>,
@@ -779,6 +792,7 @@ fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
                         label: s.label,
                         op,
                         access,
+                        place: s.span,
                     });
                 }
             }

@@ -26,7 +26,7 @@
 
 use super::levels::Uniformity;
 use super::query::{Pairing, PathBounds, Query};
-use crate::ir::{ArrayId, Kernel, Label, VarId};
+use crate::ir::{ArrayId, Kernel, Label};
 use crate::report::{IterRelation, RaceScope};
 use std::collections::{HashMap, HashSet};
 
@@ -90,36 +90,35 @@ fn implies(new: &Narrowing, old: &Narrowing) -> bool {
     consecutive && pairing && bounds
 }
 
-/// What the walks of a kernel read besides its statements (see the module documentation).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What the walks of a kernel read besides its statements (see the module documentation): the
+/// uniformity analysis (of which only the non-uniform variables, uniform reads and steering
+/// variables) and the counter arrays.
+#[derive(Clone, Debug)]
 pub(crate) struct WalkInputs {
-    nu_vars: HashSet<VarId>,
-    uniform_reads: HashSet<(Label, usize)>,
-    steering: HashSet<VarId>,
+    unif: Uniformity,
     counters: HashSet<ArrayId>,
 }
 
 impl WalkInputs {
+    /// The walk inputs of `k` under `unif`.
+    pub(crate) fn of(k: &Kernel, unif: &Uniformity) -> WalkInputs {
+        WalkInputs {
+            unif: unif.clone(),
+            counters: super::counters::counter_arrays(k),
+        }
+    }
+
     /// Whether every walk made with `later` is one made with `self` with some pairs of
     /// per-thread unknowns made one shared unknown, or more counter facts: fewer non-uniform
     /// variables, more uniform reads, more counters (each only names an unknown `_s` instead
     /// of `_t1`/`_t2`, or adds a conjunct), the same steering variables (those decide what a
     /// walk computes at all).
     fn covered_by(&self, later: &WalkInputs) -> bool {
-        self.steering == later.steering
-            && later.nu_vars.is_subset(&self.nu_vars)
-            && self.uniform_reads.is_subset(&later.uniform_reads)
+        let (a, b) = (&self.unif, &later.unif);
+        a.steering == b.steering
+            && b.nu_vars.is_subset(&a.nu_vars)
+            && a.uniform_reads.is_subset(&b.uniform_reads)
             && self.counters.is_subset(&later.counters)
-    }
-
-    /// The walk inputs of `k` under `unif`.
-    pub(crate) fn of(k: &Kernel, unif: &Uniformity) -> WalkInputs {
-        WalkInputs {
-            nu_vars: unif.nu_vars.clone(),
-            uniform_reads: unif.uniform_reads.clone(),
-            steering: unif.steering.clone(),
-            counters: super::counters::counter_arrays(k),
-        }
     }
 }
 
@@ -160,6 +159,12 @@ impl Proofs {
         self.proved
             .get(key)
             .is_some_and(|old| old.iter().any(|o| implies(narrowing, o)))
+    }
+
+    /// The uniformity analysis the check used (as [`super::uniformity`] finds it, unless it
+    /// assumed settled reads).
+    pub fn uniformity(&self) -> &Uniformity {
+        &self.inputs.unif
     }
 
     /// How many queries were proved.
