@@ -193,7 +193,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // shared flag behind a barrier this placement may add); should that placement not verify,
     // the positions that are uniform as the kernel stands.
     // The planning call's uniformity is the kernel's (it does not assume settled reads).
-    let feasible = sdv::feasibility_with(k, proofs.uniformity());
+    let feasible = Space::feasibility(k, proofs.uniformity());
     let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
     let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k), &feasible);
     if settled.positions != plain.positions {

@@ -110,8 +110,20 @@ impl Space {
     /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
     pub fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
         let unif = sdv::uniformity(k);
-        let feasible = sdv::feasibility_with(k, &unif);
+        let feasible = Space::feasibility(k, &unif);
         Space::build_with(k, opts, max_level, unif, &feasible)
+    }
+
+    /// What [`Space::build_with`] needs to know of `k`'s branches and loops (`unif`: as
+    /// [`sdv::uniformity`] finds it): only those around candidate positions matter (whether a
+    /// barrier there always runs), so only those are asked about.
+    pub fn feasibility(k: &Kernel, unif: &sdv::Uniformity) -> sdv::Feasibility {
+        let tree = LabelTree::new(k);
+        let blocks: HashSet<Label> = candidate_positions(k)
+            .into_iter()
+            .flat_map(|p| tree.get(p.label()).scopes.iter().map(|s| s.block).collect::<Vec<_>>())
+            .collect();
+        sdv::feasibility_with(k, unif, Some(&blocks))
     }
 
     /// [`Space::build`] with the positions' uniformity and the kernel's feasibility given.

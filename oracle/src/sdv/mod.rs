@@ -122,13 +122,16 @@ pub struct Feasibility {
 
 /// The [`Feasibility`] of every `if` and loop of `k`.
 pub fn feasibility(k: &Kernel) -> Feasibility {
-    feasibility_with(k, &uniformity(k))
+    feasibility_with(k, &uniformity(k), None)
 }
 
-/// [`feasibility`] with `k`'s uniformity (as [`uniformity`] finds it) given.
-pub fn feasibility_with(k: &Kernel, unif: &Uniformity) -> Feasibility {
+/// [`feasibility`] with `k`'s uniformity (as [`uniformity`] finds it) given; with `blocks`,
+/// only of the `if`s and loops with one of those blocks as a branch or body (the others are
+/// left undecided: each costs a solver call).
+pub fn feasibility_with(k: &Kernel, unif: &Uniformity, blocks: Option<&HashSet<Label>>) -> Feasibility {
     crate::smt::fresh_context(|| {
-        let d = decided::decide(k, unif, decided::Scope::All, SdvOptions::default().timeout_ms);
+        let scope = blocks.map_or(decided::Scope::All, decided::Scope::Blocks);
+        let d = decided::decide(k, unif, scope, SdvOptions::default().timeout_ms);
         Feasibility {
             entered_loops: intervals::Cfg::build(k, unif, &d).entered,
             branches: d.branches,
