@@ -2,7 +2,8 @@
 //!
 //! Run: `cargo bench --bench synthesis`. For every corpus kernel that `fix` handles with
 //! block-wide barriers (named-barrier kernels are skipped), prints the time and oracle calls of
-//! both strategies (median of 3 runs) and their ratio; then the median and maximum over the
+//! both strategies (median of 3 runs), the time of the MaxSAT strategy's first (planning)
+//! oracle call, and their ratio; then the median and maximum over the
 //! corpus, the kernels above the targets, and the kernels whose races were all classified by the
 //! oracle but needed more than 2 oracle calls.
 //! `AUTOSYNC_BENCH_FILTER=real/` restricts the run to kernels whose manifest path starts with it.
@@ -50,11 +51,14 @@ struct Measured {
 fn measure(name: &str, k: &Kernel, naive: bool, opts: &SynthOptions, over_calls: &mut Vec<String>) -> Measured {
     let mut t_m = Vec::new();
     let mut t_n = Vec::new();
+    let mut plan = Vec::new();
     let (mut s_m, mut s_n) = (None, None);
     for _ in 0..3 {
         let t = Instant::now();
-        s_m = Some(synthesize(k, opts));
+        let s = synthesize(k, opts);
         t_m.push(t.elapsed());
+        plan.push(s.stats.planning);
+        s_m = Some(s);
         if naive {
             let t = Instant::now();
             s_n = Some(synthesize_naive(k, opts));
@@ -63,6 +67,7 @@ fn measure(name: &str, k: &Kernel, naive: bool, opts: &SynthOptions, over_calls:
     }
     let s_m = s_m.unwrap();
     let dm = median(t_m);
+    let planning = median(plan);
     let outcome = match &s_m.outcome {
         Outcome::AlreadyClean => "clean".to_string(),
         Outcome::Fixed { barriers, cost } => format!("fixed {} (cost {cost})", barriers.len()),
@@ -82,8 +87,8 @@ fn measure(name: &str, k: &Kernel, naive: bool, opts: &SynthOptions, over_calls:
         None => ("-".into(), "-".into(), "-".into()),
     };
     println!(
-        "{:<40} {:>10.2?} {:>6} {:>10} {:>6} {:>7}  {outcome}",
-        name, dm, s_m.stats.oracle_calls, naive_time, naive_calls, ratio
+        "{:<40} {:>10.2?} {:>6} {:>10.2?} {:>10} {:>6} {:>7}  {outcome}",
+        name, dm, s_m.stats.oracle_calls, planning, naive_time, naive_calls, ratio
     );
     let classified = s_m
         .initial
@@ -136,8 +141,8 @@ fn main() {
     let mut racy_times = Vec::new();
     let mut over_calls = Vec::new();
     println!(
-        "{:<40} {:>10} {:>6} {:>10} {:>6} {:>7}  outcome",
-        "kernel", "maxsat", "calls", "naive", "calls", "ratio"
+        "{:<40} {:>10} {:>6} {:>10} {:>10} {:>6} {:>7}  outcome",
+        "kernel", "maxsat", "calls", "planning", "naive", "calls", "ratio"
     );
     // `AUTOSYNC_BENCH_FILTER=real/` measures only the kernels whose path starts with it.
     let filter = std::env::var("AUTOSYNC_BENCH_FILTER").unwrap_or_default();

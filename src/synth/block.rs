@@ -163,12 +163,15 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         ..Default::default()
     };
     // The first call plans: one racing access pair per pair of source places is what its
-    // clauses need. Every placement is verified with the full check.
+    // clauses need. Every placement is verified with the full check, which does not ask again
+    // the conflict queries this call proved race-free (barriers only add order).
     let planning = sdv::SdvOptions {
         one_race_per_place_pair: true,
         ..sdv_opts.clone()
     };
-    let (initial, suppressed) = opts.split_suppressed(k, sdv::check(k, &planning));
+    let (report, proofs) = sdv::check_proving(k, &planning);
+    stats.planning = start.elapsed();
+    let (initial, suppressed) = opts.split_suppressed(k, report);
     stats.oracle_calls += 1;
     let quiet = sdv_opts.clone();
     let finish = |outcome: Outcome, mut stats: SynthStats, initial: Report| {
@@ -189,8 +192,10 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // Positions where a barrier is uniform once the reads that can agree across threads do (a
     // shared flag behind a barrier this placement may add); should that placement not verify,
     // the positions that are uniform as the kernel stands.
-    let plain = Space::new(k, opts);
-    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k));
+    // The planning call's uniformity is the kernel's (it does not assume settled reads).
+    let feasible = Space::feasibility(k, proofs.uniformity());
+    let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
+    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k), &feasible);
     if settled.positions != plain.positions {
         // What remains to order once those reads settle (the author's barriers then align).
         let planned = opts.unsuppressed(
@@ -205,26 +210,26 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         );
         let mut tried = stats.clone();
         tried.oracle_calls += 1;
-        let outcome = place(k, opts, &settled, (&planned, &initial), &quiet, &mut tried);
+        let outcome = place(k, opts, &settled, (&planned, &initial), (&quiet, &proofs), &mut tried);
         if matches!(outcome, Outcome::Fixed { .. } | Outcome::Partial { .. }) {
             return finish(outcome, tried, initial);
         }
         stats.oracle_calls = tried.oracle_calls;
         stats.maxsat_calls = tried.maxsat_calls;
     }
-    let outcome = place(k, opts, &plain, (&initial, &initial), &quiet, &mut stats);
+    let outcome = place(k, opts, &plain, (&initial, &initial), (&quiet, &proofs), &mut stats);
     finish(outcome, stats, initial)
 }
 
 /// The placement loop of [`synthesize`] over one candidate space: the races of `planned` are
 /// the constraints to start from, those of `reported` (the input's report, shown to the user)
-/// what each barrier is said to cover.
+/// what each barrier is said to cover; candidates are checked with `quiet`, reusing `proofs`.
 fn place(
     k: &Kernel,
     opts: &SynthOptions,
     space: &Space,
     (planned, reported): (&Report, &Report),
-    quiet: &sdv::SdvOptions,
+    (quiet, proofs): (&sdv::SdvOptions, &sdv::Proofs),
     stats: &mut SynthStats,
 ) -> Outcome {
     let (fixable, unfixable) = match triage(k, space, planned) {
@@ -237,6 +242,7 @@ fn place(
         space,
         reported,
         quiet,
+        proofs,
         unfixable_keys: unfixable
             .iter()
             .filter_map(Unfixable::race)
@@ -302,6 +308,8 @@ struct Refinement<'a> {
     reported: &'a Report,
     /// Oracle options for candidates (their witnesses are never shown).
     quiet: &'a sdv::SdvOptions,
+    /// The input's race-free conflict queries: a candidate's check does not ask them again.
+    proofs: &'a sdv::Proofs,
     /// Races no barrier removes, and other causes the outcome reports.
     unfixable: Vec<Unfixable>,
     /// Those races as (pair, array, scope): they stay in every placement's report.
@@ -405,15 +413,12 @@ impl Refinement<'_> {
 
     /// The oracle's report on the kernel with barriers at `chosen`, without the unfixable races.
     fn check(&self, chosen: &[usize], stats: &mut SynthStats) -> Result<Report, Outcome> {
-        let inserts: Vec<(Position, Barrier)> = chosen
-            .iter()
-            .map(|&i| (self.space.positions[i].0, Barrier::Block))
-            .collect();
-        let candidate = match insert_barriers(self.k, &inserts) {
-            Ok((c, _)) => c,
+        let positions: Vec<Position> = chosen.iter().map(|&i| self.space.positions[i].0).collect();
+        let report = match sdv::check_with_barriers(self.proofs, &positions, self.quiet) {
+            Ok(r) => r,
             Err(pos) => return Err(Outcome::Inconclusive(format!("internal: cannot insert at {pos:?}"))),
         };
-        let mut report = self.opts.unsuppressed(self.k, sdv::check(&candidate, self.quiet));
+        let mut report = self.opts.unsuppressed(self.k, report);
         stats.oracle_calls += 1;
         report
             .races

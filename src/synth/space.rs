@@ -80,6 +80,8 @@ pub struct SynthStats {
     pub rounds: u32,
     /// Time spent.
     pub time: Duration,
+    /// Time of the first oracle call (block-wide synthesis: the check that plans).
+    pub planning: Duration,
 }
 
 /// Facts about positions needed by the encoding (shared with named-barrier synthesis).
@@ -107,11 +109,31 @@ impl Space {
 
     /// The candidate positions whose uniformity is at least `max_level` (Block < Warp < Thread).
     pub fn build(k: &Kernel, opts: &SynthOptions, max_level: Level) -> Space {
-        Space::build_with(k, opts, max_level, sdv::uniformity(k))
+        let unif = sdv::uniformity(k);
+        let feasible = Space::feasibility(k, &unif);
+        Space::build_with(k, opts, max_level, unif, &feasible)
     }
 
-    /// [`Space::build`] with the positions' uniformity given.
-    pub fn build_with(k: &Kernel, opts: &SynthOptions, max_level: Level, unif: sdv::Uniformity) -> Space {
+    /// What [`Space::build_with`] needs to know of `k`'s branches and loops (`unif`: as
+    /// [`sdv::uniformity`] finds it): only those around candidate positions matter (whether a
+    /// barrier there always runs), so only those are asked about.
+    pub fn feasibility(k: &Kernel, unif: &sdv::Uniformity) -> sdv::Feasibility {
+        let tree = LabelTree::new(k);
+        let blocks: HashSet<Label> = candidate_positions(k)
+            .into_iter()
+            .flat_map(|p| tree.get(p.label()).scopes.iter().map(|s| s.block).collect::<Vec<_>>())
+            .collect();
+        sdv::feasibility_with(k, unif, Some(&blocks))
+    }
+
+    /// [`Space::build`] with the positions' uniformity and the kernel's feasibility given.
+    pub fn build_with(
+        k: &Kernel,
+        opts: &SynthOptions,
+        max_level: Level,
+        unif: sdv::Uniformity,
+        feasible: &sdv::Feasibility,
+    ) -> Space {
         let tree = LabelTree::new(k);
         let mut positions = Vec::new();
         let mut pos_post = Vec::new();
@@ -126,7 +148,6 @@ impl Space {
             pos_post.push(info.post);
             pos_blocks.push(info.scopes.iter().map(|s| s.block).collect());
         }
-        let feasible = sdv::feasibility(k);
         let mut transparent = HashSet::new();
         let mut continued = HashSet::new();
         autosync_oracle::tree::for_each_stmt(&k.body, &mut |s: &Stmt| match &s.kind {

@@ -27,20 +27,27 @@ pub(crate) struct Decided {
 
 /// Which statements to decide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Scope {
+pub(crate) enum Scope<'a> {
     /// Only `if`s and loops with a block-wide barrier inside (what the checker needs).
     WithBarriers,
-    /// Every `if` and loop (what synthesis needs to know where a barrier would always run).
+    /// Every `if` and loop.
     All,
+    /// The `if`s and loops with one of these blocks as a branch or body (synthesis: the blocks
+    /// around candidate positions, where it needs to know whether a barrier would always run).
+    Blocks(&'a HashSet<Label>),
 }
 
 /// Decides the conditions of `k` (see [`Decided`]) with one symbolic thread; the solver gets
 /// `timeout_ms` per question, and an unanswered question leaves the statement undecided.
-pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope, timeout_ms: u32) -> Decided {
+pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope<'_>, timeout_ms: u32) -> Decided {
     let mut ifs = Vec::new();
     let mut loops = Vec::new();
     crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
-        let wanted = |blocks: &[&Block]| scope == Scope::All || blocks.iter().any(|b| has_block_barrier(b));
+        let wanted = |blocks: &[&Block]| match scope {
+            Scope::All => true,
+            Scope::WithBarriers => blocks.iter().any(|b| has_block_barrier(b)),
+            Scope::Blocks(set) => blocks.iter().any(|b| set.contains(&b.label)),
+        };
         match &s.kind {
             StmtKind::If { then_blk, else_blk, .. } if wanted(&[then_blk, else_blk]) => ifs.push(s.label),
             StmtKind::Loop(Loop { kind, body, .. }) if *kind != LoopKind::DoWhile && wanted(&[body]) => {

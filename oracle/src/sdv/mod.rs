@@ -30,6 +30,7 @@ mod intervals;
 mod levels;
 mod pow2;
 mod query;
+mod reuse;
 mod symex;
 mod syntax;
 #[cfg(test)]
@@ -45,11 +46,12 @@ pub use uniform::{uniformity, uniformity_if_reads_settle};
 use crate::ir::*;
 use crate::report::*;
 use crate::smt::LANES;
-use crate::tree::{for_each_stmt, LabelTree, ScopeKind};
+use crate::tree::{for_each_stmt, LabelTree, Position, ScopeKind};
 use intervals::{common_depth, Intervals};
 pub use query::QueryStat;
 use query::{Bound, Engine, Outcome, Pairing, Query};
 use rayon::prelude::*;
+pub use reuse::Proofs;
 use std::collections::{HashMap, HashSet};
 
 /// Options of the SDV checker.
@@ -73,7 +75,8 @@ pub struct SdvOptions {
     /// reads settle. Not a verdict (synthesis uses it to plan, and verifies without it).
     pub assume_settled_reads: bool,
     /// Once two accesses are known to race harmfully, ask no other pair written at the same
-    /// two source places (a macro expanded into many statements, an inlined body) with the same
+    /// two source places (statement spans: a macro expanded into many statements, one call of
+    /// an inlined function; two calls are two places) with the same
     /// arrays, scope and iteration relation on the same lane: the report then lists one racing
     /// access pair per pair of places (with the relation its own query refined), which is
     /// what synthesis plans with (the barrier positions around such statements are the same);
@@ -101,6 +104,8 @@ struct Site<'k> {
     label: Label,
     op: usize,
     access: &'k Access,
+    /// The statement's span: where a macro's expansion or an inlined call is used.
+    place: Span,
 }
 
 /// Which branches and loop bodies run whenever their statement runs.
@@ -117,11 +122,18 @@ pub struct Feasibility {
 
 /// The [`Feasibility`] of every `if` and loop of `k`.
 pub fn feasibility(k: &Kernel) -> Feasibility {
+    feasibility_with(k, &uniformity(k), None)
+}
+
+/// [`feasibility`] with `k`'s uniformity (as [`uniformity`] finds it) given; with `blocks`,
+/// only of the `if`s and loops with one of those blocks as a branch or body (the others are
+/// left undecided: each costs a solver call).
+pub fn feasibility_with(k: &Kernel, unif: &Uniformity, blocks: Option<&HashSet<Label>>) -> Feasibility {
     crate::smt::fresh_context(|| {
-        let unif = uniformity(k);
-        let d = decided::decide(k, &unif, decided::Scope::All, SdvOptions::default().timeout_ms);
+        let scope = blocks.map_or(decided::Scope::All, decided::Scope::Blocks);
+        let d = decided::decide(k, unif, scope, SdvOptions::default().timeout_ms);
         Feasibility {
-            entered_loops: intervals::Cfg::build(k, &unif, &d).entered,
+            entered_loops: intervals::Cfg::build(k, unif, &d).entered,
             branches: d.branches,
         }
     })
@@ -129,7 +141,38 @@ pub fn feasibility(k: &Kernel) -> Feasibility {
 
 /// Checks `k` for intra-block races, inter-block races on global memory and barrier divergence.
 pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
-    crate::smt::fresh_context(|| check_in_context(k, opts, &mut None))
+    crate::smt::fresh_context(|| check_in_context(k, opts, &mut Extras::default()))
+}
+
+/// [`check`], also keeping the conflict queries it proved unsatisfiable, for checks of `k` with
+/// block-wide barriers added ([`check_with_barriers`]), and the uniformity it used
+/// ([`Proofs::uniformity`]).
+pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
+    crate::smt::fresh_context(|| {
+        let mut x = Extras {
+            keep: true,
+            ..Extras::default()
+        };
+        let r = check_in_context(k, opts, &mut x);
+        let proofs = x
+            .kept
+            .unwrap_or_else(|| Proofs::new(k.clone(), reuse::WalkInputs::of(k, &uniformity(k))));
+        (r, proofs)
+    })
+}
+
+/// [`check`] of `proofs`' kernel with a block-wide barrier inserted at each of `positions`
+/// (`Err`: a position not in the kernel). A conflict query that implies one the proofs hold
+/// unsatisfiable is not asked (its answer cannot change: see `reuse.rs`); everything else,
+/// divergence included, is checked as [`check`] does, so the report is the same.
+pub fn check_with_barriers(proofs: &Proofs, positions: &[Position], opts: &SdvOptions) -> Result<Report, Position> {
+    let inserts: Vec<(Position, Barrier)> = positions.iter().map(|p| (*p, Barrier::Block)).collect();
+    let (k, _) = crate::tree::insert_barriers(&proofs.kernel, &inserts)?;
+    let mut x = Extras {
+        reuse: Some(proofs),
+        ..Extras::default()
+    };
+    Ok(crate::smt::fresh_context(|| check_in_context(&k, opts, &mut x)))
 }
 
 /// Where a check spends its time: per phase, and per solver call.
@@ -144,33 +187,54 @@ pub struct Profile {
 /// [`check`], also measuring where the time goes (for benchmarks; term counts cost time).
 pub fn check_profiled(k: &Kernel, opts: &SdvOptions) -> (Report, Profile) {
     crate::smt::fresh_context(|| {
-        let mut p = Some(Profile::default());
-        let r = check_in_context(k, opts, &mut p);
-        (r, p.unwrap_or_default())
+        let mut x = Extras {
+            profile: Some(Profile::default()),
+            ..Extras::default()
+        };
+        let r = check_in_context(k, opts, &mut x);
+        (r, x.profile.unwrap_or_default())
     })
 }
 
-fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>) -> Report {
-    let mut clock = std::time::Instant::now();
-    let mut phase = |name: &'static str, profile: &mut Option<Profile>| {
-        if let Some(p) = profile {
+/// What a check does besides its report: measure itself, skip the queries proofs settle, keep
+/// the proofs of its own unsatisfiable queries.
+#[derive(Default)]
+struct Extras<'p> {
+    profile: Option<Profile>,
+    reuse: Option<&'p Proofs>,
+    keep: bool,
+    kept: Option<Proofs>,
+}
+
+impl Extras<'_> {
+    /// Ends a phase that started at `clock` (when profiling), and starts the next.
+    fn phase(&mut self, name: &'static str, clock: &mut std::time::Instant) {
+        if let Some(p) = &mut self.profile {
             p.phases.push((name, clock.elapsed().as_secs_f64() * 1000.0));
         }
-        clock = std::time::Instant::now();
-    };
-    let mut report = Report::default();
+        *clock = std::time::Instant::now();
+    }
+}
+
+/// Why the SDV checker does not check `k` (named barriers or async pipelines), if it does not.
+fn not_for_sdv(k: &Kernel) -> Option<Inconclusive> {
     if let Some(span) = first_named_barrier(k) {
-        report.inconclusive.push(Inconclusive {
+        return Some(Inconclusive {
             span,
             message: "kernel uses named barriers; use the named-barrier checker".into(),
         });
-        return report;
     }
-    if let Some(span) = crate::tree::first_async_op(k) {
-        report.inconclusive.push(Inconclusive {
-            span,
-            message: "kernel uses mbarriers or asynchronous copies; use the named-barrier checker".into(),
-        });
+    crate::tree::first_async_op(k).map(|span| Inconclusive {
+        span,
+        message: "kernel uses mbarriers or asynchronous copies; use the named-barrier checker".into(),
+    })
+}
+
+fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
+    let mut clock = std::time::Instant::now();
+    let mut report = Report::default();
+    if let Some(i) = not_for_sdv(k) {
+        report.inconclusive.push(i);
         return report;
     }
     let unif = if opts.assume_settled_reads {
@@ -178,7 +242,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     } else {
         uniformity(k)
     };
-    phase("uniformity", profile);
+    x.phase("uniformity", &mut clock);
     let tree = LabelTree::new(k);
     report.divergences = divergences(k, &unif, &tree);
 
@@ -186,25 +250,22 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
     let mut labels: Vec<Label> = sites.iter().map(|s| s.label).collect();
     labels.dedup();
     let decided = decided::decide(k, &unif, decided::Scope::WithBarriers, opts.timeout_ms);
-    phase("decided", profile);
+    x.phase("decided", &mut clock);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
-    phase("intervals", profile);
+    x.phase("intervals", &mut clock);
 
     let mut jobs = jobs(k, opts, &sites, &tree, &iv);
-    mark_own_reads(k, &sites, &mut jobs);
-    let groups = groups(&jobs, &sites);
-    let lanes = run_lanes(k, &unif, opts, &jobs, &groups, profile.is_some());
-    let mut answers: Vec<(usize, Answer)> = Vec::new();
-    let mut queries = 0;
-    let mut expired = false;
-    let mut stats = Vec::new();
-    for lane in lanes {
-        answers.extend(lane.answers);
-        queries += lane.queries;
-        expired |= lane.expired;
-        stats.extend(lane.stats);
+    let inputs = (x.reuse.is_some() || x.keep).then(|| reuse::WalkInputs::of(k, &unif));
+    if let (Some(p), Some(inputs)) = (x.reuse, &inputs) {
+        if p.applies(inputs) {
+            jobs.retain(|j| !p.settles(&reuse::asked(&j.q, j.scope, j.rel)));
+        }
     }
-    answers.sort_by_key(|(n, _)| *n);
+    mark_own_reads(k, &sites, &mut jobs);
+    let (answers, queries, expired) = answer(k, &unif, opts, &jobs, &sites, x);
+    if let Some(inputs) = inputs.filter(|_| x.keep) {
+        x.kept = Some(proved(k, inputs, &jobs, &answers));
+    }
     let mut races = RaceSet::default();
     for (n, (outcome, benign, rel)) in answers {
         let job = &jobs[n];
@@ -217,10 +278,7 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
             benign,
         );
     }
-    phase("queries", profile);
-    if let Some(p) = profile {
-        p.queries = stats;
-    }
+    x.phase("queries", &mut clock);
     let (harmful, benign) = races.finish(opts.strict);
     report.races = harmful;
     report.benign = benign;
@@ -234,6 +292,45 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, profile: &mut Option<Profile>
         });
     }
     report
+}
+
+/// Asks the jobs on the lanes: the answers in job order, the number of solver calls, and
+/// whether the deadline passed. Profiles the solver calls into `x`.
+fn answer(
+    k: &Kernel,
+    unif: &Uniformity,
+    opts: &SdvOptions,
+    jobs: &[Job],
+    sites: &[Site],
+    x: &mut Extras,
+) -> (Vec<(usize, Answer)>, u64, bool) {
+    let groups = groups(jobs, sites);
+    let lanes = run_lanes(k, unif, opts, jobs, &groups, x.profile.is_some());
+    let mut answers: Vec<(usize, Answer)> = Vec::new();
+    let mut queries = 0;
+    let mut expired = false;
+    for lane in lanes {
+        answers.extend(lane.answers);
+        queries += lane.queries;
+        expired |= lane.expired;
+        if let Some(p) = &mut x.profile {
+            p.queries.extend(lane.stats);
+        }
+    }
+    answers.sort_by_key(|(n, _)| *n);
+    (answers, queries, expired)
+}
+
+/// The proofs of the jobs whose query was unsatisfiable.
+fn proved(k: &Kernel, inputs: reuse::WalkInputs, jobs: &[Job], answers: &[(usize, Answer)]) -> Proofs {
+    let mut p = Proofs::new(k.clone(), inputs);
+    for (n, (outcome, _, _)) in answers {
+        if matches!(outcome, Outcome::Unsat) {
+            let j = &jobs[*n];
+            p.add(reuse::asked(&j.q, j.scope, j.rel));
+        }
+    }
+    p
 }
 
 /// Every conflict query the access pairs need, in a fixed order: per pair of sites that may
@@ -270,6 +367,7 @@ fn jobs<'k>(k: &Kernel, opts: &SdvOptions, sites: &[Site<'k>], tree: &LabelTree,
                 };
                 jobs.push(Job {
                     sites: (i, j),
+                    places: [a.place, b.place],
                     scope: RaceScope::InterBlock,
                     rel: None,
                     not_last: None,
@@ -364,6 +462,7 @@ fn intra_block_jobs<'k>(
         };
         jobs.push(Job {
             sites: (i, j),
+            places: [a.place, b.place],
             scope: RaceScope::IntraBlock,
             rel: Some(rel),
             not_last: not_last_loop(tree, a.label, b.label, rel),
@@ -460,15 +559,16 @@ fn run_group(
     }
 }
 
-/// Where the two accesses are written (a macro's expansion or an inlined body is located at
-/// its use: one source place, whose statements have the same barrier positions around them),
-/// their arrays, whether they are one statement, the race's scope and the job's iteration
-/// relation.
+/// Where the two accesses are written: their statements' spans (a macro's expansion or an
+/// inlined call is located at its use: one source place, with no barrier position inside, so
+/// its statements have the same barrier positions around them; an inlined body's accesses keep
+/// their spans in the callee, which every call shares, so those are not the place), their
+/// arrays, whether they are one statement, the race's scope and the job's iteration relation.
 type PlacePair = ([Span; 2], [ArrayId; 2], bool, RaceScope, Option<IterRelation>);
 
 fn place_pair(j: &Job) -> PlacePair {
     let (a, b) = (&j.q.a, &j.q.b);
-    ([a.2.span, b.2.span], [a.2.array, b.2.array], a.0 == b.0, j.scope, j.rel)
+    (j.places, [a.2.array, b.2.array], a.0 == b.0, j.scope, j.rel)
 }
 
 /// Records a harmful race of the job's place pair.
@@ -514,6 +614,8 @@ fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
 struct Job<'k> {
     /// Indices of the two access sites.
     sites: (usize, usize),
+    /// The spans of their statements.
+    places: [Span; 2],
     scope: RaceScope,
     /// The iteration relation (intra-block queries).
     rel: Option<IterRelation>,
@@ -709,6 +811,7 @@ fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
                         label: s.label,
                         op,
                         access,
+                        place: s.span,
                     });
                 }
             }

@@ -46,38 +46,47 @@ fn sdv_straight_line_race() {
     assert_eq!(w.byte_offset, Some(4 * w.threads[0].thread[0] as i64));
 }
 
-/// Two reads written at one source place (a macro's expansion), both racing with one write:
-/// `one_race_per_place_pair` asks until one of them races and reports that one; the verdict
-/// is the same.
+/// Two reads written at one source place (a macro's expansion, an inlined call), both racing
+/// with one write: `one_race_per_place_pair` asks until one of them races and reports that one;
+/// the verdict is the same. The reads of two calls of one inlined function (their accesses
+/// keep the callee's span, their statements are at the calls) are at two places: both race.
 #[test]
 fn sdv_one_race_per_place_pair() {
-    let mut b = Kb::new(Some([64, 1, 1]));
-    let sh = b.array("sh", Space::Shared);
-    let (x, y) = (b.local("x"), b.local("y"));
-    let body = vec![
-        b.write(sh, tid()),
-        b.read(Some(x), sh, ub(Add, tid(), u(1))),
-        b.read(Some(y), sh, ub(Add, tid(), u(2))),
-    ];
-    let mut k = b.finish(body);
-    let place = Span::new(FileId(0), 40, 50);
-    for s in &mut k.body.stmts[1..] {
-        if let StmtKind::Basic(ops) = &mut s.kind {
-            for op in ops {
-                if let Op::Read(_, a) = op {
-                    a.span = place;
+    let kernel = |places: [Span; 2]| {
+        let mut b = Kb::new(Some([64, 1, 1]));
+        let sh = b.array("sh", Space::Shared);
+        let (x, y) = (b.local("x"), b.local("y"));
+        let body = vec![
+            b.write(sh, tid()),
+            b.read(Some(x), sh, ub(Add, tid(), u(1))),
+            b.read(Some(y), sh, ub(Add, tid(), u(2))),
+        ];
+        let mut k = b.finish(body);
+        let callee = Span::new(FileId(0), 60, 70);
+        for (s, place) in k.body.stmts[1..].iter_mut().zip(places) {
+            s.span = place;
+            if let StmtKind::Basic(ops) = &mut s.kind {
+                for op in ops {
+                    if let Op::Read(_, a) = op {
+                        a.span = callee;
+                    }
                 }
             }
         }
-    }
-    assert_eq!(intra(&run(&k)).len(), 2);
+        k
+    };
     let once = SdvOptions {
         one_race_per_place_pair: true,
         ..Default::default()
     };
-    let r = check(&k, &once);
+    let place = Span::new(FileId(0), 40, 50);
+    let one_place = kernel([place, place]);
+    assert_eq!(intra(&run(&one_place)).len(), 2);
+    let r = check(&one_place, &once);
     assert_eq!(intra(&r).len(), 1, "{r:#?}");
     assert!(!r.is_clean());
+    let two_calls = kernel([place, Span::new(FileId(0), 50, 60)]);
+    assert_eq!(intra(&check(&two_calls, &once)).len(), 2);
 }
 
 #[test]
@@ -711,4 +720,49 @@ fn sdv_tiled_matmul() {
     assert_eq!(rels(ra), vec![IterRelation::AcrossBackEdgeReversed(1)]);
     // Kinds follow text order: the write comes first in the text.
     assert_eq!(ra.kind, RaceKind::ReadAfterWrite);
+}
+
+/// `sh[tid] = 0; x = sh[tid + 1]; y = sh[tid];`: a check keeps the proof that the write and the
+/// second read do not race; a re-check with a barrier added reports what a full check of that
+/// kernel reports without asking that query again.
+#[test]
+fn sdv_recheck_with_barriers_reuses_proofs() {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let sh = b.array("sh", Space::Shared);
+    let (x, y) = (b.local("x"), b.local("y"));
+    let body = vec![
+        b.write(sh, tid()),
+        b.read(Some(x), sh, ub(Add, tid(), u(1))),
+        b.read(Some(y), sh, tid()),
+    ];
+    let labels: Vec<Label> = body.iter().map(|s| s.label).collect();
+    let k = b.finish(body);
+    let opts = SdvOptions {
+        small_witnesses: false,
+        ..Default::default()
+    };
+    let (r, proofs) = check_proving(&k, &opts);
+    assert_eq!(intra(&r).len(), 1, "{r:#?}");
+    // The write with itself, and with the second read.
+    assert_eq!(proofs.len(), 2);
+    let pairs = |r: &Report| -> Vec<(Label, Label, Vec<IterRelation>)> {
+        r.races
+            .iter()
+            .map(|x| (x.first.label, x.second.label, x.relations.clone()))
+            .collect()
+    };
+    // After the write: nothing left to ask. At the end: the racing pair only.
+    for (pos, races) in [(Position::After(labels[0]), 0), (Position::After(labels[2]), 1)] {
+        let full = check(
+            &crate::tree::insert_barriers(&k, &[(pos, Barrier::Block)]).unwrap().0,
+            &opts,
+        );
+        let reused = check_with_barriers(&proofs, &[pos], &opts).unwrap();
+        assert_eq!(pairs(&reused), pairs(&full));
+        assert_eq!(reused.races.len(), races);
+        assert!(reused.queries <= full.queries);
+        if races == 1 {
+            assert!(reused.queries < full.queries, "{} vs {}", reused.queries, full.queries);
+        }
+    }
 }
