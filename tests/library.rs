@@ -58,6 +58,14 @@ const CASES: &[Case] = &[
         4,
         "no_body_pointers.cu:8:3: unsupported: dereference of a pointer `fill` may have set",
     ),
+    // An address passed as a number may be written through.
+    (
+        "no_body_address.cu",
+        "//--blockDim=64\n__device__ void poke(unsigned long long a);\n__global__ void k(int *o) {\n  poke((unsigned long long)o + 4);\n  o[threadIdx.x] = 1;\n}\n",
+        &[],
+        4,
+        "no_body_address.cu:4:3: unsupported: `poke` has no body in this translation unit, and it is given an address as a number",
+    ),
     // A pointer into a local object: what it does to the object is not bounded.
     (
         "no_body_object.cu",

@@ -2103,7 +2103,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether an integer expression holds an address (a `__cvta_*` result, a pointer cast to
     /// an integer, or a variable holding one): integer casts keep it a pointer.
-    fn derived_address(&self, n: NodeId) -> bool {
+    pub(crate) fn derived_address(&self, n: NodeId) -> bool {
         let ast = self.ast;
         match ast.kind(n) {
             "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr" | "CXXFunctionalCastExpr" | "ParenExpr" => {

@@ -66,6 +66,9 @@ impl Lowerer<'_> {
             match self.rvalue(a)? {
                 RV::Ptr(p) => reach.push(p.region),
                 RV::Obj(o) => self.obj_regions(o, &mut reach),
+                RV::Scalar(..) if self.holds_address(a) => {
+                    return refuse("it is given an address as a number (it may write through it)")
+                }
                 RV::Scalar(..) | RV::Void => {}
                 RV::Group(_) => return refuse("it is given a thread group (it may synchronize it)"),
             }
@@ -84,6 +87,13 @@ impl Lowerer<'_> {
             ),
         ));
         self.opaque_result(n, span, name)
+    }
+
+    /// Whether any part of expression `n` is an address held as an integer.
+    fn holds_address(&self, n: NodeId) -> bool {
+        let mut found = false;
+        self.ast.walk(n, &mut |x| found |= self.derived_address(x));
+        found
     }
 
     /// A by-reference argument: the callee may assign it.
