@@ -212,6 +212,15 @@ fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId
 /// unknowns and every value read from memory as sources: a grid barrier some blocks skip
 /// hangs the grid even where every block agrees within itself.
 pub(crate) fn grid_divergent(k: &Kernel) -> Vec<(Label, Label)> {
+    // Every check (each candidate of synthesis too) comes here: most kernels have no grid
+    // barrier, and then the taint's fixpoint is not worth running.
+    let mut has_grid = false;
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        has_grid |= matches!(s.kind, StmtKind::Barrier(_, BarrierSyntax::GridSync));
+    });
+    if !has_grid {
+        return Vec::new();
+    }
     let mut nu: HashSet<VarId> = super::syntax::read_before_assigned(k);
     loop {
         let t = Taint::run_at(k, &nu, true);
