@@ -200,3 +200,49 @@ fn pending_kernels_are_still_pending() {
         );
     }
 }
+
+/// Read from the toolkit's headers instead of the precompiled prelude (what happens when Clang
+/// refuses a stale one), kernels that call each family the prelude defines with bodies
+/// (atomics, warp shuffles and votes, barriers' vote forms, integer and math intrinsics,
+/// memory blocks, the builtin variables' conversions, cooperative groups, CUB, cuRAND) get
+/// the manifest's verdicts: the lowering models those by name however Clang shows them.
+#[test]
+fn toolkit_reads_alike_without_the_precompiled_prelude() {
+    let Some(tk) = autosync_devtools::toolkit::for_test("toolkit_reads_alike_without_the_precompiled_prelude") else {
+        return;
+    };
+    let families = [
+        "lib/atomic_slot_racy.cu",
+        "sdk/histogram_shared.cu",
+        "real/integral_rows.cu",
+        "precision/vote_loop_racy.cu",
+        "cpp/cuda_arch.cu",
+        "precision/mul24_index_racy.cu",
+        "lib/vector_structs.cu",
+        "lib/memcpy_shared.cu",
+        "lib/memset_staging.cu",
+        "toolkit/cg_block_sync_racy.cu",
+        "toolkit/cub_block_scan.cu",
+        "toolkit/curand_philox.cu",
+    ];
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let chosen: Vec<&Entry> = m
+        .kernels
+        .iter()
+        .filter(|e| families.contains(&e.path.as_str()))
+        .collect();
+    assert_eq!(chosen.len(), families.len(), "a listed kernel is not in the manifest");
+    let failures: Vec<String> = chosen
+        .iter()
+        .filter_map(|e| {
+            let mut o = e.front_options_in(Some(&tk));
+            o.clang.plain_prelude = true;
+            compare_with(e, &o).map(|why| format!("{} ({}): {why}", e.path, e.kernel))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "without the precompiled prelude:\n{}",
+        failures.join("\n")
+    );
+}

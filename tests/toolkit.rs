@@ -176,3 +176,40 @@ fn stripped_cutlass_kernel_is_fixed_with_named_barrier_calls() {
         "{diff}"
     );
 }
+
+/// A precompiled prelude Clang refuses (here a file that is no PCH at all, as a crash or an
+/// older build can leave) is built again, and the kernel gets its verdict: a race in this one.
+#[test]
+fn a_refused_precompiled_prelude_is_built_again() {
+    let Some(tk) = toolkit("a_refused_precompiled_prelude_is_built_again") else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let cuda = tk.cuda.to_str().unwrap();
+    let run = || {
+        bin()
+            .env("XDG_CACHE_HOME", cache.path())
+            .args(["check", "--cuda-path", cuda, "corpus/lib/atomic_slot_racy.cu"])
+            .assert()
+            .code(1)
+    };
+    run();
+    let pchs: Vec<_> = std::fs::read_dir(cache.path().join("autosync-pch"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pch"))
+        .collect();
+    assert!(!pchs.is_empty(), "no precompiled prelude was built");
+    for p in &pchs {
+        std::fs::write(p, "not a precompiled header").unwrap();
+    }
+    run();
+    for p in &pchs {
+        assert!(
+            std::fs::metadata(p).unwrap().len() > 1000,
+            "{} was not built again",
+            p.display()
+        );
+    }
+}

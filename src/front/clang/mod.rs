@@ -194,12 +194,22 @@ pub fn parse(text: &str, main_dir: &Path, opts: &ClangOptions) -> Result<Parsed,
     let env = select::environment(opts)?;
     let system = SystemDirs::new(&env, opts);
     if env.toolkit.is_some() {
-        let pch = pch::prelude(&env.clang, &base_flags(&env, opts)?);
+        let flags = base_flags(&env, opts)?;
+        let pch = if opts.plain_prelude {
+            None
+        } else {
+            pch::prelude(&env.clang, &flags)
+        };
         let first = run(&env, text, main_dir, opts, &system, None, pch.as_deref())?;
-        // A precompiled prelude Clang refuses (a stale or foreign file): read without it.
-        let refused = pch.is_some() && first.errors.iter().any(|e| e.message.contains("precompiled header"));
-        if !refused {
+        if !refused_prelude(pch.as_deref(), &first) {
             return Ok(first);
+        }
+        // A precompiled prelude Clang refuses (a stale or foreign file): build it again once,
+        // else read without it (the lowering reads both alike, only slower).
+        let fresh = pch::rebuild(&env.clang, &flags);
+        let again = run(&env, text, main_dir, opts, &system, None, fresh.as_deref())?;
+        if !refused_prelude(fresh.as_deref(), &again) {
+            return Ok(again);
         }
         return run(&env, text, main_dir, opts, &system, None, None);
     }
@@ -224,6 +234,22 @@ pub fn parse(text: &str, main_dir: &Path, opts: &ClangOptions) -> Result<Parsed,
         return run(&env, text, main_dir, opts, &system, None, None);
     }
     Ok(lean)
+}
+
+/// Whether Clang refused the precompiled prelude it was given.
+fn refused_prelude(pch: Option<&Path>, parsed: &Parsed) -> bool {
+    let Some(pch) = pch else {
+        return false;
+    };
+    let path = pch.to_string_lossy();
+    parsed.errors.iter().any(|e| {
+        // "input is not a PCH file", "... has been modified since the precompiled header was
+        // built", "PCH file built from a different branch", or any error naming the file.
+        ["precompiled header", "PCH file", "AST file"]
+            .iter()
+            .any(|m| e.message.contains(m))
+            || e.message.contains(path.as_ref())
+    })
 }
 
 fn run(

@@ -27,6 +27,9 @@ pub struct ClangOptions {
     pub std: Option<String>,
     /// Files to include first (`-include`).
     pub pre_includes: Vec<PathBuf>,
+    /// Read the toolkit's CUDA prelude from its headers instead of a precompiled header
+    /// (slower; the tests check that both read alike).
+    pub plain_prelude: bool,
 }
 
 impl ClangOptions {

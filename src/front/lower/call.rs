@@ -114,8 +114,14 @@ impl<'a> Lowerer<'a> {
         }
         // Every function with a body is inlined, wherever it is defined (user files, CUB,
         // cooperative groups, CUTLASS); only what has no body is modelled by name.
+        let system = self.ast.decl_is_system(def);
         match self.ast.decl_node(def) {
             Some(f) if self.has_body(f) => {
+                if system {
+                    if let Some(v) = self.prelude_call(&c, n, span)? {
+                        return Ok(v);
+                    }
+                }
                 let this = match c.this {
                     Some(t) if !self.is_static_method(f) => Some(self.receiver(t, c.arrow, span)?),
                     Some(t) => {
@@ -126,17 +132,14 @@ impl<'a> Lowerer<'a> {
                 };
                 self.inline(f, this, &c.args, n, span)
             }
-            Some(f) if !self.ast.decl_is_system(def) && !self.ast.node(f).attrs.is_implicit => {
+            Some(f) if !system && !self.ast.node(f).attrs.is_implicit => {
                 let name = self.ast.qual_name(def).unwrap_or("?").to_string();
                 if self.assumed_pure(def) {
                     return self.pure_call(&c, n, span, &name);
                 }
                 self.external_call(c.this, &c.args, f, n, span, &name)
             }
-            _ => match self.vector_make(&c, n, span) {
-                Some(v) => v,
-                None => self.library_call(&c, n, span),
-            },
+            _ => self.library_call(&c, n, span),
         }
     }
 

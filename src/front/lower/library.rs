@@ -48,60 +48,11 @@ impl<'a> Lowerer<'a> {
 
     /// A call into a system header.
     pub(crate) fn library_call(&mut self, c: &Callee, n: NodeId, span: Span) -> FResult<Value> {
+        if let Some(v) = self.modelled_call(c, n, span, false)? {
+            return Ok(v);
+        }
         let ast = self.ast;
         let qual = ast.qual_name(c.decl).unwrap_or("").to_string();
-        // Default arguments of library functions are the shim's (`__syncwarp(mask = ~0)`): the
-        // models do not need them.
-        let args: Vec<NodeId> = c
-            .args
-            .iter()
-            .copied()
-            .filter(|&a| ast.kind(a) != "CXXDefaultArgExpr")
-            .collect();
-        let rt = self.type_of(n);
-        // Members of the C++ library's std namespace behave like their global forms.
-        let base = qual.strip_prefix("std::").unwrap_or(&qual);
-        if let Some(v) = self.annotation_call(base, &args, &rt, span) {
-            return v;
-        }
-        if let Some(g) = qual.strip_prefix("cooperative_groups::") {
-            return self.coop_groups(g, c, n, span);
-        }
-        if let Some(v) = self.builtin_var_conversion(&qual, c, &rt, span)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.sync_builtin(base, &args, span)? {
-            return Ok(v);
-        }
-        if let Some(v) = self.device_builtin(base, &args, &rt, span)? {
-            return Ok(v);
-        }
-        if base.starts_with("__hmma_") || base.starts_with("__imma_") || base.starts_with("__bmma_") {
-            return self.wmma(base, &args, span);
-        }
-        if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
-            return self.nvvm_async(base, &args, &rt, span);
-        }
-        if base.starts_with("atomic") && !base.contains("::") {
-            return self.atomic(base, &args, span);
-        }
-        if is_texture_fetch(base) {
-            return self.texture_fetch(base, &args, &rt, span);
-        }
-        if base.starts_with("curand") || base.starts_with("skipahead") {
-            if let Some(v) = self.curand(base, &args, &rt, span)? {
-                return Ok(v);
-            }
-        }
-        if intrinsics::lookup(base).is_some_and(|x| x.model == Model::Exact) {
-            return self.exact_intrinsic(base, &args, &rt, span);
-        }
-        if is_pure(base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
-            return self.pure_math_call(base, &args, rt, span);
-        }
-        if self.assumed_pure(c.decl) {
-            return self.pure_call(c, n, span, &qual);
-        }
         let file = ast
             .decls
             .get(&c.decl)
@@ -115,6 +66,79 @@ impl<'a> Lowerer<'a> {
         .with_help(format!(
             "if `{qual}` neither accesses memory nor synchronizes, declare it known-pure with --assume-pure {qual}"
         )))
+    }
+
+    /// A call of a system function whose body is visible, when the library models it by name:
+    /// the CUDA prelude (Clang's wrapper headers, the runtime's device headers) defines
+    /// `atomicAdd`, `__shfl_sync`, `min` or `threadIdx`'s conversions in terms of NVVM builtins.
+    /// A precompiled prelude hides those bodies and a plain read shows them; both must read
+    /// alike. `None`: not modelled by name, so the body is inlined.
+    pub(crate) fn prelude_call(&mut self, c: &Callee, n: NodeId, span: Span) -> FResult<Option<Value>> {
+        self.modelled_call(c, n, span, true)
+    }
+
+    /// The models by name, tried in order; `None` when no model takes the call. With
+    /// `body_visible`, only the names the prelude defines are taken (cooperative groups and
+    /// cuRAND bodies are inlined, and a user's `--assume-pure` covers bodiless functions).
+    fn modelled_call(&mut self, c: &Callee, n: NodeId, span: Span, body_visible: bool) -> FResult<Option<Value>> {
+        let ast = self.ast;
+        let qual = ast.qual_name(c.decl).unwrap_or("").to_string();
+        // Default arguments of library functions are the shim's (`__syncwarp(mask = ~0)`): the
+        // models do not need them.
+        let args: Vec<NodeId> = c
+            .args
+            .iter()
+            .copied()
+            .filter(|&a| ast.kind(a) != "CXXDefaultArgExpr")
+            .collect();
+        let rt = self.type_of(n);
+        // Members of the C++ library's std namespace behave like their global forms.
+        let base = qual.strip_prefix("std::").unwrap_or(&qual);
+        if let Some(v) = self.vector_make(c, n, span) {
+            return v.map(Some);
+        }
+        if let Some(v) = self.annotation_call(base, &args, &rt, span) {
+            return v.map(Some);
+        }
+        if let Some(g) = qual.strip_prefix("cooperative_groups::").filter(|_| !body_visible) {
+            return self.coop_groups(g, c, n, span).map(Some);
+        }
+        if let Some(v) = self.builtin_var_conversion(&qual, c, &rt, span)? {
+            return Ok(Some(v));
+        }
+        if let Some(v) = self.sync_builtin(base, &args, span)? {
+            return Ok(Some(v));
+        }
+        if let Some(v) = self.device_builtin(base, &args, &rt, span)? {
+            return Ok(Some(v));
+        }
+        if base.starts_with("__hmma_") || base.starts_with("__imma_") || base.starts_with("__bmma_") {
+            return self.wmma(base, &args, span).map(Some);
+        }
+        if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
+            return self.nvvm_async(base, &args, &rt, span).map(Some);
+        }
+        if base.starts_with("atomic") && !base.contains("::") {
+            return self.atomic(base, &args, span).map(Some);
+        }
+        if is_texture_fetch(base) {
+            return self.texture_fetch(base, &args, &rt, span).map(Some);
+        }
+        if (base.starts_with("curand") || base.starts_with("skipahead")) && !body_visible {
+            if let Some(v) = self.curand(base, &args, &rt, span)? {
+                return Ok(Some(v));
+            }
+        }
+        if intrinsics::lookup(base).is_some_and(|x| x.model == Model::Exact) {
+            return self.exact_intrinsic(base, &args, &rt, span).map(Some);
+        }
+        if is_pure(base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
+            return self.pure_math_call(base, &args, rt, span).map(Some);
+        }
+        if !body_visible && self.assumed_pure(c.decl) {
+            return self.pure_call(c, n, span, &qual).map(Some);
+        }
+        Ok(None)
     }
 
     /// The block and warp barriers and their vote forms (`__syncthreads_count`); `None` for any other name.
