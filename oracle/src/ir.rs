@@ -311,6 +311,17 @@ impl Expr {
             product
         }
     }
+    /// Whether this expression is a function of its variables and built-ins alone: no unknown,
+    /// opaque value or vote, which stand for a value of one evaluation.
+    pub fn is_plain(&self) -> bool {
+        match self {
+            Expr::Var(_) | Expr::Const(..) | Expr::Builtin(_) => true,
+            Expr::Un(_, _, e) | Expr::Cast(_, e) => e.is_plain(),
+            Expr::Bin(_, _, a, b) => a.is_plain() && b.is_plain(),
+            Expr::Select(c, a, b) => c.is_plain() && a.is_plain() && b.is_plain(),
+            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => false,
+        }
+    }
     /// Calls `f` on every variable this expression mentions.
     pub fn for_each_var(&self, f: &mut impl FnMut(VarId)) {
         match self {

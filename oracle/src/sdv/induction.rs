@@ -264,3 +264,51 @@ fn stmt_leaves(s: &Stmt) -> bool {
         _ => false,
     }
 }
+
+/// A test at the top level of a loop's body that leaves the loop (`if (c) break;`, or a
+/// `return` under it), in a body without `continue`: an iteration that goes on to the next
+/// one reached the test and found it the other way.
+pub(crate) struct ExitTest<'k> {
+    /// The test.
+    pub cond: &'k Expr,
+    /// The loop is left when the test is true (else when it is false).
+    pub leaves_when: bool,
+    /// Variables assigned at the top level of the body before the test.
+    pub assigned_before: Vec<VarId>,
+}
+
+/// The exit tests of a loop (see [`ExitTest`]).
+pub(crate) fn exit_tests(lp: &Loop) -> Vec<ExitTest<'_>> {
+    if has_jump(&lp.body, &|s| matches!(s, StmtKind::Continue)) {
+        return Vec::new();
+    }
+    let always_leaves = |b: &Block| {
+        b.stmts
+            .iter()
+            .any(|s| matches!(s.kind, StmtKind::Break | StmtKind::Return))
+    };
+    let mut out = Vec::new();
+    let mut assigned = Vec::new();
+    for s in &lp.body.stmts {
+        match &s.kind {
+            StmtKind::If {
+                cond,
+                then_blk,
+                else_blk,
+            } => {
+                for (blk, leaves_when) in [(then_blk, true), (else_blk, false)] {
+                    if always_leaves(blk) {
+                        out.push(ExitTest {
+                            cond,
+                            leaves_when,
+                            assigned_before: assigned.clone(),
+                        });
+                    }
+                }
+            }
+            StmtKind::Basic(ops) => assigned.extend(ops.iter().filter_map(|op| op.assigned_var())),
+            _ => {}
+        }
+    }
+    out
+}

@@ -9,7 +9,7 @@
 //! loops listed as shared (both threads in the same iteration of them).
 
 use super::fold::type_of;
-use super::induction::{guarded_inductions, inductions, Update};
+use super::induction::{exit_tests, guarded_inductions, inductions, Update};
 use super::levels::Uniformity;
 use super::pow2;
 use super::syntax::{has_jump, has_return, modified_vars};
@@ -1000,6 +1000,8 @@ impl<'a> Walker<'a> {
         for g in &lw.guarded {
             lw.no_wrap.extend(self.guarded_facts(g, &lw.iter));
         }
+        let stayed = self.stayed_facts(lw, lp);
+        lw.no_wrap.extend(stayed);
         let iter = &lw.iter;
         if lp.kind != LoopKind::DoWhile {
             for h in &lp.header {
@@ -1021,6 +1023,57 @@ impl<'a> Walker<'a> {
             lw.no_wrap.extend(lw.limits.iter().flat_map(|l| l.facts(iter, None)));
         }
         head_test
+    }
+
+    /// What the exit tests said in the iteration before the summarised one (with the closed
+    /// forms in the environment): reaching iteration r ≥ 1 means iteration r-1 ran each test
+    /// and stayed. Only tests on induction variables and values the loop does not change, so
+    /// the test's value at r-1 is the same formula with the counter one down (CUB's pass loop
+    /// `while (true) { ...; begin_bit += RADIX_BITS; ...; if (begin_bit >= end_bit) break; }`
+    /// then runs `begin_bit` below `end_bit`).
+    fn stayed_facts(&mut self, lw: &LoopWalk, lp: &Loop) -> Vec<Bool> {
+        let mods = modified_vars(&lp.header, &lp.body, &lp.step);
+        let prev = lw.iter.bvsub(numeral(1, 32));
+        let first = lw.iter.eq(numeral(0, 32));
+        let mut out = Vec::new();
+        for t in exit_tests(lp) {
+            if !t.cond.is_plain() {
+                continue;
+            }
+            // Each variable's value at the test in iteration r-1.
+            let mut at_test: Vec<(VarId, Val)> = Vec::new();
+            let mut known = true;
+            t.cond.for_each_var(&mut |v| {
+                if !mods.contains(&v) || at_test.iter().any(|(w, _)| *w == v) {
+                    return;
+                }
+                match lw.closed.iter().find(|(w, _)| *w == v) {
+                    // Updated before the test: there it already held the next head's value.
+                    Some((_, c)) if t.assigned_before.contains(&v) => at_test.push((v, Val::Bv(c.val.clone()))),
+                    // A power of two is also read through its exponent, which stays at r.
+                    Some((_, c)) if c.exp.is_none() => {
+                        at_test.push((v, Val::Bv(c.val.substitute(&[(&lw.iter, &prev)]))))
+                    }
+                    _ => known = false,
+                }
+            });
+            if !known {
+                continue;
+            }
+            let saved: Vec<(VarId, Option<Val>)> =
+                at_test.into_iter().map(|(v, x)| (v, self.env.insert(v, x))).collect();
+            let c = self.eval_bool(t.cond);
+            self.ub.clear();
+            for (v, old) in saved {
+                match old {
+                    Some(x) => self.env.insert(v, x),
+                    None => self.env.remove(&v),
+                };
+            }
+            let stayed = if t.leaves_when { c.not() } else { c };
+            out.push(Bool::or(&[first.clone(), stayed]));
+        }
+        out
     }
 
     /// The body and step of the summarised iteration under the no-wrap facts (and, for a
