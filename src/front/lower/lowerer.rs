@@ -369,7 +369,11 @@ impl<'a> Lowerer<'a> {
                     // Its first array is where it starts.
                     arrays.retain(|x| *x != a);
                     arrays.insert(0, a);
-                    self.ops.push(Op::Assign(sel, Expr::Const(0, ScalarTy::U32)));
+                }
+                // It starts where its first value points (a parameter bound to a choice: the
+                // caller's selector, translated).
+                if let Some(value) = super::expr::selector_value(&mut arrays, &region) {
+                    self.ops.push(Op::Assign(sel, value));
                 }
                 Region::Choice(arrays, Expr::Var(sel))
             }
