@@ -2,9 +2,9 @@
 //! (`autosync_oracle::exec::execute_warps`) runs the patched kernel the named checker accepted
 //! under up to eight schedules, and a race, deadlock or mbarrier defect it observes rejects the
 //! placement. Only a kernel it can run concretely and quickly is replayed (a `blockDim`, every
-//! integer parameter it reads given, its first schedule within [`FIRST_STEPS`]), and only as
-//! many schedules as fit [`TOTAL_STEPS`]; otherwise the named checker's verdict stands alone,
-//! as it did before the replay existed.
+//! integer parameter it reads given, no warp-synchronous lock step assumed, its first schedule
+//! within [`FIRST_STEPS`]), and only as many schedules as fit [`TOTAL_STEPS`]; otherwise the
+//! named checker's verdict stands alone, as it did before the replay existed.
 
 use autosync_oracle::exec::{execute_warps, ExecConfig, Schedule, WarpReport};
 use autosync_oracle::ir::{ArrayId, Kernel, Label};
@@ -39,6 +39,10 @@ pub fn replay(k: &Kernel, checked: &Report) -> Replay {
     let Some(mut cfg) = ExecConfig::from_launch(&k.launch) else {
         return Replay::NotRun("no concrete blockDim".into());
     };
+    if k.launch.warp_sync.is_some() {
+        // The executor interleaves lanes freely; it would reject what lock step orders.
+        return Replay::NotRun("warp-synchronous execution is assumed".into());
+    }
     let benign = benign_pairs(checked);
     let (mut spent, mut ran) = (0, 0);
     for s in Schedule::standard(RANDOM_SCHEDULES) {
