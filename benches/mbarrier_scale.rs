@@ -1,12 +1,14 @@
 //! Benchmark: the named checker on a generated mbarrier ring (issue 26's scale target: 4
 //! stages, 1 producer warp, 2 consumer warpgroups, 64 iterations; checked in at most 2 s),
 //! correct and with the consumers' release stripped (a deadlock the checker must find); then
-//! `fix` on the stripped ring, which must write the release back (the ring's own text).
+//! `fix` on the stripped ring, which must write the release back (the ring's own text), and the
+//! share of that fix spent in its second verification (the reference executor's replay).
 //!
 //! Run: `cargo bench --bench mbarrier_scale [-- STAGES GROUPS ITERATIONS]`.
 
 use autosync::front::{lower_text, FrontOptions};
 use autosync::jobs::fix::{fix_text, FixOptions};
+use autosync::synth::mbarrier::replay;
 use autosync_devtools::workload::{ring_kernel, RingShape};
 use autosync_oracle::named;
 use std::time::Instant;
@@ -71,6 +73,13 @@ fn fix(shape: RingShape, opts: &FrontOptions) {
         ..shape
     });
     assert_eq!(r.patched.as_deref(), Some(kept.as_str()), "{}", r.diff);
+    let unit = lower_text(std::path::Path::new("generated_ring.cu"), &kept, opts).expect("lowers");
+    let t = Instant::now();
+    let seen = replay::replay(&unit.kernels[0], &Default::default());
+    println!(
+        "of which the executor's replay of the fixed ring: {:.2?}, {seen:?}",
+        t.elapsed()
+    );
 }
 
 fn main() {

@@ -6,7 +6,7 @@
 
 use autosync::front::{self, FrontOptions};
 use autosync_devtools::manifest::{self, Entry};
-use autosync_devtools::pipelines::generate_pipeline;
+use autosync_devtools::pipelines::{generate_pipeline, Producer};
 use autosync_oracle::exec::{execute_warps, ExecConfig, Schedule, WarpReport};
 use autosync_oracle::ir::{ArrayId, Kernel, Label};
 use autosync_oracle::named::{self, NamedOptions};
@@ -138,6 +138,11 @@ struct GenStats {
     correct: usize,
     extras: usize,
     extra_kernels: Vec<u64>,
+    /// Rings filled by `cp.async` copies arriving through `cp.async.mbarrier.arrive`, the
+    /// defective ones among them, and those the executor saw defective.
+    cp_async: usize,
+    cp_async_defective: usize,
+    cp_async_defective_seen: usize,
 }
 
 #[test]
@@ -156,6 +161,11 @@ fn warp_executor_finds_nothing_the_checker_misses_on_generated_pipelines() {
             failures.push(format!("seed {seed} ({:?}): missed: {m}\n{text}", g.defect));
         }
         stats.cases += 1;
+        if matches!(g.producer, Producer::CpAsync | Producer::CpAsyncNoinc) {
+            stats.cp_async += 1;
+            stats.cp_async_defective += usize::from(g.defect.is_some());
+            stats.cp_async_defective_seen += usize::from(g.defect.is_some() && !exec.is_clean());
+        }
         match g.defect {
             Some(_) => {
                 stats.defective += 1;
@@ -195,5 +205,9 @@ fn warp_executor_finds_nothing_the_checker_misses_on_generated_pipelines() {
     assert!(
         stats.defective_seen * 4 >= stats.defective * 3,
         "the executor sees too few defects: {stats:?}"
+    );
+    assert!(
+        stats.cp_async_defective_seen * 4 >= stats.cp_async_defective * 3 && stats.cp_async * 5 >= stats.cases,
+        "too few cp.async rings, or defects seen in them: {stats:?}"
     );
 }

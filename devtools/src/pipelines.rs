@@ -1,6 +1,7 @@
 //! Random async-pipeline kernels for differential testing (issue 26): mbarrier rings of 1–4
 //! stages between a producer warp and 1–3 consumer warps, with "full" and "empty" mbarriers
-//! per stage, consumers that combine partial results between named barriers, and at most one
+//! per stage (filled by bulk copies, plain stores or Ampere `cp.async` copies whose landing
+//! arrives on "full" through `cp.async.mbarrier.arrive`), consumers that combine partial results between named barriers, and at most one
 //! injected defect. [`generate_pipeline`] draws one from a seed; [`GenPipeline::to_cuda`]
 //! prints it as CUDA text with inline PTX (lowered by the tests like any user file).
 
@@ -16,6 +17,23 @@ pub enum Producer {
     BulkSplitTx,
     /// Every lane of the producer warp stores its part and arrives on "full" (count 32).
     Stores,
+    /// Every lane copies its part with 4-byte `cp.async`s, then `cp.async.mbarrier.arrive`
+    /// (which raises the pending count) and a plain arrive on "full" (count 32).
+    CpAsync,
+    /// As `CpAsync` with `cp.async.mbarrier.arrive.noinc` (one of the 32) and no plain arrive.
+    CpAsyncNoinc,
+}
+
+impl Producer {
+    /// Whether every lane of the producer warp fills (and arrives), not lane 0 alone.
+    fn per_lane(self) -> bool {
+        matches!(self, Producer::Stores | Producer::CpAsync | Producer::CpAsyncNoinc)
+    }
+
+    /// Whether the stage is filled by `cp.async` copies.
+    fn cp_async(self) -> bool {
+        matches!(self, Producer::CpAsync | Producer::CpAsyncNoinc)
+    }
 }
 
 /// How consumers hand a stage back.
@@ -66,6 +84,9 @@ pub enum Defect {
     ArriveInsteadOfSync,
     /// The consumers' second barrier (before partials are overwritten) is left out.
     MissingNamedSync,
+    /// A `cp.async` producer arrives on "full" with a plain arrive instead of
+    /// `cp.async.mbarrier.arrive`: the stage is announced before its copies land.
+    ArriveBeforeCopiesLand,
 }
 
 /// A generated pipeline kernel.
@@ -95,7 +116,13 @@ pub struct GenPipeline {
 pub fn generate_pipeline(seed: u64) -> GenPipeline {
     let mut r = Rng::new(seed);
     let stages = r.range(1, 4) as u32;
-    let producer = *r.pick(&[Producer::Bulk, Producer::BulkSplitTx, Producer::Stores]);
+    let producer = *r.pick(&[
+        Producer::Bulk,
+        Producer::BulkSplitTx,
+        Producer::Stores,
+        Producer::CpAsync,
+        Producer::CpAsyncNoinc,
+    ]);
     let mut g = GenPipeline {
         seed,
         stages,
@@ -123,8 +150,11 @@ fn draw_defect(r: &mut Rng, g: &GenPipeline) -> Defect {
         Defect::WrongParity { consumer: false },
         Defect::MissingInitSync,
     ];
-    if g.producer != Producer::Stores {
+    if !g.producer.per_lane() {
         all.extend([Defect::WrongTx { double: false }, Defect::WrongTx { double: true }]);
+    }
+    if g.producer.cp_async() {
+        all.push(Defect::ArriveBeforeCopiesLand);
     }
     if g.combine != Combine::No {
         all.extend([Defect::ArriveInsteadOfSync, Defect::MissingNamedSync]);
@@ -162,6 +192,15 @@ __device__ void bulk_copy(float *dst, const float *src, unsigned bytes, unsigned
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  :: "r"(smem(dst)), "l"(src), "r"(bytes), "r"(smem(b)) : "memory");
 }
+
+__device__ void copy4(float *dst, const float *src)
+{ asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(smem(dst)), "l"(src) : "memory"); }
+
+__device__ void copies_arrive(unsigned long long *b)
+{ asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" :: "r"(smem(b)) : "memory"); }
+
+__device__ void copies_arrive_noinc(unsigned long long *b)
+{ asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(smem(b)) : "memory"); }
 
 __device__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(n) : "memory"); }
 __device__ void named_arrive(int id, int n) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(n) : "memory"); }
@@ -207,7 +246,7 @@ impl GenPipeline {
     }
 
     fn init(&self, o: &mut String) {
-        let full_count = if self.producer == Producer::Stores { 32 } else { 1 };
+        let full_count = if self.producer.per_lane() { 32 } else { 1 };
         let empty_count = match self.release {
             Release::PerThread => "CT".to_string(),
             Release::PerWarp => self.consumers.to_string(),
@@ -235,8 +274,8 @@ impl GenPipeline {
     }
 
     fn produce(&self, o: &mut String) {
-        let stores = self.producer == Producer::Stores;
-        if !stores {
+        let per_lane = self.producer.per_lane();
+        if !per_lane {
             o.push_str("        if (lane == 0) {\n");
         }
         o.push_str("        for (int k = 0; k < ITERS; ++k) {\n            int s = k % STAGES;\n");
@@ -265,10 +304,24 @@ impl GenPipeline {
                 o.push_str("                stage[s][i] = in[k * TILE + i];\n");
                 o.push_str("            mb_arrive(&full[s]);\n");
             }
+            Producer::CpAsync | Producer::CpAsyncNoinc => self.produce_cp_async(o),
         }
         o.push_str("        }\n");
-        if !stores {
+        if !per_lane {
             o.push_str("        }\n");
+        }
+    }
+
+    /// Each lane's `cp.async` copies of its part, then the arrival their landing makes.
+    fn produce_cp_async(&self, o: &mut String) {
+        o.push_str("            for (int i = lane; i < TILE; i += 32)\n");
+        o.push_str("                copy4(&stage[s][i], in + k * TILE + i);\n");
+        if self.has(Defect::ArriveBeforeCopiesLand) {
+            o.push_str("            mb_arrive(&full[s]);\n");
+        } else if self.producer == Producer::CpAsyncNoinc {
+            o.push_str("            copies_arrive_noinc(&full[s]);\n");
+        } else {
+            o.push_str("            copies_arrive(&full[s]);\n            mb_arrive(&full[s]);\n");
         }
     }
 

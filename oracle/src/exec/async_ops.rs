@@ -1,11 +1,11 @@
 //! The async-pipeline ops of the warp-scheduling executor: mbarrier operations, asynchronous
-//! copies (agents of their own that land when the schedule picks them) and `cp.async` commit
-//! groups.
+//! copies (agents of their own that land when the schedule picks them), `cp.async` commit
+//! groups and `cp.async.mbarrier.arrive` (an arrival made when the thread's copies have landed).
 
 use super::clock::{Agent, Clock};
 use super::config::ExecError;
 use super::findings::WarpDefect;
-use super::machine::{Blocked, InFlight, Machine, MbarKey, State};
+use super::machine::{Blocked, Deferred, InFlight, Machine, MbarKey, State};
 use super::program::Step;
 use super::sync::{InitSite, Mbar, Want};
 use super::value::mix;
@@ -98,12 +98,7 @@ impl<'k> Machine<'k> {
                 let want = self.want(t, label, phase)?;
                 self.block(t, label, Blocked::Mbar(key, want));
             }
-            MbarOp::ArriveOnCopies { .. } => {
-                return Err(ExecError::Unsupported(format!(
-                    "cp.async.mbarrier.arrive at label {} in the warp-scheduling executor",
-                    label.0
-                )))
-            }
+            MbarOp::ArriveOnCopies { noinc } => self.arrive_on_copies(t, label, key, *noinc),
             MbarOp::Inval => {
                 self.mbars.entry(key).or_insert_with(Mbar::fresh).init = None;
             }
@@ -135,6 +130,49 @@ impl<'k> Machine<'k> {
             self.defect(WarpDefect::ArrivalOverflow(label));
         }
         Ok(())
+    }
+
+    /// `cp.async.mbarrier.arrive{.noinc}` of thread `t`: without `.noinc` the pending count
+    /// is raised now (the arrival is not one of the `init` count); the arrival itself waits
+    /// until the copies `t` issued so far have landed.
+    fn arrive_on_copies(&mut self, t: usize, label: Label, key: MbarKey, noinc: bool) {
+        if !noinc {
+            self.mbars.entry(key).or_insert_with(Mbar::fresh).pending += 1;
+        }
+        let copies = (0..self.copies.len())
+            .filter(|&c| self.copies[c].issuer == t && self.copies[c].mbar.is_none())
+            .collect();
+        let th = &mut self.threads[t];
+        let clock = th.clock.clone();
+        th.clock.tick(t as Agent);
+        self.deferred.push(Deferred {
+            key,
+            label,
+            copies,
+            clock,
+        });
+        self.fire_deferred();
+    }
+
+    /// Makes the deferred arrivals whose copies have all landed.
+    fn fire_deferred(&mut self) {
+        let (ready, waiting): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|d| d.copies.iter().all(|&c| self.copies[c].landed));
+        self.deferred = waiting;
+        for mut d in ready {
+            for &c in &d.copies {
+                d.clock.join(&self.copies[c].clock);
+            }
+            let overflow = self
+                .mbars
+                .entry(d.key)
+                .or_insert_with(Mbar::fresh)
+                .arrive(1, false, &d.clock);
+            if overflow {
+                self.defect(WarpDefect::ArrivalOverflow(d.label));
+            }
+        }
     }
 
     fn want(&self, t: usize, label: Label, phase: &MbarPhase) -> Result<Want, ExecError> {
@@ -230,6 +268,7 @@ impl<'k> Machine<'k> {
                 m.complete_tx(bytes, &self.copies[c].clock);
             }
         }
+        self.fire_deferred();
         Ok(())
     }
 

@@ -81,6 +81,16 @@ pub struct InFlight<'k> {
     pub landed: bool,
 }
 
+/// A `cp.async.mbarrier.arrive`: an arrival on `key` once `copies` (the `cp.async` copies its
+/// thread issued before it) have landed, releasing the thread's clock at the arrive and theirs.
+#[derive(Debug)]
+pub struct Deferred {
+    pub key: MbarKey,
+    pub label: Label,
+    pub copies: Vec<usize>,
+    pub clock: Clock,
+}
+
 /// One block under one schedule.
 pub struct Machine<'k> {
     pub k: &'k Kernel,
@@ -94,6 +104,8 @@ pub struct Machine<'k> {
     history: History,
     bars: BTreeMap<BarKey, Generation>,
     pub mbars: BTreeMap<MbarKey, Mbar>,
+    /// `cp.async.mbarrier.arrive`s waiting for their thread's copies to land.
+    pub deferred: Vec<Deferred>,
     pub report: WarpReport,
     /// Counts events that may unblock a polling thread.
     pub progress: u64,
@@ -137,6 +149,7 @@ impl<'k> Machine<'k> {
             history: History::default(),
             bars: BTreeMap::new(),
             mbars: BTreeMap::new(),
+            deferred: Vec::new(),
             report: WarpReport::default(),
             progress: 0,
         }

@@ -7,11 +7,14 @@
 //! the other role loops, written in the file's [`style`] with the operand and parity the
 //! kernel's own [`text`] uses), and a weighted MaxSAT instance picks the cheapest combination.
 //! The caller writes the choice into the source and lowers it again (`realize`); the named
-//! checker checks that kernel, and a choice that does not lower or does not verify is ruled
-//! out for the next round. Nothing unverified is ever returned as fixed.
+//! checker checks that kernel, and the reference executor [`replay`]s what the checker
+//! accepts. A choice that does not lower or does not verify is ruled out for the next round;
+//! one the checker accepts and the executor rejects too, and if no other choice verifies the
+//! kernel is inconclusive (the two disagree). Nothing unverified is ever returned as fixed.
 
 pub mod candidates;
 pub mod protocol;
+pub mod replay;
 pub mod style;
 pub mod text;
 
@@ -20,9 +23,11 @@ use super::named::roles::Roles;
 use super::space::{SynthOptions, SynthStats};
 use autosync_oracle::ir::Kernel;
 use autosync_oracle::named::{self, NamedOptions};
+use autosync_oracle::report::Report;
 use autosync_oracle::sdv;
 use autosync_oracle::tree::{LabelTree, Position};
 use candidates::{Candidate, Env};
+use replay::Replay;
 use std::time::Instant;
 use style::MbarStyle;
 use text::Source;
@@ -62,6 +67,10 @@ pub enum MbarOutcome {
 /// again: the kernel as the front end reads it back, or why it does not.
 pub type Realize<'a> = dyn FnMut(&[(Position, String)]) -> Result<Kernel, String> + 'a;
 
+/// The second verification of a patched kernel the named checker reported clean (the
+/// reference executor, [`replay::replay`]; tests put a stand-in here).
+type Second = dyn Fn(&Kernel, &Report) -> Replay;
+
 /// Closes the gaps of `k`'s mbarrier protocol; `texts` are the unit's source texts and
 /// `kernel_at` the byte offset of the kernel in the main file (helpers before it are callable).
 pub fn synthesize(
@@ -71,6 +80,19 @@ pub fn synthesize(
     opts: &SynthOptions,
     realize: &mut Realize,
     stats: &mut SynthStats,
+) -> MbarOutcome {
+    synthesize_with(k, texts, kernel_at, opts, realize, stats, &replay::replay)
+}
+
+/// [`synthesize`] with `second` as the second verification.
+fn synthesize_with(
+    k: &Kernel,
+    texts: &[String],
+    kernel_at: usize,
+    opts: &SynthOptions,
+    realize: &mut Realize,
+    stats: &mut SynthStats,
+    second: &Second,
 ) -> MbarOutcome {
     let start = Instant::now();
     let tree = LabelTree::new(k);
@@ -98,6 +120,8 @@ pub fn synthesize(
         opts,
         forbidden: Vec::new(),
         last: None,
+        second,
+        disagreed: None,
     };
     let outcome = search.run(k, realize, stats);
     stats.time += start.elapsed();
@@ -113,6 +137,9 @@ struct Search<'a> {
     forbidden: Vec<Vec<usize>>,
     /// Why the last choice failed.
     last: Option<String>,
+    second: &'a Second,
+    /// Why the executor rejected a choice the named checker accepted, if it did.
+    disagreed: Option<String>,
 }
 
 impl Search<'_> {
@@ -127,7 +154,7 @@ impl Search<'_> {
             stats.maxsat_calls += 1;
             let chosen = match self.solve() {
                 Ok(Some(c)) => c,
-                Ok(None) => return MbarOutcome::Unfixable(self.none_verifies()),
+                Ok(None) => return self.none_left(),
                 Err(msg) => return MbarOutcome::Inconclusive(msg),
             };
             let placed: Vec<(Position, String)> = chosen
@@ -143,9 +170,15 @@ impl Search<'_> {
                 }
             };
             stats.oracle_calls += 1;
-            let report = self.opts.unsuppressed(&candidate, named::check(&candidate, &nopts));
+            let (report, hidden) = self.opts.split_suppressed(&candidate, named::check(&candidate, &nopts));
             if report.is_clean() {
-                return self.fixed(&chosen);
+                let Some(why) = self.second_opinion(&candidate, &report, &hidden) else {
+                    return self.fixed(&chosen);
+                };
+                self.last = Some(format!("is rejected: {why}"));
+                self.disagreed = self.last.clone();
+                self.forbidden.push(chosen);
+                continue;
             }
             if let Some(i) = report.inconclusive.first() {
                 return MbarOutcome::Inconclusive(i.message.clone());
@@ -157,7 +190,35 @@ impl Search<'_> {
             ));
             self.forbidden.push(chosen);
         }
-        MbarOutcome::Inconclusive("mbarrier synthesis did not converge (raise the round limit)".into())
+        match &self.disagreed {
+            Some(_) => self.none_left(),
+            None => MbarOutcome::Inconclusive("mbarrier synthesis did not converge (raise the round limit)".into()),
+        }
+    }
+
+    /// Why the reference executor rejects `k`, which the named checker reported clean
+    /// (`report`, with `hidden` suppressed by the user), if it does.
+    fn second_opinion(&self, k: &Kernel, report: &Report, hidden: &Report) -> Option<String> {
+        // The executor knows no suppressions: what the user suppressed would reject.
+        if !(hidden.is_clean() && hidden.benign.is_empty()) {
+            return None;
+        }
+        match (self.second)(k, report) {
+            Replay::Rejected(why) => Some(why),
+            Replay::Clean(_) | Replay::NotRun(_) => None,
+        }
+    }
+
+    /// No choice is left: unfixable, or inconclusive where the named checker accepted a choice
+    /// the reference executor rejected (a checker that misses a defect there cannot be trusted
+    /// with the others either).
+    fn none_left(&self) -> MbarOutcome {
+        match &self.disagreed {
+            Some(why) => MbarOutcome::Inconclusive(format!(
+                "the named checker verifies a placement of the missing mbarrier operations that the reference executor rejects ({why}); nothing written"
+            )),
+            None => MbarOutcome::Unfixable(self.none_verifies()),
+        }
     }
 
     fn none_verifies(&self) -> String {
@@ -228,3 +289,6 @@ impl Search<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
