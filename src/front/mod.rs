@@ -380,11 +380,13 @@ fn check_errors(
 /// under both, and `init` then starts the barrier as the constructor would have.
 const SHARED_INIT_HELP: &str = "Clang (which autosync reads the file with) accepts no __shared__ variable whose \
      constructor or destructor does anything, such as `__shared__ cuda::barrier<cuda::thread_scope_block> bar;` \
-     (nvcc needs `#pragma nv_diag_suppress static_var_with_dynamic_init` for it). Declare raw storage and a \
-     reference instead, which both compilers accept: `using barrier_t = cuda::barrier<cuda::thread_scope_block>; \
+     or a `cuda::pipeline_shared_state` (nvcc needs `#pragma nv_diag_suppress static_var_with_dynamic_init` for \
+     them). Declare raw storage of the type's size and alignment and a reference to it instead, which both \
+     compilers accept: `using barrier_t = cuda::barrier<cuda::thread_scope_block>; \
      alignas(barrier_t) __shared__ unsigned char bar_storage[sizeof(barrier_t)]; \
-     barrier_t &bar = *reinterpret_cast<barrier_t *>(bar_storage);` then `if (threadIdx.x == 0) \
-     init(&bar, blockDim.x); __syncthreads();` (docs/front-end.md, \"__shared__ objects\")";
+     barrier_t &bar = *reinterpret_cast<barrier_t *>(bar_storage);` then start it as its constructor would: \
+     `if (threadIdx.x == 0) init(&bar, blockDim.x); __syncthreads();` (docs/named.md, \
+     \"libcu++ barriers and pipelines\")";
 
 /// Whether Clang's "'X' file not found" names a header of the CUDA toolkit's libraries.
 fn is_toolkit_header(msg: &str) -> bool {

@@ -1504,6 +1504,24 @@ fn builtin(words: &[String]) -> Option<CType> {
 mod tests {
     use super::*;
 
+    /// A default argument naming an earlier parameter gets the printed argument, whole
+    /// identifiers only, `typename` dropped.
+    #[test]
+    fn dependent_defaults_get_the_arguments_put_in() {
+        let params = ["_Clock".to_string(), "_Duration".to_string()];
+        let args = ["cuda::std::chrono::system_clock".to_string()];
+        assert_eq!(
+            substitute_params("typename _Clock::duration", &params, &args),
+            "cuda::std::chrono::system_clock::duration"
+        );
+        assert_eq!(
+            substitute_params("_Clock2<_Clock>", &params, &args),
+            "_Clock2<cuda::std::chrono::system_clock>"
+        );
+        // A parameter with no printed argument stays as written.
+        assert_eq!(substitute_params("_Duration", &params, &args), "_Duration");
+    }
+
     fn b(t: CType) -> TyExpr {
         TyExpr::Builtin(t)
     }
