@@ -213,3 +213,40 @@ fn a_refused_precompiled_prelude_is_built_again() {
         );
     }
 }
+
+/// Clang refuses a `__shared__ cuda::barrier` (its destructor is not empty): the error's help
+/// spells the raw-storage form, and that form reads (corpus/toolkit/barrier_memcpy_async.cu).
+#[test]
+fn a_shared_cuda_barrier_gets_the_form_both_compilers_accept() {
+    let Some(tk) = toolkit("a_shared_cuda_barrier_gets_the_form_both_compilers_accept") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shared_barrier.cu");
+    std::fs::write(
+        &file,
+        "//--blockDim=64 --gridDim=1\n#include <cuda/barrier>\n\
+         __global__ void k(float *out) {\n\
+         \x20   __shared__ cuda::barrier<cuda::thread_scope_block> bar;\n\
+         \x20   if (threadIdx.x == 0) init(&bar, blockDim.x);\n\
+         \x20   __syncthreads();\n\
+         \x20   bar.arrive_and_wait();\n\
+         \x20   out[threadIdx.x] = 1.0f;\n\
+         }\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["check", "--cuda-path", tk.cuda.to_str().unwrap()])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("initialization is not supported"), "{err}");
+    assert!(
+        err.contains("alignas(barrier_t) __shared__ unsigned char bar_storage[sizeof(barrier_t)]"),
+        "{err}"
+    );
+    assert!(err.contains("init(&bar, blockDim.x)"), "{err}");
+}

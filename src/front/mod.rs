@@ -357,6 +357,8 @@ fn check_errors(
              pip wheels in the active Python environment); autosync's built-in CUDA declarations, \
              used when none is found, do not include the libraries (CUTLASS also needs -I DIR)"
                 .to_string()
+        } else if msg.contains("initialization is not supported for __shared__ variables") {
+            SHARED_INIT_HELP.to_string()
         } else if msg.contains("file not found") {
             "add the header's directory with -I DIR (or include_dirs: in autosync.yaml)".to_string()
         } else {
@@ -369,6 +371,22 @@ fn check_errors(
     }
     Ok(())
 }
+
+/// What to write instead of a `__shared__` object with a constructor or destructor that does
+/// something (`__shared__ cuda::barrier<cuda::thread_scope_block> bar;`). Clang refuses it with
+/// an error no flag turns off (Sema accepts only empty constructors and destructors, and
+/// `cuda::barrier`'s destructor invalidates the mbarrier); nvcc accepts it only with its
+/// `static_var_with_dynamic_init` diagnostic suppressed. Raw storage and a reference compile
+/// under both, and `init` then starts the barrier as the constructor would have.
+const SHARED_INIT_HELP: &str = "Clang (which autosync reads the file with) accepts no __shared__ variable whose \
+     constructor or destructor does anything, such as `__shared__ cuda::barrier<cuda::thread_scope_block> bar;` \
+     or a `cuda::pipeline_shared_state` (nvcc needs `#pragma nv_diag_suppress static_var_with_dynamic_init` for \
+     them). Declare raw storage of the type's size and alignment and a reference to it instead, which both \
+     compilers accept: `using barrier_t = cuda::barrier<cuda::thread_scope_block>; \
+     alignas(barrier_t) __shared__ unsigned char bar_storage[sizeof(barrier_t)]; \
+     barrier_t &bar = *reinterpret_cast<barrier_t *>(bar_storage);` then start it as its constructor would: \
+     `if (threadIdx.x == 0) init(&bar, blockDim.x); __syncthreads();` (docs/named.md, \
+     \"libcu++ barriers and pipelines\")";
 
 /// Whether Clang's "'X' file not found" names a header of the CUDA toolkit's libraries.
 fn is_toolkit_header(msg: &str) -> bool {

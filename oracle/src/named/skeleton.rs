@@ -266,6 +266,11 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
 }
 
 /// Labels of statements that are or contain a statement `pred` holds for.
+/// Whether a loop runs its body exactly once (`do { ... } while (false)` with no header).
+fn runs_once(lp: &Loop) -> bool {
+    lp.kind == LoopKind::DoWhile && lp.header.is_empty() && lp.step.is_empty() && lp.cond.as_const() == Some(0)
+}
+
 /// Whether `b` holds (at any depth) a loop among the `spin` candidates.
 fn has_spin_candidate(b: &Block, spin: &HashSet<Label>) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
@@ -857,6 +862,7 @@ impl Emu<'_, '_> {
         self.lane_block(li, else_blk)?;
         self.lanes[li].preds.pop();
         let else_flow = self.lanes[li].flow;
+        let probing = self.test_mode == TestMode::Probe;
         let k = self.ctx.k;
         let lane = &mut self.lanes[li];
         for (i, t) in then_env.into_iter().enumerate() {
@@ -871,6 +877,11 @@ impl Emu<'_, '_> {
             for f in [then_flow, else_flow] {
                 match f {
                     Flow::Return => lane.maybe_exit = Some((s.span, blame.clone())),
+                    // Probing a spin loop, a path that may start the next iteration early is
+                    // followed through the rest of this one instead: more paths for the probe
+                    // to find an effect or an exit in (libcu++ polls 16 times before it backs
+                    // off, `if (count < 16) { ++count; continue; }`).
+                    Flow::Continue if probing => {}
                     Flow::Break | Flow::Continue => lane.maybe_jump = Some((s.span, blame.clone())),
                     Flow::Normal | Flow::Parked => {}
                 }
@@ -1161,6 +1172,12 @@ impl Emu<'_, '_> {
     /// with the loop's variables unknown); then it runs to its exit with each test a wait
     /// followed by true. Variables a false iteration changes are unknown afterwards.
     fn spin_loop(&mut self, s: &Stmt, lp: &Loop) -> Result<(), Stop> {
+        if runs_once(lp) && has_spin_candidate(&lp.body, &self.ctx.spin) {
+            // `do { ... } while (false)` (an inlined function's body, a switch) is no spin: the
+            // loops inside with the tests are judged when reached (libcu++'s wait runs its
+            // polling loop inside several of them).
+            return self.warp_loop(s, lp);
+        }
         let active = self.active();
         let vars = assigned_vars(s);
         let entry: Vec<Vec<Val>> = active.iter().map(|&li| self.lanes[li].env.clone()).collect();

@@ -162,7 +162,8 @@ impl<'de> de::Deserialize<'de> for Key {
                     "variadic" => Key::Variadic,
                     "previousDecl" => Key::PreviousDecl,
                     "fixedUnderlyingType" => Key::FixedUnderlyingType,
-                    "decl" | "ownedTagDecl" => Key::Decl,
+                    // `target`: what a using-declaration's shadow stands for.
+                    "decl" | "ownedTagDecl" | "target" => Key::Decl,
                     "inner" => Key::Inner,
                     "file" => Key::File,
                     "includedFrom" => Key::IncludedFrom,
@@ -645,6 +646,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         };
         let mut committed: Option<NodeId> = None;
         let mut pushed_scope = false;
+        let mut hidden_friend = false;
         let mut is_decl = false;
         while let Some(k) = m.next_key::<Key>()? {
             match k {
@@ -663,6 +665,15 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     // children under its scope.
                     let kind_s = kind.unwrap_or(Sym(0));
                     let friend = r.ast.str(kind_s) == "FriendDecl";
+                    hidden_friend = is_decl && id != 0 && is_hidden_friend(r, self.parent, kind_s, &node);
+                    if hidden_friend {
+                        // Declared nowhere else (`init` of `cuda::barrier`): indexed here, named
+                        // in the namespace around the befriending record, its body read as any
+                        // function's, its names looked up in the record.
+                        let ns = namespace_scope(r);
+                        r.scope.push(ns);
+                        r.in_friend -= 1;
+                    }
                     if is_decl && id != 0 && r.in_friend == 0 {
                         pushed_scope = record_decl(r, id, kind_s, &node);
                     }
@@ -739,6 +750,10 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         if pushed_scope {
             r.scope.pop();
         }
+        if hidden_friend {
+            r.scope.pop();
+            r.in_friend += 1;
+        }
         let Some(kind_s) = kind else {
             // `{}`: a null child.
             return Ok(None);
@@ -784,6 +799,30 @@ fn commit(r: &mut Reader, id: u64, kind: Sym, node: &mut Node) -> NodeId {
     n.id = id;
     r.ast.nodes.push(n);
     me
+}
+
+/// Whether a node is a function defined only as a friend of a record: the direct child of a
+/// `FriendDecl` redeclaring nothing (a hidden friend, found by argument-dependent lookup).
+fn is_hidden_friend(r: &Reader, parent: Option<NodeId>, kind: Sym, node: &Node) -> bool {
+    let in_friend = parent.is_some_and(|p| r.ast.kind(p) == "FriendDecl");
+    in_friend
+        && r.in_friend == 1
+        && node.attrs.previous.is_none()
+        && matches!(r.ast.str(kind), "FunctionDecl" | "FunctionTemplateDecl")
+}
+
+/// The scope a hidden friend is declared in: the befriending record (where its body looks names
+/// up), with the qualified name of the innermost enclosing namespace (where it is a member).
+fn namespace_scope(r: &Reader) -> (u64, String) {
+    let is_ns = |id: &u64| {
+        r.ast
+            .decls
+            .get(id)
+            .is_some_and(|d| r.ast.str(d.kind) == "NamespaceDecl")
+    };
+    let record = r.scope.last().map(|(id, _)| *id).unwrap_or(0);
+    let ns = r.scope.iter().rev().find(|(id, _)| is_ns(id)).map(|(_, q)| q.clone());
+    (record, ns.unwrap_or_default())
 }
 
 /// Indexes a declaration; returns whether it opened a naming scope (to pop after its children).

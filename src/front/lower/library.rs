@@ -264,14 +264,15 @@ impl<'a> Lowerer<'a> {
                     })))),
                 };
             }
-            "__isShared" | "__isGlobal" => {
+            "__isShared" | "__isGlobal" | "__isLocal" | "__isClusterShared" => {
                 let a = *args
                     .first()
                     .ok_or_else(|| FrontError::input(span, format!("{base} needs an address")))?;
-                let want = if base == "__isShared" {
-                    Space::Shared
-                } else {
-                    Space::Global
+                // The block's shared memory lies inside the cluster's shared window.
+                let want = match base {
+                    "__isShared" | "__isClusterShared" => Space::Shared,
+                    "__isLocal" => Space::Local,
+                    _ => Space::Global,
                 };
                 let v = match self.rvalue(a)? {
                     RV::Ptr(Pointer {

@@ -415,12 +415,18 @@ impl<'a> Lowerer<'a> {
             None => return Err(FrontError::input(span, "if without a condition")),
         };
         self.flush(false);
-        let then_blk = self.body_block(then_n)?;
+        // In inlined code (no barrier positions) a branch a constant condition never takes is
+        // not read: libcu++ guards its fallbacks (placement new of a software barrier) with
+        // `__isShared(p)`, which is known per array.
+        let taken = constant_truth(&cond).filter(|_| self.in_inline());
+        let then_blk = match taken {
+            Some(false) => self.empty_block(),
+            _ => self.body_block(then_n)?,
+        };
         self.stmt_span = span;
-        let else_blk = if else_n.is_some() {
-            self.body_block(else_n)?
-        } else {
-            self.empty_block()
+        let else_blk = match taken {
+            None | Some(false) if else_n.is_some() => self.body_block(else_n)?,
+            _ => self.empty_block(),
         };
         let label = self.label();
         let w = self.writable(n, next);
@@ -968,5 +974,35 @@ fn jumps_away(ast: &Ast, s: NodeId) -> bool {
             kids.len() >= 2 && jumps_away(ast, kids[kids.len() - 1]) && jumps_away(ast, kids[kids.len() - 2])
         }
         _ => false,
+    }
+}
+
+/// The value of a condition made of constants only (`!1`, `4 >= 4`), if it is one. Comparisons
+/// are folded only on non-negative operands, where signed and unsigned agree.
+fn constant_truth(e: &Expr) -> Option<bool> {
+    let value = |e: &Expr| -> Option<i64> {
+        match e {
+            Expr::Const(v, _) => (*v >= 0).then_some(*v),
+            _ => constant_truth(e).map(i64::from),
+        }
+    };
+    match e {
+        Expr::Const(v, _) => Some(*v != 0),
+        Expr::Un(UnOp::Not, _, a) => constant_truth(a).map(|b| !b),
+        Expr::Bin(op, _, a, b) => {
+            let (a, b) = (value(a)?, value(b)?);
+            match op {
+                BinOp::Lt => Some(a < b),
+                BinOp::Le => Some(a <= b),
+                BinOp::Gt => Some(a > b),
+                BinOp::Ge => Some(a >= b),
+                BinOp::Eq => Some(a == b),
+                BinOp::Ne => Some(a != b),
+                BinOp::And => Some(a != 0 && b != 0),
+                BinOp::Or => Some(a != 0 || b != 0),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

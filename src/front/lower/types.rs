@@ -41,6 +41,11 @@ pub struct Layout {
 /// specialization, can name another specialization, and so on).
 const MAX_RESOLVE_DEPTH: u32 = 48;
 
+/// Deepest nesting at which a default template argument is resolved with the given arguments
+/// put in (`time_point<system_clock>` resolves `system_clock::duration`, whose class names
+/// `time_point<system_clock>` again).
+const MAX_SUBSTITUTION_DEPTH: u32 = 4;
+
 /// A type's spelling, the scope and the local context it is resolved in.
 type CacheKey = (String, String, Vec<u64>);
 
@@ -51,6 +56,12 @@ pub struct Types<'a> {
     by_qual: HashMap<String, Vec<u64>>,
     /// Any declaration id of a function or record → the id of its definition.
     definitions: HashMap<u64, u64>,
+    /// Enumerators a using-declaration brings into another scope (`cuda::thread_scope_block`
+    /// for `cuda::std::thread_scope_block`): the name they get there → the enumerator.
+    used_enumerators: HashMap<String, u64>,
+    /// Qualified names of the inline namespaces (`cuda::std::__4`), which Clang prints in some
+    /// types' names.
+    inline_namespaces: std::collections::HashSet<String>,
     cache: RefCell<HashMap<CacheKey, CType>>,
     /// The declarations the types being resolved are written in (the function being lowered
     /// and its enclosing records): a typedef local to them wins over one of the same name
@@ -67,6 +78,53 @@ pub struct Types<'a> {
     resolving: RefCell<std::collections::HashSet<CacheKey>>,
     /// The main file's text (Clang names it `<stdin>`; other files are read from disk).
     main_text: Option<String>,
+}
+
+/// The enumerators using-declarations bring into a scope, by the name they get there (a
+/// `UsingShadowDecl` is named after its scope and refers to its target).
+fn used_enumerators(ast: &Ast) -> HashMap<String, u64> {
+    let mut out = HashMap::new();
+    for n in &ast.nodes {
+        let Some(t) = n.attrs.referenced else { continue };
+        if ast.str(n.kind) != "UsingShadowDecl" || ast.str(t.kind) != "EnumConstantDecl" {
+            continue;
+        }
+        let Some(d) = ast.decls.get(&n.id) else { continue };
+        let name = ast.str(t.name);
+        let q = if d.qual.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}::{name}", d.qual)
+        };
+        out.insert(q, t.id);
+    }
+    out
+}
+
+/// A default template argument with the given arguments put in for the parameters it names
+/// (whole identifiers only; `typename` dropped): `typename _Clock::duration` with `_Clock` =
+/// `system_clock` is `system_clock::duration`.
+fn substitute_params(default: &str, params: &[String], args: &[String]) -> String {
+    let text = default.trim().trim_start_matches("typename ").trim();
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match params.iter().position(|p| p == word).and_then(|i| args.get(i)) {
+            Some(a) if !word.is_empty() => out.push_str(a.trim()),
+            _ => out.push_str(word),
+        }
+        word.clear();
+    };
+    for ch in text.chars() {
+        if ch.is_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 fn is_type_decl(kind: &str) -> bool {
@@ -131,10 +189,20 @@ impl<'a> Types<'a> {
                 }
             }
         }
+        let used_enumerators = used_enumerators(ast);
+        let inline_namespaces = ast
+            .decls
+            .iter()
+            .filter(|(_, d)| ast.str(d.kind) == "NamespaceDecl")
+            .filter(|(_, d)| d.node.is_some_and(|n| ast.node(n).attrs.inline_ns))
+            .map(|(_, d)| d.qual.clone())
+            .collect();
         Types {
             ast,
             by_qual,
             definitions,
+            used_enumerators,
+            inline_namespaces,
             cache: RefCell::default(),
             context: RefCell::default(),
             layouts: RefCell::default(),
@@ -418,6 +486,9 @@ impl<'a> Types<'a> {
                     };
                     match self.by_qual.get(&q) {
                         Some(v) => v.clone(),
+                        // An inline namespace (`cuda::std::__4`) is not part of the names of
+                        // what it holds.
+                        None if !last && self.inline_namespaces.contains(&q) => continue,
                         None if !last => {
                             ns = q;
                             continue;
@@ -552,6 +623,15 @@ impl<'a> Types<'a> {
                 .enumerate()
                 .skip(args.len())
                 .all(|(i, arg)| match defaults.get(i) {
+                    // A default that names an earlier parameter (`typename _Clock::duration`):
+                    // with the printed arguments put in.
+                    Some(Some(TemplateArg::Type(d)))
+                        if self.depth.get() < MAX_SUBSTITUTION_DEPTH
+                            && matches!(self.resolve(d, &scope), CType::Other(_)) =>
+                    {
+                        let d = substitute_params(d, &self.param_names(n), args);
+                        self.same_arg(&TemplateArg::Type(d), arg, &scope)
+                    }
                     Some(Some(d)) => self.same_arg(d, arg, &scope),
                     _ => true,
                 })
@@ -580,6 +660,28 @@ impl<'a> Types<'a> {
                 self.template_args(p, &mut d);
                 d.into_iter().next()
             })
+            .collect()
+    }
+
+    /// The parameter names of the template a specialization node belongs to.
+    fn param_names(&self, spec: NodeId) -> Vec<String> {
+        let Some(t) = self
+            .ast
+            .node(spec)
+            .parent
+            .filter(|&p| self.ast.kind(p) == "ClassTemplateDecl")
+        else {
+            return Vec::new();
+        };
+        self.ast
+            .children(t)
+            .filter(|&c| {
+                matches!(
+                    self.ast.kind(c),
+                    "TemplateTypeParmDecl" | "NonTypeTemplateParmDecl" | "TemplateTemplateParmDecl"
+                )
+            })
+            .map(|p| self.ast.name(p).to_string())
             .collect()
     }
 
@@ -688,7 +790,9 @@ impl<'a> Types<'a> {
                 return Some(v);
             }
         }
-        None
+        let used = *self.used_enumerators.get(q)?;
+        let e = self.ast.decls.get(&used)?.parent?;
+        self.enum_values(e).into_iter().find(|(n, _)| n == name).map(|x| x.1)
     }
 
     /// The enumerators of an enum whose values Clang folded, with their values. An enumerator
@@ -1399,6 +1503,24 @@ fn builtin(words: &[String]) -> Option<CType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A default argument naming an earlier parameter gets the printed argument, whole
+    /// identifiers only, `typename` dropped.
+    #[test]
+    fn dependent_defaults_get_the_arguments_put_in() {
+        let params = ["_Clock".to_string(), "_Duration".to_string()];
+        let args = ["cuda::std::chrono::system_clock".to_string()];
+        assert_eq!(
+            substitute_params("typename _Clock::duration", &params, &args),
+            "cuda::std::chrono::system_clock::duration"
+        );
+        assert_eq!(
+            substitute_params("_Clock2<_Clock>", &params, &args),
+            "_Clock2<cuda::std::chrono::system_clock>"
+        );
+        // A parameter with no printed argument stays as written.
+        assert_eq!(substitute_params("_Duration", &params, &args), "_Duration");
+    }
 
     fn b(t: CType) -> TyExpr {
         TyExpr::Builtin(t)
