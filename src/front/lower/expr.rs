@@ -2368,36 +2368,3 @@ impl Lowerer<'_> {
         Ok(a)
     }
 }
-
-/// The selector value that makes a choice among `arrays` point where `region` does (an array,
-/// or another choice, whose index is translated); arrays it names are added. `None` for any
-/// other region.
-pub(crate) fn selector_value(arrays: &mut Vec<ArrayId>, region: &Region) -> Option<Expr> {
-    let mut index = |a: ArrayId| -> i64 {
-        match arrays.iter().position(|x| *x == a) {
-            Some(i) => i as i64,
-            None => {
-                arrays.push(a);
-                arrays.len() as i64 - 1
-            }
-        }
-    };
-    match region {
-        Region::Array(b) => Some(Expr::Const(index(*b), ScalarTy::U32)),
-        Region::Choice(others, other_sel) => {
-            let mut e = Expr::Const(index(*others.first()?), ScalarTy::U32);
-            for (i, a) in others.iter().enumerate().skip(1) {
-                let cond = Expr::Bin(
-                    BinOp::Eq,
-                    ScalarTy::U32,
-                    Box::new(other_sel.clone()),
-                    Box::new(Expr::Const(i as i64, ScalarTy::U32)),
-                );
-                let idx = Expr::Const(index(*a), ScalarTy::U32);
-                e = Expr::Select(Box::new(cond), Box::new(idx), Box::new(e));
-            }
-            Some(e)
-        }
-        _ => None,
-    }
-}

@@ -372,7 +372,7 @@ impl<'a> Lowerer<'a> {
                 }
                 // It starts where its first value points (a parameter bound to a choice: the
                 // caller's selector, translated).
-                if let Some(value) = super::expr::selector_value(&mut arrays, &region) {
+                if let Some(value) = selector_value(&mut arrays, &region) {
                     self.ops.push(Op::Assign(sel, value));
                 }
                 Region::Choice(arrays, Expr::Var(sel))

@@ -637,8 +637,8 @@ impl<'a> Types<'a> {
                 })
     }
 
-    /// The default arguments of the template a specialization node belongs to, by parameter.
-    fn default_args(&self, spec: NodeId) -> Vec<Option<TemplateArg>> {
+    /// The parameters of the class template a specialization node belongs to.
+    fn template_params(&self, spec: NodeId) -> Vec<NodeId> {
         let Some(t) = self
             .ast
             .node(spec)
@@ -655,6 +655,13 @@ impl<'a> Types<'a> {
                     "TemplateTypeParmDecl" | "NonTypeTemplateParmDecl" | "TemplateTemplateParmDecl"
                 )
             })
+            .collect()
+    }
+
+    /// The default arguments of the template a specialization node belongs to, by parameter.
+    fn default_args(&self, spec: NodeId) -> Vec<Option<TemplateArg>> {
+        self.template_params(spec)
+            .into_iter()
             .map(|p| {
                 let mut d = Vec::new();
                 self.template_args(p, &mut d);
@@ -665,22 +672,8 @@ impl<'a> Types<'a> {
 
     /// The parameter names of the template a specialization node belongs to.
     fn param_names(&self, spec: NodeId) -> Vec<String> {
-        let Some(t) = self
-            .ast
-            .node(spec)
-            .parent
-            .filter(|&p| self.ast.kind(p) == "ClassTemplateDecl")
-        else {
-            return Vec::new();
-        };
-        self.ast
-            .children(t)
-            .filter(|&c| {
-                matches!(
-                    self.ast.kind(c),
-                    "TemplateTypeParmDecl" | "NonTypeTemplateParmDecl" | "TemplateTemplateParmDecl"
-                )
-            })
+        self.template_params(spec)
+            .into_iter()
             .map(|p| self.ast.name(p).to_string())
             .collect()
     }
