@@ -5,6 +5,7 @@
 //!
 //! [`read`] builds it from `clang -Xclang -ast-dump=json`, streaming.
 
+mod compact;
 pub mod read;
 
 use std::collections::HashMap;

@@ -22,7 +22,9 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> bool) -> Resu
         scope: Vec::new(),
         in_friend: 0,
     };
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 20, input));
+    // serde_json reads its input a byte at a time: the buffer in front keeps that cheap.
+    let unindented = super::compact::Unindent::new(input, 1 << 20);
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, unindented));
     TopSeed { r: &mut reader }
         .deserialize(&mut de)
         .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;

@@ -281,6 +281,7 @@ fn run(
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut stderr = child.stderr.take().expect("piped stderr");
     let stdout = child.stdout.take().expect("piped stdout");
+    widen_pipe(&stdout);
     let input = text.to_string();
     // Separate threads feed stdin and drain stderr, so that no pipe fills up while the AST is
     // streamed from stdout.
@@ -316,6 +317,20 @@ fn run(
         }),
     }
 }
+
+/// Asks for a 1 MiB pipe (Linux allows it to any process): the dump is hundreds of MB, and
+/// with the default 64 KiB each block costs Clang and the reader a wake-up.
+#[cfg(target_os = "linux")]
+fn widen_pipe(pipe: &std::process::ChildStdout) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fcntl on a descriptor this process owns; a refusal only leaves the default size.
+    unsafe {
+        libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_: &std::process::ChildStdout) {}
 
 fn first_lines(s: &str, n: usize) -> String {
     s.lines().take(n).collect::<Vec<_>>().join("\n")
