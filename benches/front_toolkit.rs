@@ -6,6 +6,8 @@
 //! corpus, the same for the files that include CUB's block headers, and cold runs: `autosync
 //! check` on a trivial kernel and on a CUB file with an empty cache directory (the first run
 //! on a machine: probe, toolkit view, prelude PCH).
+//! `AUTOSYNC_BENCH_FILTER=toolkit/cub_` restricts the per-file runs to kernels whose manifest
+//! path starts with it. Kernels the manifest reads with the shim only are skipped.
 
 use autosync::front;
 use autosync_devtools::{manifest, toolkit};
@@ -45,7 +47,13 @@ fn main() {
     };
     let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
     let (mut all, mut cub) = (Vec::new(), Vec::new());
-    for e in &m.kernels {
+    // Kernels read with the shim only are not read with the toolkit (the manifest says why).
+    let filter = std::env::var("AUTOSYNC_BENCH_FILTER").unwrap_or_default();
+    for e in m
+        .kernels
+        .iter()
+        .filter(|e| !e.shim_only() && e.path.starts_with(&filter))
+    {
         let path = e.file(Path::new("corpus"));
         let opts = e.front_options_in(Some(&tk));
         let runs: Vec<Duration> = (0..3)
