@@ -302,6 +302,50 @@ enum Decision {
     ChanSync(ChanKey, Side),
 }
 
+/// An unfixable outcome whose races include asynchronous copies, said in their terms.
+///
+/// A copy's race is placed for like any other, at the statement that issues the copy: a barrier
+/// between an access and a *later* copy's issue orders them, since the copy reads and writes
+/// only after it is issued (the reads of the previous tile before the next tile's copy). When
+/// the copy is the earlier of the two, its data may land after any barrier: no placement
+/// verifies, and the reason is the copy (it needs a `cp.async.wait_group` or an mbarrier wait).
+fn blame_copies(k: &Kernel, races: &[Race], outcome: NamedOutcome) -> NamedOutcome {
+    let copies = async_copy_labels(k);
+    let touches = |r: &Race| copies.contains(&r.first.label) || copies.contains(&r.second.label);
+    let copy_races: Vec<NamedUnfixable> = races
+        .iter()
+        .filter(|r| touches(r))
+        .map(|r| NamedUnfixable::AsyncCopy(Box::new(r.clone())))
+        .collect();
+    if copy_races.is_empty() {
+        return outcome;
+    }
+    let why = match outcome {
+        NamedOutcome::Unfixable(why) => why,
+        // The rounds for a copy that lands first only ever move barriers around.
+        NamedOutcome::Inconclusive(m) if m == NOT_CONVERGED => return NamedOutcome::Unfixable(copy_races),
+        other => return other,
+    };
+    let mut out = Vec::new();
+    for w in why {
+        match w {
+            NamedUnfixable::NoOption(r, _) | NamedUnfixable::SameStatement(r) if touches(&r) => {
+                out.push(NamedUnfixable::AsyncCopy(r))
+            }
+            NamedUnfixable::NoPlacement => out.extend(copy_races.iter().cloned()),
+            other => out.push(other),
+        }
+    }
+    NamedOutcome::Unfixable(out)
+}
+
+/// The inconclusive outcome of a refinement that ran out of rounds.
+const NOT_CONVERGED: &str = "named-barrier refinement did not converge";
+
+/// Rounds a placement may take when some race involves an asynchronous copy: a copy whose data
+/// may land after any barrier keeps the refinement moving barriers around until it runs out.
+const COPY_ROUNDS: u32 = 8;
+
 /// The statements that issue an asynchronous copy (whose writes land later, at its completion).
 fn async_copy_labels(k: &Kernel) -> BTreeSet<Label> {
     let mut out = BTreeSet::new();
@@ -331,12 +375,7 @@ impl State {
     fn from_races(cx: &Ctx, races: &[Race]) -> Result<State, NamedOutcome> {
         let mut st = State::default();
         let mut why = Vec::new();
-        let copies = async_copy_labels(cx.k);
         for r in races {
-            if copies.contains(&r.first.label) || copies.contains(&r.second.label) {
-                why.push(NamedUnfixable::AsyncCopy(Box::new(r.clone())));
-                continue;
-            }
             match st.add(cx, r) {
                 // Not a property of the kernel: the launch leaves the loop bounds open.
                 Err(NamedUnfixable::NoOption(r, NoOption::UnknownTrips)) => {
@@ -394,7 +433,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> NamedSynthesis {
     stats.oracle_calls += 1;
     let outcome = match screen(k, opts, &initial, &nopts, &mut stats) {
         Some(outcome) => outcome,
-        None => place(k, opts, &initial, &nopts, &mut stats),
+        None => blame_copies(k, &initial.races, place(k, opts, &initial, &nopts, &mut stats)),
     };
     stats.time = start.elapsed();
     NamedSynthesis {
@@ -482,7 +521,16 @@ fn place(
         avail: &avail,
         races: &initial.races,
         st,
+        max_rounds: opts.max_rounds,
     };
+    let copies = async_copy_labels(k);
+    if initial
+        .races
+        .iter()
+        .any(|r| copies.contains(&r.first.label) || copies.contains(&r.second.label))
+    {
+        refinement.max_rounds = refinement.max_rounds.min(COPY_ROUNDS);
+    }
     refinement.run(stats)
 }
 
@@ -514,6 +562,8 @@ struct Refinement<'a> {
     /// The input's races (what each barrier is said to cover).
     races: &'a [Race],
     st: State,
+    /// Rounds before giving up.
+    max_rounds: u32,
 }
 
 impl Refinement<'_> {
@@ -523,8 +573,8 @@ impl Refinement<'_> {
         loop {
             round += 1;
             stats.rounds = round;
-            if round > self.opts.max_rounds {
-                return NamedOutcome::Inconclusive("named-barrier refinement did not converge".into());
+            if round > self.max_rounds {
+                return NamedOutcome::Inconclusive(NOT_CONVERGED.into());
             }
             if let ControlFlow::Break(outcome) = self.round(stats) {
                 return outcome;
@@ -551,6 +601,7 @@ impl Refinement<'_> {
         let report = self.opts.unsuppressed(self.cx.k, named::check(&candidate, self.nopts));
         stats.oracle_calls += 1;
         if report.is_clean() {
+            let placed = self.prune(placed, stats);
             let cost = placed.iter().map(|p| p.cost).sum();
             return ControlFlow::Break(NamedOutcome::Fixed { barriers: placed, cost });
         }
@@ -573,6 +624,44 @@ impl Refinement<'_> {
             self.st.forbidden.push(chosen);
         }
         ControlFlow::Continue(())
+    }
+
+    /// A verified placement without the barriers it does not need, when some race involves an
+    /// asynchronous copy. The checker cannot say in which order a copy and an access race (a
+    /// copy's accesses happen after its issue, at no statement), so the race's requirement asks
+    /// for both orders and the placement may order one the copy's wait already orders. Each
+    /// barrier, costliest first, is dropped when the kernel still checks clean without it.
+    fn prune(&self, placed: Vec<NamedPlaced>, stats: &mut SynthStats) -> Vec<NamedPlaced> {
+        let copies = async_copy_labels(self.cx.k);
+        let touches = |r: &Race| copies.contains(&r.first.label) || copies.contains(&r.second.label);
+        if placed.len() < 2 || !self.races.iter().any(touches) {
+            return placed;
+        }
+        let mut order: Vec<usize> = (0..placed.len()).collect();
+        order.sort_by(|&a, &b| placed[b].cost.total_cmp(&placed[a].cost));
+        let mut keep = vec![true; placed.len()];
+        for i in order {
+            keep[i] = false;
+            let rest: Vec<NamedPlaced> = placed
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(p, _)| p.clone())
+                .collect();
+            let clean = apply(self.cx.k, &rest).is_some_and(|c| {
+                stats.oracle_calls += 1;
+                self.opts
+                    .unsuppressed(self.cx.k, named::check(&c, self.nopts))
+                    .is_clean()
+            });
+            keep[i] = !clean;
+        }
+        placed
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(p, _)| p)
+            .collect()
     }
 
     /// What a candidate with synchronization defects rules out: the whole assignment, or, when
