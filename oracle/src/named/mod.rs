@@ -13,6 +13,7 @@
 //!    for concrete addresses, Z3 for symbolic ones), copies included.
 
 mod distance;
+mod eval;
 mod hb;
 mod phases;
 mod pipeline;

@@ -2,6 +2,7 @@
 //! concurrent candidate pair (thread ids and loop counters concrete, unknowns as bit-vectors,
 //! wrap-around per IR type), identical queries answered once. Unknown → race, marked assumed.
 
+use super::eval::eval;
 use super::hb::Hb;
 use super::races::{concurrent_with, conflicts, groups, kind_code, Buckets, RaceCtx, Rec, Side};
 use super::skeleton::SymAccess;
@@ -163,6 +164,11 @@ impl Queries {
         if let Some(r) = self.cache.get(&key) {
             return *r;
         }
+        if let Some(off) = evaluated(x, &other, len) {
+            let r = Some((Some(off), false));
+            self.cache.insert(key, r);
+            return r;
+        }
         if self.issued >= MAX_QUERIES {
             return Some((None, true));
         }
@@ -212,6 +218,39 @@ impl Queries {
         self.cache.insert(key, r);
         r
     }
+}
+
+/// A model of the query [`Queries::ask`] would build, found without the solver: every unknown
+/// 0, then every unknown 1 (see [`super::eval`]). Returns the first side's byte offset in it.
+/// Most racing pairs of a block compute their addresses from the same unknowns (`blockIdx`,
+/// sizes): with those at 0 or 1, two threads that touch the same element show it.
+fn evaluated(x: &SymAccess, other: &Other, len: Option<u64>) -> Option<i64> {
+    let at = |v: &Val, fill: i64| match v {
+        Val::K(o) => Some(*o),
+        Val::S(s) => eval(s, fill),
+    };
+    let holds = |p: &Option<Rc<Sym>>, fill: i64| p.as_ref().is_none_or(|p| eval(p, fill).is_some_and(|v| v != 0));
+    // Exactly `crate::smt::in_bounds`.
+    let inside = |o: i64, size: u32| len.is_none_or(|len| o >= 0 && o as i128 + size as i128 <= len as i128);
+    (0..2).find_map(|fill| {
+        let ox = at(&x.offset, fill)?;
+        if !holds(&x.pred, fill) || !inside(ox, x.size) {
+            return None;
+        }
+        let meets = match other {
+            Other::Sym(o, size, pred) => {
+                let oy = at(o, fill)?;
+                holds(pred, fill) && inside(oy, *size) && overlap_at(ox, x.size, oy, *size)
+            }
+            Other::Units(r) => r.iter().any(|&(lo, hi)| overlap_at(ox, x.size, lo, (hi - lo) as u32)),
+        };
+        meets.then_some(ox)
+    })
+}
+
+/// [`overlap`] on numbers: signed 64-bit comparisons of wrapping sums.
+fn overlap_at(a: i64, sa: u32, b: i64, sb: u32) -> bool {
+    a < b.wrapping_add(sb.max(1) as i64) && b < a.wrapping_add(sa.max(1) as i64)
 }
 
 /// A symbolic access with its warp.
@@ -346,23 +385,140 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
         by_array.entry(x.a.array).or_default().push(i);
     }
     for (arr, ix) in by_array {
-        for (p, &i) in ix.iter().enumerate() {
-            for &j in &ix[p..] {
-                let (x, y) = (&insts[i], &insts[j]);
-                if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind)) || cx.reported(x.a.label, y.a.label, arr) {
-                    continue;
-                }
-                if concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none()
-                    || super::distance::disjoint(&x.a.offset, x.a.size, &y.a.offset, y.a.size)
-                {
-                    continue;
-                }
-                let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
-                if let Some((off, assumed)) = q.ask(x.a, other, cx.k.array(arr).byte_len()) {
-                    cx.report(arr, x.side(), y.side(), off, assumed);
-                }
+        sym_pairs(cx, hb, &mut q, &insts, arr, &ix, warp_sync);
+    }
+    q.issued
+}
+
+/// The instances of one statement on one array: their positions in the array's instance list,
+/// the kinds they access with (a bit per [`kind_code`]) and the distinct (warp, segment) they
+/// run in.
+struct OfLabel {
+    label: Label,
+    kinds: u8,
+    pos: Vec<usize>,
+    blocks: Vec<(u32, u32)>,
+}
+
+/// The instances of `ix` (positions into `insts`) grouped by statement, in order of first
+/// appearance.
+fn of_labels(insts: &[Inst], ix: &[usize]) -> Vec<OfLabel> {
+    let mut at: HashMap<Label, usize> = HashMap::new();
+    let mut out: Vec<OfLabel> = vec![];
+    for (p, &i) in ix.iter().enumerate() {
+        let a = insts[i].a;
+        let n = *at.entry(a.label).or_insert_with(|| {
+            out.push(OfLabel {
+                label: a.label,
+                kinds: 0,
+                pos: vec![],
+                blocks: vec![],
+            });
+            out.len() - 1
+        });
+        let l = &mut out[n];
+        l.kinds |= 1 << kind_code(a.kind);
+        l.pos.push(p);
+        let b = (insts[i].warp, a.seg);
+        if !l.blocks.contains(&b) {
+            l.blocks.push(b);
+        }
+    }
+    out
+}
+
+/// Whether some instance of `a` may run concurrently with some instance of `b`, judged per
+/// (warp, segment) block: either order of different warps, or one warp's lanes (decided per
+/// instance later).
+fn may_meet(hb: &Hb, a: &OfLabel, b: &OfLabel, warp_sync: bool) -> bool {
+    let rec = |(warp, seg): (u32, u32)| Rec {
+        label: 0,
+        kind: 0,
+        warp,
+        seg,
+        lane: 0,
+    };
+    a.blocks.iter().any(|&x| {
+        b.blocks.iter().any(|&y| {
+            if x.0 == y.0 {
+                return !warp_sync;
+            }
+            concurrent_with(hb, &rec(x), &[rec(y)], warp_sync).is_some()
+                || concurrent_with(hb, &rec(y), &[rec(x)], warp_sync).is_some()
+        })
+    })
+}
+
+/// Whether an access of a kind in `a` conflicts with one of a kind in `b` (bit sets of
+/// [`kind_code`]s).
+fn kinds_conflict(a: u8, b: u8) -> bool {
+    (0..3u8).any(|x| a & (1 << x) != 0 && (0..3u8).any(|y| b & (1 << y) != 0 && conflicts(x, y)))
+}
+
+/// The symbolic accesses of one array (`ix`, positions into `insts`) against each other.
+///
+/// Per pair of statements, the instance pairs `(p, q)`, `p <= q` positions in `ix`, are tried
+/// in order until one races; a statement pair whose (warp, segment) blocks never meet, or whose
+/// kinds never conflict, is passed over whole (no instance pair of it could be asked). The
+/// races are reported in the order of their instance pairs: as the plain all-pairs scan over
+/// `ix` would report them, at the cost of the statement pairs rather than the instance pairs.
+fn sym_pairs(cx: &mut RaceCtx, hb: &Hb, q: &mut Queries, insts: &[Inst], arr: ArrayId, ix: &[usize], warp_sync: bool) {
+    let labels = of_labels(insts, ix);
+    let mut found: Vec<((usize, usize), Side, Side, Answer)> = vec![];
+    for (n, a) in labels.iter().enumerate() {
+        for b in &labels[n..] {
+            if !kinds_conflict(a.kinds, b.kinds) || cx.reported(a.label, b.label, arr) || !may_meet(hb, a, b, warp_sync)
+            {
+                continue;
+            }
+            if let Some(f) = first_race(cx, hb, q, insts, ix, (a, b), warp_sync) {
+                found.push(f);
             }
         }
     }
-    q.issued
+    found.sort_by_key(|f| f.0);
+    for (_, x, y, answer) in found {
+        if let Some((off, assumed)) = answer {
+            cx.report(arr, x, y, off, assumed);
+        }
+    }
+}
+
+/// The first instance pair (in position order) of statements `a` and `b` that races.
+fn first_race(
+    cx: &RaceCtx,
+    hb: &Hb,
+    q: &mut Queries,
+    insts: &[Inst],
+    ix: &[usize],
+    (a, b): (&OfLabel, &OfLabel),
+    warp_sync: bool,
+) -> Option<((usize, usize), Side, Side, Answer)> {
+    let arr = insts[ix[a.pos[0]]].a.array;
+    let len = cx.k.array(arr).byte_len();
+    // Every position of either statement, each with the other statement's positions.
+    let mut firsts: Vec<(usize, &[usize])> = a.pos.iter().map(|&p| (p, b.pos.as_slice())).collect();
+    if a.label != b.label {
+        firsts.extend(b.pos.iter().map(|&p| (p, a.pos.as_slice())));
+        firsts.sort_unstable_by_key(|f| f.0);
+    }
+    for (p, others) in firsts {
+        let x = &insts[ix[p]];
+        let start = others.partition_point(|&o| o < p);
+        for &o in &others[start..] {
+            let y = &insts[ix[o]];
+            if !conflicts(kind_code(x.a.kind), kind_code(y.a.kind))
+                || concurrent_with(hb, &x.rec(), &[y.rec()], warp_sync).is_none()
+                || super::distance::disjoint(&x.a.offset, x.a.size, &y.a.offset, y.a.size)
+            {
+                continue;
+            }
+            let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
+            let answer = q.ask(x.a, other, len);
+            if answer.is_some() {
+                return Some(((p, o), x.side(), y.side(), answer));
+            }
+        }
+    }
+    None
 }
