@@ -311,7 +311,7 @@ enum Decision {
 /// verifies, and the reason is the copy (it needs a `cp.async.wait_group` or an mbarrier wait).
 fn blame_copies(k: &Kernel, races: &[Race], outcome: NamedOutcome) -> NamedOutcome {
     let copies = async_copy_labels(k);
-    let touches = |r: &Race| copies.contains(&r.first.label) || copies.contains(&r.second.label);
+    let touches = |r: &Race| touches_copy(&copies, r);
     let copy_races: Vec<NamedUnfixable> = races
         .iter()
         .filter(|r| touches(r))
@@ -345,6 +345,11 @@ const NOT_CONVERGED: &str = "named-barrier refinement did not converge";
 /// Rounds a placement may take when some race involves an asynchronous copy: a copy whose data
 /// may land after any barrier keeps the refinement moving barriers around until it runs out.
 const COPY_ROUNDS: u32 = 8;
+
+/// Whether one of the race's accesses is at a statement that issues an asynchronous copy.
+fn touches_copy(copies: &BTreeSet<Label>, r: &Race) -> bool {
+    copies.contains(&r.first.label) || copies.contains(&r.second.label)
+}
 
 /// The statements that issue an asynchronous copy (whose writes land later, at its completion).
 fn async_copy_labels(k: &Kernel) -> BTreeSet<Label> {
@@ -522,13 +527,11 @@ fn place(
         races: &initial.races,
         st,
         max_rounds: opts.max_rounds,
+        copy_races: false,
     };
     let copies = async_copy_labels(k);
-    if initial
-        .races
-        .iter()
-        .any(|r| copies.contains(&r.first.label) || copies.contains(&r.second.label))
-    {
+    if initial.races.iter().any(|r| touches_copy(&copies, r)) {
+        refinement.copy_races = true;
         refinement.max_rounds = refinement.max_rounds.min(COPY_ROUNDS);
     }
     refinement.run(stats)
@@ -564,6 +567,8 @@ struct Refinement<'a> {
     st: State,
     /// Rounds before giving up.
     max_rounds: u32,
+    /// Some race of the input involves an asynchronous copy (see [`Refinement::prune`]).
+    copy_races: bool,
 }
 
 impl Refinement<'_> {
@@ -632,9 +637,7 @@ impl Refinement<'_> {
     /// for both orders and the placement may order one the copy's wait already orders. Each
     /// barrier, costliest first, is dropped when the kernel still checks clean without it.
     fn prune(&self, placed: Vec<NamedPlaced>, stats: &mut SynthStats) -> Vec<NamedPlaced> {
-        let copies = async_copy_labels(self.cx.k);
-        let touches = |r: &Race| copies.contains(&r.first.label) || copies.contains(&r.second.label);
-        if placed.len() < 2 || !self.races.iter().any(touches) {
+        if placed.len() < 2 || !self.copy_races {
             return placed;
         }
         let mut order: Vec<usize> = (0..placed.len()).collect();
