@@ -464,7 +464,7 @@ fn kinds_conflict(a: u8, b: u8) -> bool {
 /// `ix` would report them, at the cost of the statement pairs rather than the instance pairs.
 fn sym_pairs(cx: &mut RaceCtx, hb: &Hb, q: &mut Queries, insts: &[Inst], arr: ArrayId, ix: &[usize], warp_sync: bool) {
     let labels = of_labels(insts, ix);
-    let mut found: Vec<((usize, usize), Side, Side, Answer)> = vec![];
+    let mut found: Vec<FirstRace> = vec![];
     for (n, a) in labels.iter().enumerate() {
         for b in &labels[n..] {
             if !kinds_conflict(a.kinds, b.kinds) || cx.reported(a.label, b.label, arr) || !may_meet(hb, a, b, warp_sync)
@@ -477,12 +477,14 @@ fn sym_pairs(cx: &mut RaceCtx, hb: &Hb, q: &mut Queries, insts: &[Inst], arr: Ar
         }
     }
     found.sort_by_key(|f| f.0);
-    for (_, x, y, answer) in found {
-        if let Some((off, assumed)) = answer {
-            cx.report(arr, x, y, off, assumed);
-        }
+    for (_, x, y, (off, assumed)) in found {
+        cx.report(arr, x, y, off, assumed);
     }
 }
+
+/// A statement pair's first racing instance pair (positions), its sides, and the witness offset
+/// with whether the race is assumed.
+type FirstRace = ((usize, usize), Side, Side, (Option<i64>, bool));
 
 /// The first instance pair (in position order) of statements `a` and `b` that races.
 fn first_race(
@@ -493,7 +495,7 @@ fn first_race(
     ix: &[usize],
     (a, b): (&OfLabel, &OfLabel),
     warp_sync: bool,
-) -> Option<((usize, usize), Side, Side, Answer)> {
+) -> Option<FirstRace> {
     let arr = insts[ix[a.pos[0]]].a.array;
     let len = cx.k.array(arr).byte_len();
     // Every position of either statement, each with the other statement's positions.
@@ -514,8 +516,7 @@ fn first_race(
                 continue;
             }
             let other = Other::Sym(y.a.offset.clone(), y.a.size, y.a.pred.clone());
-            let answer = q.ask(x.a, other, len);
-            if answer.is_some() {
+            if let Some(answer) = q.ask(x.a, other, len) {
                 return Some(((p, o), x.side(), y.side(), answer));
             }
         }
