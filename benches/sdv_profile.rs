@@ -7,22 +7,50 @@
 //! line of totals; then, for the five slowest kernels, their phases and slowest solver calls.
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
+//! `AUTOSYNC_PROFILE_RACY=1` profiles what `fix` asks first instead: each kernel with every
+//! block-wide barrier removed, checked with synthesis's planning options (kernels without
+//! barriers are skipped).
 
 use autosync::front;
 use autosync_devtools::manifest;
-use autosync_oracle::ir::Kernel;
+use autosync_oracle::ir::{Kernel, StmtKind};
 use autosync_oracle::sdv::{self, Profile};
-use autosync_oracle::tree::uses_named_barriers;
+use autosync_oracle::tree::{for_each_stmt, remove_stmts, uses_named_barriers};
 use std::path::Path;
 use std::time::Instant;
 
+/// `k` with every block-wide barrier the user wrote removed (`None` when it has none).
+fn without_barriers(k: &Kernel) -> Option<Kernel> {
+    let mut labels = Vec::new();
+    for_each_stmt(&k.body, &mut |s| {
+        if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) && s.emit_after {
+            labels.push(s.label);
+        }
+    });
+    (!labels.is_empty()).then(|| remove_stmts(k, &labels))
+}
+
+/// The kernel to profile and the options to check it with (see the module's doc).
+fn workload(k: Kernel, racy: bool) -> Option<(Kernel, sdv::SdvOptions)> {
+    if !racy {
+        return Some((k, sdv::SdvOptions::default()));
+    }
+    let planning = sdv::SdvOptions {
+        small_witnesses: false,
+        one_race_per_place_pair: true,
+        ..Default::default()
+    };
+    without_barriers(&k).map(|k| (k, planning))
+}
+
 fn main() {
+    let racy = std::env::var("AUTOSYNC_PROFILE_RACY").is_ok_and(|v| v == "1");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
     let mut runs: Vec<(f64, String, Kernel, Profile)> = Vec::new();
     println!(
-        "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6}",
-        "kernel", "check", "calls", "solver", "max call", "terms", "qfbv"
+        "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6} {:>15} {:>17}",
+        "kernel", "check", "calls", "solver", "max call", "terms", "qfbv", "sat (ms)", "guessed (ms)"
     );
     for e in &m.kernels {
         if filter.as_ref().is_some_and(|f| !e.path.contains(f.as_str())) {
@@ -35,6 +63,9 @@ fn main() {
         if uses_named_barriers(&k) {
             continue;
         }
+        let Some((k, opts)) = workload(k, racy) else {
+            continue;
+        };
         // The fastest of `AUTOSYNC_PROFILE_RUNS` runs (default 1): the others are noise.
         let runs_wanted: usize = std::env::var("AUTOSYNC_PROFILE_RUNS")
             .ok()
@@ -43,7 +74,7 @@ fn main() {
         let mut best: Option<(f64, Profile)> = None;
         for _ in 0..runs_wanted.max(1) {
             let t = Instant::now();
-            let (_, p) = sdv::check_profiled(&k, &sdv::SdvOptions::default());
+            let (_, p) = sdv::check_profiled(&k, &opts);
             let total = t.elapsed().as_secs_f64() * 1000.0;
             if best.as_ref().is_none_or(|(b, _)| total < *b) {
                 best = Some((total, p));
@@ -56,15 +87,29 @@ fn main() {
         sizes.sort();
         let median_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
         let fallback = p.queries.iter().filter(|q| q.solver == "qfbv").count();
+        let sat: Vec<f64> = p
+            .queries
+            .iter()
+            .filter(|q| q.result == "sat" && q.solver != "eval")
+            .map(|q| q.millis)
+            .collect();
+        let guesses: Vec<&autosync_oracle::sdv::QueryStat> = p.queries.iter().filter(|q| q.solver == "eval").collect();
+        let found = guesses.iter().filter(|q| q.result == "sat").count();
+        let guess_ms: f64 = guesses.iter().map(|q| q.millis).sum();
         println!(
-            "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6}",
+            "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6} {:>6} ({:>6.1}) {:>4}/{:<4} ({:>5.1})",
             e.path,
             total,
             p.queries.len(),
             solver,
             max,
             median_size,
-            fallback
+            fallback,
+            sat.len(),
+            sat.iter().sum::<f64>(),
+            found,
+            guesses.len(),
+            guess_ms
         );
         runs.push((total, e.path.clone(), k, p));
     }

@@ -40,7 +40,7 @@ pub fn oracle() -> Layering {
     Layering {
         layers: vec![
             (vec!["sdv", "named", "exec"], false),
-            (vec!["report", "tree", "smt", "print"], true),
+            (vec!["report", "tree", "smt", "bv_eval", "print"], true),
             (vec!["ir"], false),
         ],
     }

@@ -64,10 +64,17 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope<'_>, timeout_ms
     let th = ThreadVars::new(1);
     let w = symex::walk(k, unif, &geom, &th, &HashSet::new(), symex::Detail::Conditions);
     let solver = crate::smt::query_solver(timeout_ms);
-    for c in geometry_constraints(k, &geom, &[&th]) {
-        solver.assert(&c);
+    let facts = geometry_constraints(k, &geom, &[&th]);
+    for c in &facts {
+        solver.assert(c);
     }
     let never = |extra: &[Bool]| {
+        // A thread found by evaluation that takes the branch settles it without the solver.
+        let mut all = facts.clone();
+        all.extend(extra.iter().cloned());
+        if super::guess::satisfiable(&all) {
+            return false;
+        }
         solver.push();
         for e in extra {
             solver.assert(e);

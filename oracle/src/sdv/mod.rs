@@ -25,6 +25,7 @@ mod counters;
 mod decided;
 mod fold;
 mod grid_phases;
+mod guess;
 mod induction;
 mod intervals;
 mod levels;

@@ -540,6 +540,8 @@ impl<'a> Taint<'a> {
 /// Decides warp-uniformity of control predicates with two threads of one warp.
 struct WarpCheck {
     solver: Solver,
+    /// The geometry constraints asserted on `solver` (a guessed disagreement satisfies them).
+    geometry_facts: Vec<Bool>,
     w1: symex::Walk,
     w2: symex::Walk,
     /// The same walks with every kernel parameter symbolic: block-uniformity must not rest on
@@ -574,8 +576,9 @@ impl WarpCheck {
         let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
         let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
         let solver = crate::smt::query_solver(2000);
-        for c in geometry_constraints(k, &geom, &[&t1, &t2]) {
-            solver.assert(&c);
+        let geometry_facts = geometry_constraints(k, &geom, &[&t1, &t2]);
+        for c in &geometry_facts {
+            solver.assert(c);
         }
         let w1_ = warp_of(&t1, &geom);
         let w2_ = warp_of(&t2, &geom);
@@ -583,6 +586,7 @@ impl WarpCheck {
         let hubs = t1.index_names().chain(t2.index_names()).collect();
         WarpCheck {
             solver,
+            geometry_facts,
             w1,
             w2,
             w1_any,
@@ -602,6 +606,13 @@ impl WarpCheck {
         parts.push(c1.xor(c2));
         let roots = [Dynamic::from_ast(c1), Dynamic::from_ast(c2)];
         let sliced = super::query::slice(&parts, &roots, &self.hubs, &mut self.constants.borrow_mut());
+        // Most conditions that depend on the thread are told so by two threads found by
+        // evaluation, without the solver.
+        let mut all = self.geometry_facts.clone();
+        all.extend(sliced.as_ref().map_or(parts.clone(), |s| vec![s.formula.clone()]));
+        if super::guess::satisfiable(&all) {
+            return SatResult::Sat;
+        }
         self.solver.push();
         match sliced {
             Some(s) => self.solver.assert(&s.formula),
