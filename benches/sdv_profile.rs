@@ -13,22 +13,12 @@
 
 use autosync::front;
 use autosync_devtools::manifest;
-use autosync_oracle::ir::{Kernel, StmtKind};
+use autosync_devtools::workload::without_barriers;
+use autosync_oracle::ir::Kernel;
 use autosync_oracle::sdv::{self, Profile};
-use autosync_oracle::tree::{for_each_stmt, remove_stmts, uses_named_barriers};
+use autosync_oracle::tree::uses_named_barriers;
 use std::path::Path;
 use std::time::Instant;
-
-/// `k` with every block-wide barrier the user wrote removed (`None` when it has none).
-fn without_barriers(k: &Kernel) -> Option<Kernel> {
-    let mut labels = Vec::new();
-    for_each_stmt(&k.body, &mut |s| {
-        if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) && s.emit_after {
-            labels.push(s.label);
-        }
-    });
-    (!labels.is_empty()).then(|| remove_stmts(k, &labels))
-}
 
 /// The kernel to profile and the options to check it with (see the module's doc).
 fn workload(k: Kernel, racy: bool) -> Option<(Kernel, sdv::SdvOptions)> {

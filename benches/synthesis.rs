@@ -17,26 +17,16 @@ use autosync::front;
 use autosync::synth::block::{synthesize, synthesize_naive, Outcome};
 use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest;
-use autosync_oracle::ir::{Kernel, StmtKind};
+use autosync_devtools::workload::without_barriers;
+use autosync_oracle::ir::Kernel;
 use autosync_oracle::report::IterRelation;
-use autosync_oracle::tree::{for_each_stmt, remove_stmts, uses_named_barriers};
+use autosync_oracle::tree::uses_named_barriers;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
-}
-
-/// `k` with every block-wide barrier the user wrote removed (`None` when it has none).
-fn without_barriers(k: &Kernel) -> Option<Kernel> {
-    let mut labels = Vec::new();
-    for_each_stmt(&k.body, &mut |s| {
-        if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) && s.emit_after {
-            labels.push(s.label);
-        }
-    });
-    (!labels.is_empty()).then(|| remove_stmts(k, &labels))
 }
 
 /// One measured kernel: the median time of the MaxSAT strategy and its outcome.

@@ -1,6 +1,21 @@
-//! Generated workloads for benchmarks: warp-specialized producer/consumer pipelines as CUDA text.
+//! Generated workloads for benchmarks: warp-specialized producer/consumer pipelines as CUDA text,
+//! and the racy version of a kernel (the workload `fix` has).
 
+use autosync_oracle::ir::{Kernel, StmtKind};
+use autosync_oracle::tree::{for_each_stmt, remove_stmts};
 use std::fmt::Write;
+
+/// `k` with every block-wide barrier the user wrote removed (`None` when it has none): what
+/// `fix` gets from an author who left them out.
+pub fn without_barriers(k: &Kernel) -> Option<Kernel> {
+    let mut labels = Vec::new();
+    for_each_stmt(&k.body, &mut |s| {
+        if matches!(&s.kind, StmtKind::Barrier(b, _) if b.is_block_wide()) && s.emit_after {
+            labels.push(s.label);
+        }
+    });
+    (!labels.is_empty()).then(|| remove_stmts(k, &labels))
+}
 
 /// Shape of a generated pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

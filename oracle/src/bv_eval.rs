@@ -566,6 +566,32 @@ fn decl_param(t: &Dynamic, i: u32) -> Option<u32> {
     }
 }
 
+/// `f` with each of `vars` replaced by its value in `values`, simplified by Z3: what Z3 makes
+/// of an assignment, for tests to compare evaluation with.
+#[cfg(test)]
+pub(crate) fn substituted(f: &Dynamic, vars: &[Var], values: &[u128]) -> Dynamic {
+    use z3::ast::{Bool, BV};
+    let subst: Vec<(Dynamic, Dynamic)> = vars
+        .iter()
+        .zip(values)
+        .map(|(v, &x)| {
+            if v.width == 0 {
+                (
+                    Dynamic::from_ast(&Bool::new_const(v.name.as_str())),
+                    Dynamic::from_ast(&Bool::from_bool(x != 0)),
+                )
+            } else {
+                (
+                    Dynamic::from_ast(&BV::new_const(v.name.as_str(), v.width)),
+                    Dynamic::from_ast(&BV::from_str(v.width, &x.to_string()).expect("numeral")),
+                )
+            }
+        })
+        .collect();
+    let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
+    f.substitute(&pairs).simplify()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -581,26 +607,7 @@ mod tests {
             .map(|v| values.iter().find(|(n, _)| *n == v.name).map_or(0, |x| x.1))
             .collect();
         let ours = p.eval(&vals, &mut Vec::new());
-        let subst: Vec<(Dynamic, Dynamic)> = p
-            .vars()
-            .iter()
-            .zip(&vals)
-            .map(|(v, &x)| {
-                if v.width == 0 {
-                    (
-                        Dynamic::from_ast(&Bool::new_const(v.name.as_str())),
-                        Dynamic::from_ast(&Bool::from_bool(x != 0)),
-                    )
-                } else {
-                    (
-                        Dynamic::from_ast(&BV::new_const(v.name.as_str(), v.width)),
-                        Dynamic::from_ast(&BV::from_str(v.width, &x.to_string()).expect("numeral")),
-                    )
-                }
-            })
-            .collect();
-        let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
-        let z = f.substitute(&pairs).simplify();
+        let z = substituted(f, p.vars(), &vals);
         let theirs = match z.as_bool() {
             Some(b) => b.as_bool().expect("a constant") as u128,
             None => {

@@ -454,28 +454,7 @@ mod tests {
 
     /// Whether `f` holds under `g`, by Z3's own simplifier after substituting `g`'s values.
     fn holds_in_z3(f: &Bool, g: &Guess) -> bool {
-        let subst: Vec<(Dynamic, Dynamic)> = g
-            .vars
-            .iter()
-            .zip(&g.values)
-            .map(|(v, &x)| {
-                if v.width == 0 {
-                    (
-                        Dynamic::from_ast(&Bool::new_const(v.name.as_str())),
-                        Dynamic::from_ast(&Bool::from_bool(x != 0)),
-                    )
-                } else {
-                    (
-                        Dynamic::from_ast(&BV::new_const(v.name.as_str(), v.width)),
-                        Dynamic::from_ast(&BV::from_str(v.width, &x.to_string()).expect("numeral")),
-                    )
-                }
-            })
-            .collect();
-        let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
-        Dynamic::from_ast(f)
-            .substitute(&pairs)
-            .simplify()
+        crate::bv_eval::substituted(&Dynamic::from_ast(f), &g.vars, &g.values)
             .as_bool()
             .and_then(|b| b.as_bool())
             .expect("a constant")
