@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo bench --bench sdv_profile [-- PATH_SUBSTRING]`. For every corpus kernel checked by
 //! the SDV checker (only those whose path contains the argument, when one is given), prints one
-//! line of totals; then, for the five slowest kernels, their phases and slowest solver calls.
+//! line of totals (solver calls; of them the satisfiable ones; searches for a model by evaluation,
+//! found / tried, and their time); then, for the five slowest kernels, their phases and slowest
+//! solver calls and searches.
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
 //! `AUTOSYNC_PROFILE_RACY=1` profiles what `fix` asks first instead: each kernel with every
@@ -15,7 +17,7 @@ use autosync::front;
 use autosync_devtools::manifest;
 use autosync_devtools::workload::without_barriers;
 use autosync_oracle::ir::Kernel;
-use autosync_oracle::sdv::{self, Profile};
+use autosync_oracle::sdv::{self, Profile, QueryStat};
 use autosync_oracle::tree::uses_named_barriers;
 use std::path::Path;
 use std::time::Instant;
@@ -71,26 +73,22 @@ fn main() {
             }
         }
         let (total, p) = best.expect("at least one run");
-        let solver: f64 = p.queries.iter().map(|q| q.millis).sum();
-        let max = p.queries.iter().map(|q| q.millis).fold(0.0, f64::max);
-        let mut sizes: Vec<usize> = p.queries.iter().map(|q| q.size).collect();
+        // Solver calls and searches for a model by evaluation (`eval`), apart.
+        let (guesses, calls): (Vec<&QueryStat>, Vec<&QueryStat>) = p.queries.iter().partition(|q| q.solver == "eval");
+        let solver: f64 = calls.iter().map(|q| q.millis).sum();
+        let max = calls.iter().map(|q| q.millis).fold(0.0, f64::max);
+        let mut sizes: Vec<usize> = calls.iter().map(|q| q.size).collect();
         sizes.sort();
         let median_size = sizes.get(sizes.len() / 2).copied().unwrap_or(0);
-        let fallback = p.queries.iter().filter(|q| q.solver == "qfbv").count();
-        let sat: Vec<f64> = p
-            .queries
-            .iter()
-            .filter(|q| q.result == "sat" && q.solver != "eval")
-            .map(|q| q.millis)
-            .collect();
-        let guesses: Vec<&autosync_oracle::sdv::QueryStat> = p.queries.iter().filter(|q| q.solver == "eval").collect();
+        let fallback = calls.iter().filter(|q| q.solver == "qfbv").count();
+        let sat: Vec<f64> = calls.iter().filter(|q| q.result == "sat").map(|q| q.millis).collect();
         let found = guesses.iter().filter(|q| q.result == "sat").count();
         let guess_ms: f64 = guesses.iter().map(|q| q.millis).sum();
         println!(
             "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6} {:>6} ({:>6.1}) {:>4}/{:<4} ({:>5.1})",
             e.path,
             total,
-            p.queries.len(),
+            calls.len(),
             solver,
             max,
             median_size,
