@@ -8,6 +8,7 @@
 //! Only the operators the checkers build are compiled; any other one (arrays, integers,
 //! uninterpreted functions, widths over 127 bits) makes [`Program::compile`] answer `None`.
 
+use crate::smt::op_kind;
 use std::collections::HashMap;
 use z3::ast::{Ast, Dynamic};
 use z3::SortKind;
@@ -57,23 +58,6 @@ mod k {
     pub const ULT: u32 = D::Ult as u32;
     pub const XOR: u32 = D::Xor as u32;
     pub const ZERO_EXT: u32 = D::ZeroExt as u32;
-}
-
-/// The raw operator kind of an application.
-pub(crate) fn op_kind(t: &Dynamic) -> Option<u32> {
-    extern "C" {
-        #[link_name = "Z3_get_decl_kind"]
-        fn decl_kind(c: z3_sys::Z3_context, d: z3_sys::Z3_func_decl) -> u32;
-    }
-    let ctx = z3::Context::thread_local();
-    // SAFETY: `t` is a live term of the thread's context; Z3 returns the kind as a C enum (an
-    // unsigned number), which is what `decl_kind` is declared to return.
-    unsafe {
-        let c = ctx.get_z3_context();
-        let app = z3_sys::Z3_to_app(c, t.get_z3_ast())?;
-        let decl = z3_sys::Z3_get_app_decl(c, app)?;
-        Some(decl_kind(c, decl))
-    }
 }
 
 /// The kind the installed Z3 gives an uninterpreted constant (its number changes between

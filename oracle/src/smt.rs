@@ -2,8 +2,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use z3::ast::{Bool, BV};
-use z3::{Context, Params, Solver, Tactic};
+use z3::ast::{Ast, Bool, Dynamic, BV};
+use z3::{Context, DeclKind, Params, Solver, Tactic};
 
 /// A solver for one-shot conflict queries (`push`, assert, `check`, `pop`), limited to
 /// `timeout_ms` per `check`.
@@ -59,6 +59,68 @@ pub(crate) fn set_limits(solver: &Solver, timeout_ms: u32, wall_left_ms: Option<
     p.set_u32("rlimit", (ms * RLIMIT_PER_MS).min(u64::from(u32::MAX)) as u32);
     p.set_u32("timeout", wall.min(u64::from(u32::MAX)) as u32);
     solver.set_params(&p);
+}
+
+/// The operator kind of an application, as the number Z3's API returns. The z3 crate's
+/// `FuncDecl::kind` makes it a `DeclKind`, but the installed library's number for some kinds
+/// (an uninterpreted constant, the overflow predicates of Z3 4.8) is not one that enum lists:
+/// an invalid enum value. Compare with `DeclKind::X as u32`.
+pub(crate) fn op_kind(t: &Dynamic) -> Option<u32> {
+    extern "C" {
+        #[link_name = "Z3_get_decl_kind"]
+        fn decl_kind(c: z3_sys::Z3_context, d: z3_sys::Z3_func_decl) -> u32;
+    }
+    let ctx = Context::thread_local();
+    // SAFETY: `t` is a live term of the thread's context; Z3 returns the kind as a C enum (an
+    // unsigned number), which is what `decl_kind` is declared to return.
+    unsafe {
+        let c = ctx.get_z3_context();
+        let app = z3_sys::Z3_to_app(c, t.get_z3_ast())?;
+        let decl = z3_sys::Z3_get_app_decl(c, app)?;
+        Some(decl_kind(c, decl))
+    }
+}
+
+const AND: u32 = DeclKind::And as u32;
+const TRUE: u32 = DeclKind::True as u32;
+const IMPLIES: u32 = DeclKind::Implies as u32;
+
+/// The conjuncts of `parts`: nested `and`s opened, `true => x` is `x`, and `c => (x1 and x2)`
+/// is `(c => x1) and (c => x2)`; `true` is dropped.
+pub(crate) fn conjuncts(parts: &[Bool]) -> Vec<Bool> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Bool> = parts.iter().rev().cloned().collect();
+    while let Some(b) = stack.pop() {
+        let kind = op_kind(&Dynamic::from_ast(&b));
+        match kind {
+            Some(AND) => {
+                for c in b.children().into_iter().rev() {
+                    stack.push(c.as_bool().expect("and of bools"));
+                }
+            }
+            Some(TRUE) => {}
+            Some(IMPLIES) => {
+                let ch = b.children();
+                let (c, x) = (
+                    ch[0].as_bool().expect("implies of bools"),
+                    ch[1].as_bool().expect("implies of bools"),
+                );
+                match (c.as_bool(), op_kind(&Dynamic::from_ast(&x))) {
+                    (Some(true), _) => stack.push(x),
+                    // `c => (x1 and x2)` is `(c => x1) and (c => x2)`: the facts a walk keeps
+                    // under a path condition become separate conjuncts for the slice.
+                    (_, Some(AND)) => {
+                        for y in x.children().into_iter().rev() {
+                            stack.push(c.implies(y.as_bool().expect("and of bools")));
+                        }
+                    }
+                    _ => out.push(b),
+                }
+            }
+            _ => out.push(b),
+        }
+    }
+    out
 }
 
 /// `[o, o+s)` lies inside an array of `len` bytes (66-bit arithmetic: no wrap-around).

@@ -352,43 +352,12 @@ impl<'p> Search<'p> {
     }
 }
 
-/// The conjuncts of `parts`, nested conjunctions opened, also under an implication
-/// (`c => a && b` is `c => a` and `c => b`): finer conjuncts guide the search.
+/// The conjuncts of `parts`, as finely split as they go (finer conjuncts guide the search).
 fn flatten(parts: &[Bool]) -> Vec<Dynamic> {
-    let mut out = Vec::new();
-    let mut stack: Vec<Bool> = parts.iter().rev().cloned().collect();
-    let and = z3::DeclKind::And as u32;
-    let implies = z3::DeclKind::Implies as u32;
-    while let Some(t) = stack.pop() {
-        let d = Dynamic::from_ast(&t);
-        let kind = crate::bv_eval::op_kind(&d);
-        let kids = || d.children().into_iter().filter_map(|c| c.as_bool());
-        if kind == Some(and) {
-            stack.extend(kids().collect::<Vec<_>>().into_iter().rev());
-        } else if kind == Some(implies) {
-            let Ok([c, body]) = <[Bool; 2]>::try_from(kids().collect::<Vec<_>>()) else {
-                out.push(d);
-                continue;
-            };
-            let opened = crate::bv_eval::op_kind(&Dynamic::from_ast(&body)) == Some(and);
-            match (c.as_bool(), opened) {
-                (Some(true), _) => stack.push(body),
-                (_, true) => {
-                    let parts: Vec<Bool> = Dynamic::from_ast(&body)
-                        .children()
-                        .into_iter()
-                        .filter_map(|x| x.as_bool())
-                        .map(|x| c.implies(&x))
-                        .collect();
-                    stack.extend(parts.into_iter().rev());
-                }
-                _ => out.push(d),
-            }
-        } else {
-            out.push(d);
-        }
-    }
-    out
+    crate::smt::conjuncts(parts)
+        .iter()
+        .map(|c| Dynamic::from_ast(c))
+        .collect()
 }
 
 /// The inverse of odd `x` modulo 2^128 (Newton's iteration: each step doubles the bits).

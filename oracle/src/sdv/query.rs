@@ -7,11 +7,11 @@ use super::symex::{self, Detail, Product, SiteTerms, Val, Walk};
 use super::threads::{geometry, geometry_constraints, group_of, warp_of, Geometry, ThreadVars};
 use crate::ir::*;
 use crate::report::{ThreadId, Witness};
-use crate::smt::{numeral, resize};
+use crate::smt::{conjuncts, numeral, op_kind, resize};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Dynamic, BV};
-use z3::{Model, SatResult, Solver};
+use z3::{DeclKind, Model, SatResult, Solver};
 
 /// The two coordinate triples differ somewhere.
 fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
@@ -894,9 +894,10 @@ fn addends(t: &BV) -> Vec<BV> {
     let mut out = Vec::new();
     let mut stack = vec![t.clone()];
     while let Some(x) = stack.pop() {
-        match x.safe_decl().map(|d| d.kind()).ok() {
-            Some(z3::DeclKind::Badd) => stack.extend(x.children().iter().rev().filter_map(|c| c.as_bv())),
-            _ => out.push(x),
+        if op_kind(&Dynamic::from_ast(&x)) == Some(DeclKind::Badd as u32) {
+            stack.extend(x.children().iter().rev().filter_map(|c| c.as_bv()));
+        } else {
+            out.push(x);
         }
     }
     out
@@ -1074,43 +1075,6 @@ fn byte_overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> Bool {
     Bool::and(&[x1.bvslt(&e2), x2.bvslt(&e1)])
 }
 
-/// The conjuncts of `parts` (nested `and`s and `true => x` flattened).
-fn conjuncts(parts: &[Bool]) -> Vec<Bool> {
-    let mut out = Vec::new();
-    let mut stack: Vec<Bool> = parts.iter().rev().cloned().collect();
-    while let Some(b) = stack.pop() {
-        let kind = b.safe_decl().map(|d| d.kind()).ok();
-        match kind {
-            Some(z3::DeclKind::And) => {
-                for c in b.children().into_iter().rev() {
-                    stack.push(c.as_bool().expect("and of bools"));
-                }
-            }
-            Some(z3::DeclKind::True) => {}
-            Some(z3::DeclKind::Implies) => {
-                let ch = b.children();
-                let (c, x) = (
-                    ch[0].as_bool().expect("implies of bools"),
-                    ch[1].as_bool().expect("implies of bools"),
-                );
-                match (c.as_bool(), x.safe_decl().map(|d| d.kind()).ok()) {
-                    (Some(true), _) => stack.push(x),
-                    // `c => (x1 and x2)` is `(c => x1) and (c => x2)`: the facts a walk keeps
-                    // under a path condition become separate conjuncts for the slice.
-                    (_, Some(z3::DeclKind::And)) => {
-                        for y in x.children().into_iter().rev() {
-                            stack.push(c.implies(y.as_bool().expect("and of bools")));
-                        }
-                    }
-                    _ => out.push(b),
-                }
-            }
-            _ => out.push(b),
-        }
-    }
-    out
-}
-
 /// Names of the uninterpreted constants in `root` (memoized per term; an explicit stack, as
 /// terms of long straight-line kernels are deep).
 fn constants(root: &Dynamic, memo: &mut HashMap<Dynamic, Rc<HashSet<String>>>) -> Rc<HashSet<String>> {
@@ -1175,9 +1139,10 @@ pub(crate) fn slice(
         .iter()
         .map(|c| {
             let vars = names(&Dynamic::from_ast(c), memo);
-            let anchor = match c.safe_decl().map(|d| d.kind()).ok() {
-                Some(z3::DeclKind::Implies) => names(&c.children()[1], memo),
-                _ => vars.clone(),
+            let anchor = if op_kind(&Dynamic::from_ast(c)) == Some(DeclKind::Implies as u32) {
+                names(&c.children()[1], memo)
+            } else {
+                vars.clone()
             };
             (vars, anchor)
         })
