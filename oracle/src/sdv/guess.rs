@@ -94,6 +94,25 @@ pub(crate) fn satisfiable(conjuncts: &[Bool]) -> bool {
     search(conjuncts, &Hints::new()).is_some()
 }
 
+/// Conjuncts a worse change may break and still be repaired (see [`Search::step`]).
+const REPAIRS: usize = 4;
+
+/// Changes that leave the failing conjunct failing, tried besides those that satisfy it (see
+/// [`Search::step`]).
+const PLATEAU_MOVES: usize = 4;
+
+/// A constant (its index) and a value to give it.
+type Change = (usize, u128);
+
+/// A change of one constant: how many more conjuncts hold after it, and which do.
+#[derive(Clone)]
+struct Move {
+    gain: i64,
+    var: usize,
+    value: u128,
+    after: Vec<bool>,
+}
+
 /// The state of one local search: the current assignment and which conjuncts it fails.
 struct Search<'p> {
     p: &'p Program,
@@ -202,53 +221,146 @@ impl<'p> Search<'p> {
         }
     }
 
-    /// Changes one constant of the failing conjunct `r`: of the candidate changes, the one that
-    /// makes the most conjuncts hold, taken when it is no worse than now, or now and then
-    /// anyway (to leave a dead end).
+    /// Changes one constant of the failing conjunct `r`. Of the changes that satisfy `r`, the
+    /// one that makes the most conjuncts hold is taken when it is no worse than now; a few
+    /// changes that leave `r` failing compete with it on equal terms (a plateau walk: some
+    /// models need two constants changed together). A worse one is taken when a repair of the
+    /// conjuncts it breaks, one change each, makes up for it (a thread moved into a branch
+    /// wakes the facts about that branch's loops, which one more constant satisfies); failing
+    /// that, a plateau change, or now and then the worse one anyway (to leave a dead end).
     fn step(&mut self, r: usize) {
-        let vars = self.cones[r].1.clone();
-        let mut best: Option<(i64, usize, u128, Vec<bool>)> = None;
-        let mut ties = 0;
-        for &v in &vars {
-            for x in self.candidates(r, v) {
-                if x == self.cur[v] {
-                    continue;
-                }
-                let mut vals = self.cur.clone();
-                vals[v] = x;
-                let users = self.users[v].clone();
-                let mut gain = 0i64;
-                let mut after = Vec::with_capacity(users.len());
-                for &i in &users {
-                    let h = self.eval(i, &vals);
-                    gain += h as i64 - self.holds[i] as i64;
-                    after.push(h);
-                }
-                // Ties are broken at random (reservoir sampling): on a plateau the search
-                // must wander to reach a change that two constants need together.
-                let better = match &best {
-                    None => true,
-                    Some(b) if gain > b.0 => true,
-                    Some(b) if gain == b.0 => {
-                        ties += 1;
-                        self.rng.below(ties + 1) == 0
-                    }
-                    _ => false,
-                };
-                if better {
-                    if best.as_ref().is_none_or(|b| gain > b.0) {
-                        ties = 0;
-                    }
-                    best = Some((gain, v, x, after));
-                }
+        let (fixing, others) = self.options(r, None);
+        let best = self.best_of(&fixing);
+        let plateau = self.best_of(&others);
+        if let Some(b) = best.as_ref().filter(|b| b.gain >= 0) {
+            let m = match &plateau {
+                Some(p) if p.gain > b.gain || (p.gain == b.gain && self.rng.below(2) == 0) => p,
+                _ => b,
+            };
+            self.apply(&m.clone());
+            return;
+        }
+        if best.as_ref().is_some_and(|b| self.repaired(b)) {
+            return;
+        }
+        match (plateau.filter(|p| p.gain >= 0), best) {
+            (Some(p), _) => self.apply(&p),
+            (None, Some(b)) if self.rng.below(8) == 0 => self.apply(&b),
+            _ => {}
+        }
+    }
+
+    /// Makes the worse change `m` and repairs the conjuncts it breaks, each with one change of
+    /// another constant; undoes it all unless as many conjuncts hold as before.
+    fn repaired(&mut self, m: &Move) -> bool {
+        let (cur, holds) = (self.cur.clone(), self.holds.clone());
+        let failing = holds.iter().filter(|h| !**h).count();
+        self.apply(m);
+        let broken: Vec<usize> = self.users[m.var]
+            .iter()
+            .copied()
+            .filter(|&i| holds[i] && !self.holds[i])
+            .collect();
+        for _ in 0..REPAIRS {
+            let Some(&b) = broken.iter().find(|&&b| !self.holds[b]) else {
+                break;
+            };
+            let (fixing, _) = self.options(b, Some(m.var));
+            match self.best_of(&fixing).filter(|f| f.gain > 0) {
+                Some(fix) => self.apply(&fix),
+                None => break,
             }
         }
-        let Some((gain, v, x, after)) = best else { return };
-        if gain >= 0 || self.rng.below(8) == 0 {
-            self.cur[v] = x;
-            for (k, &i) in self.users[v].clone().iter().enumerate() {
-                self.holds[i] = after[k];
+        if self.holds.iter().filter(|h| !**h).count() <= failing {
+            return true;
+        }
+        self.cur = cur;
+        self.holds = holds;
+        false
+    }
+
+    /// The change of `options` that makes the most conjuncts hold (ties broken at random:
+    /// reservoir sampling).
+    fn best_of(&mut self, options: &[Change]) -> Option<Move> {
+        let mut best: Option<Move> = None;
+        let mut ties = 0;
+        for &(v, x) in options {
+            let m = self.scored(v, x);
+            let better = match &best {
+                None => true,
+                Some(b) if m.gain > b.gain => {
+                    ties = 0;
+                    true
+                }
+                Some(b) if m.gain == b.gain => {
+                    ties += 1;
+                    self.rng.below(ties + 1) == 0
+                }
+                _ => false,
+            };
+            if better {
+                best = Some(m);
             }
+        }
+        best
+    }
+
+    /// The changes of conjunct `r`'s constants (other than `fixed`) to try: those that make
+    /// `r` hold (checked on `r` alone, which is cheap: a constant such as a thread index has
+    /// dozens of conjuncts to re-evaluate), and a few of the others (all when none does).
+    fn options(&mut self, r: usize, fixed: Option<usize>) -> (Vec<Change>, Vec<Change>) {
+        let mut all = Vec::new();
+        for v in self.cones[r].1.clone() {
+            if Some(v) != fixed {
+                all.extend(
+                    self.candidates(r, v)
+                        .into_iter()
+                        .filter(|&x| x != self.cur[v])
+                        .map(|x| (v, x)),
+                );
+            }
+        }
+        let mut vals = self.cur.clone();
+        let (fixing, others): (Vec<Change>, Vec<Change>) = all.iter().partition(|&&(v, x)| {
+            vals[v] = x;
+            let holds = self.eval(r, &vals);
+            vals[v] = self.cur[v];
+            holds
+        });
+        if fixing.is_empty() {
+            return (fixing, others);
+        }
+        let sample = (0..PLATEAU_MOVES.min(others.len()))
+            .map(|_| others[self.rng.below(others.len())])
+            .collect();
+        (fixing, sample)
+    }
+
+    /// Constant `v` set to `x`: how many more conjuncts hold, and which.
+    fn scored(&mut self, v: usize, x: u128) -> Move {
+        let mut vals = self.cur.clone();
+        vals[v] = x;
+        let mut gain = 0i64;
+        let mut after = Vec::with_capacity(self.users[v].len());
+        for k in 0..self.users[v].len() {
+            let i = self.users[v][k];
+            let h = self.eval(i, &vals);
+            gain += h as i64 - self.holds[i] as i64;
+            after.push(h);
+        }
+        Move {
+            gain,
+            var: v,
+            value: x,
+            after,
+        }
+    }
+
+    /// Makes the change `m`.
+    fn apply(&mut self, m: &Move) {
+        self.cur[m.var] = m.value;
+        for (k, &i) in self.users[m.var].clone().iter().enumerate() {
+            self.holds[i] = m.after[k];
         }
     }
 

@@ -279,6 +279,17 @@ impl<'k> Engine<'k> {
         found
     }
 
+    /// [`Engine::guess`] whatever the lane's record of misses.
+    fn guess_anyway(&mut self, parts: &[Bool], pair: (Label, Label)) -> Option<Guess> {
+        let saved = self.guesses;
+        self.guesses = (0, 0);
+        let g = self.guess(parts, pair);
+        // A miss here is not held against the lane's ordinary searches.
+        let hit = u32::from(g.is_some());
+        self.guesses = (saved.0 + hit, saved.1 + hit);
+        g
+    }
+
     /// The fallback solver, created with the geometry constraints on first use.
     fn fallback_solver(&mut self) -> &Solver {
         if self.fallback.is_none() {
@@ -508,7 +519,7 @@ impl<'k> Engine<'k> {
         // circuits, bit-blasted (an unsatisfiable abstraction settles the query, which the full
         // query rarely does within a small budget); the query with larger budgets, and on the
         // fallback solver. Only the full query's models are witnesses.
-        #[derive(PartialEq)]
+        #[derive(PartialEq, Clone, Copy)]
         enum Form {
             Full,
             Sliced,
@@ -570,13 +581,28 @@ impl<'k> Engine<'k> {
                     }
                     None => Outcome::Unknown,
                 }),
+                (Form::Sliced, SatResult::Sat) => {
+                    if let (Some(m), Some(s)) = (solver.get_model(), &sliced) {
+                        guess::remember_model(&conjuncts(std::slice::from_ref(s)), &m, &mut learned);
+                    }
+                    None
+                }
                 _ => None,
             };
             self.holder(fallback).pop(1);
+            let slice_model = form == Form::Sliced && res == SatResult::Sat;
             self.hints.extend(learned);
             if let Some(o) = decided {
                 outcome = o;
                 break;
+            }
+            // A model of the slice fixes the constants the offsets depend on; the rest of the
+            // query (facts about other values) is usually satisfied around it.
+            if slice_model {
+                if let Some(g) = self.guess_anyway(parts, (q.a.0, q.b.0)) {
+                    outcome = Outcome::Sat(self.witness(&Valuation::Guess(&g), (t1, s1), (t2, s2), q));
+                    break;
+                }
             }
         }
         self.memo.insert(formula.clone(), outcome.clone());
