@@ -577,6 +577,53 @@ mod tests {
     }
 
     #[test]
+    fn moves_a_thread_into_a_branch_and_repairs_the_facts_it_wakes() {
+        // Thread 1 writes `s[lane]` in warp 0 after four `for (d = 1; d < 32; d <<= 1)` scans;
+        // thread 2 reads `s[warp]`. An earlier model left thread 1 in warp 2: moving it into
+        // warp 0 alone makes the facts about the loops' exit counts false, and only the exit
+        // count 5 of each makes them true again. Facts about other values of thread 1 (its
+        // loads' addresses) hold wherever it is, but each change of it must evaluate them.
+        let t1 = BV::new_const("tid1_x", 32);
+        let t2 = BV::new_const("tid2_x", 32);
+        let in_warp0 = t1.bvashr(numeral(5, 32)).eq(numeral(0, 32));
+        let one = numeral(1, 32);
+        let mut parts = vec![
+            in_warp0.clone(),
+            t1.bvand(numeral(31, 32)).eq(t2.bvashr(numeral(5, 32))),
+            t1.eq(&t2).not(),
+            t1.bvult(numeral(256, 32)),
+            t2.bvult(numeral(256, 32)),
+        ];
+        let exits: Vec<BV> = (0..4).map(|i| BV::new_const(format!("ex{i}_t1"), 32)).collect();
+        for e in &exits {
+            parts.push(in_warp0.implies(one.bvshl(e).bvslt(numeral(32, 32)).not()));
+            parts.push(
+                in_warp0.implies(
+                    e.eq(numeral(0, 32))
+                        .not()
+                        .implies(one.bvshl(e.bvsub(&one)).bvslt(numeral(32, 32))),
+                ),
+            );
+            parts.push(e.bvult(numeral(64, 32)));
+        }
+        for i in 0..40u64 {
+            let addr = t1
+                .bvmul(numeral(4, 32))
+                .bvadd(numeral(i * 1024, 32))
+                .bvurem(numeral(1 << 20, 32));
+            parts.push(addr.bvult(numeral(1 << 20, 32)));
+        }
+        let mut hints: Hints = [("tid1_x", 65), ("tid2_x", 33)]
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
+        hints.extend((0..4).map(|i| (format!("ex{i}_t1"), 0)));
+        let g = search(&parts, &hints).expect("a model");
+        assert!(holds_in_z3(&Bool::and(&parts), &g));
+        assert!(exits.iter().all(|e| g.value(e) == Some(5)));
+    }
+
+    #[test]
     fn an_unsatisfiable_query_gets_no_model() {
         let x = BV::new_const("x", 32);
         let parts = vec![x.bvult(numeral(3, 32)), x.bvugt(numeral(5, 32))];
