@@ -12,7 +12,7 @@ use super::threads::{geometry, geometry_constraints, ThreadVars};
 use crate::ir::*;
 use crate::smt::numeral;
 use std::collections::{HashMap, HashSet};
-use z3::ast::Bool;
+use z3::ast::{Bool, Dynamic};
 use z3::SatResult;
 
 /// What is decided: for each decided `if`, the branch every thread takes (`true`: then);
@@ -68,27 +68,37 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope<'_>, timeout_ms
     for c in &facts {
         solver.assert(c);
     }
-    let never = |extra: &[Bool]| {
+    let hubs: HashSet<String> = th.index_names().collect();
+    let mut constants = HashMap::new();
+    let mut never = |extra: &[Bool], roots: &[Dynamic]| {
         // A thread found by evaluation that takes the branch settles it without the solver.
         let mut all = facts.clone();
         all.extend(extra.iter().cloned());
         if super::guess::satisfiable(&all) {
             return false;
         }
-        solver.push();
-        for e in extra {
-            solver.assert(e);
+        // Most of the walk's facts are about other values: the slice connected to the
+        // condition is a relaxation, so its proof settles the question.
+        let sliced = super::query::slice(extra, roots, &hubs, &mut constants).filter(|s| s.small);
+        let attempts = sliced.map(|s| s.formula).into_iter().chain([Bool::and(extra)]);
+        for f in attempts {
+            solver.push();
+            solver.assert(&f);
+            let r = solver.check();
+            solver.pop(1);
+            if r == SatResult::Unsat {
+                return true;
+            }
         }
-        let r = solver.check();
-        solver.pop(1);
-        r == SatResult::Unsat
+        false
     };
     for l in ifs {
         let Some((at, c)) = w.conds.get(&l) else { continue };
         let base = [at.ctrl.clone(), at.facts.clone()];
-        if never(&[base[0].clone(), base[1].clone(), c.not()]) {
+        let roots = [Dynamic::from_ast(c)];
+        if never(&[base[0].clone(), base[1].clone(), c.not()], &roots) {
             out.branches.insert(l, true);
-        } else if never(&[base[0].clone(), base[1].clone(), c.clone()]) {
+        } else if never(&[base[0].clone(), base[1].clone(), c.clone()], &roots) {
             out.branches.insert(l, false);
         }
     }
@@ -97,7 +107,11 @@ pub(crate) fn decide(k: &Kernel, unif: &Uniformity, scope: Scope<'_>, timeout_ms
             continue;
         };
         let zero = it.eq(numeral(0, 32));
-        if never(&[at.ctrl.clone(), at.facts.clone(), zero, first.clone(), c.not()]) {
+        let roots = [Dynamic::from_ast(c), Dynamic::from_ast(it), Dynamic::from_ast(first)];
+        if never(
+            &[at.ctrl.clone(), at.facts.clone(), zero, first.clone(), c.not()],
+            &roots,
+        ) {
             out.entered.insert(l);
         }
     }
