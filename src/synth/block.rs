@@ -19,6 +19,12 @@
 //!   that loop can skip part of the body). Should the placement still race, the race is
 //!   narrowed to `[a, b)`.
 //!
+//! The first check only assumes the last two relations where no model found by evaluation
+//! refutes them (`SdvOptions::assume_loop_relations`: the solver's proof of one costs as much
+//! as the rest of a small kernel's check). A candidate's check classifies every race it still
+//! finds; for a race whose relation was assumed, its relations replace the assumed ones
+//! instead of narrowing them.
+//!
 //! Positions are the candidate positions of the kernel that are block-uniform (so no barrier we
 //! place can diverge). Costs are `LC^loops · IC^conds`.
 
@@ -167,6 +173,7 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // the conflict queries this call proved race-free (barriers only add order).
     let planning = sdv::SdvOptions {
         one_race_per_place_pair: true,
+        assume_loop_relations: true,
         ..sdv_opts.clone()
     };
     let (report, proofs) = sdv::check_proving(k, &planning);
@@ -195,7 +202,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // The planning call's uniformity is the kernel's (it does not assume settled reads).
     let feasible = Space::feasibility(k, proofs.uniformity());
     let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
-    let settled = Space::build_with(k, opts, Level::Block, sdv::uniformity_if_reads_settle(k), &feasible);
+    let settled = Space::build_with(
+        k,
+        opts,
+        Level::Block,
+        sdv::uniformity_if_reads_settle_given(k, proofs.uniformity()),
+        &feasible,
+    );
     if settled.positions != plain.positions {
         // What remains to order once those reads settle (the author's barriers then align).
         let planned = opts.unsuppressed(
@@ -210,25 +223,61 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
         );
         let mut tried = stats.clone();
         tried.oracle_calls += 1;
-        let outcome = place(k, opts, &settled, (&planned, &initial), (&quiet, &proofs), &mut tried);
+        let exact = HashSet::new();
+        let outcome = place(
+            k,
+            opts,
+            &settled,
+            (&planned, &initial, &exact),
+            (&quiet, &proofs),
+            &mut tried,
+        );
         if matches!(outcome, Outcome::Fixed { .. } | Outcome::Partial { .. }) {
             return finish(outcome, tried, initial);
         }
         stats.oracle_calls = tried.oracle_calls;
         stats.maxsat_calls = tried.maxsat_calls;
     }
-    let outcome = place(k, opts, &plain, (&initial, &initial), (&quiet, &proofs), &mut stats);
+    let assumed = assumed_loop_relations(&initial);
+    let outcome = place(
+        k,
+        opts,
+        &plain,
+        (&initial, &initial, &assumed),
+        (&quiet, &proofs),
+        &mut stats,
+    );
     finish(outcome, stats, initial)
 }
 
+/// The races of a planning report whose loop relation was assumed (see
+/// [`sdv::SdvOptions::assume_loop_relations`]).
+fn assumed_loop_relations(planned: &Report) -> HashSet<RaceKey> {
+    planned
+        .races
+        .iter()
+        .filter(|r| r.relations.iter().any(is_loop_relation))
+        .map(key)
+        .collect()
+}
+
+/// Whether `rel` says a race needs a loop's iteration other than its last or first.
+fn is_loop_relation(rel: &IterRelation) -> bool {
+    matches!(
+        rel,
+        IterRelation::NotLastIteration(_) | IterRelation::NotFirstIteration(_)
+    )
+}
+
 /// The placement loop of [`synthesize`] over one candidate space: the races of `planned` are
-/// the constraints to start from, those of `reported` (the input's report, shown to the user)
-/// what each barrier is said to cover; candidates are checked with `quiet`, reusing `proofs`.
+/// the constraints to start from (those in `assumed` with a loop relation the planning check
+/// assumed), those of `reported` (the input's report, shown to the user) what each barrier is
+/// said to cover; candidates are checked with `quiet`, reusing `proofs`.
 fn place(
     k: &Kernel,
     opts: &SynthOptions,
     space: &Space,
-    (planned, reported): (&Report, &Report),
+    (planned, reported, assumed): (&Report, &Report, &HashSet<RaceKey>),
     (quiet, proofs): (&sdv::SdvOptions, &sdv::Proofs),
     stats: &mut SynthStats,
 ) -> Outcome {
@@ -250,6 +299,7 @@ fn place(
             .collect(),
         unfixable,
         known: fixable,
+        assumed: assumed.clone(),
         narrow: BTreeSet::new(),
     };
     refinement.run(stats)
@@ -316,6 +366,9 @@ struct Refinement<'a> {
     unfixable_keys: HashSet<(RaceKey, RaceScope)>,
     /// The races every placement must separate.
     known: Vec<Race>,
+    /// Known races whose loop relation the planning check assumed, until a candidate's check
+    /// finds them again (and with them the relation).
+    assumed: HashSet<RaceKey>,
     /// Races whose options were narrowed, with the loop depth (or [`NOT_LAST_NARROWED`]).
     narrow: BTreeSet<(RaceKey, u32)>,
 }
@@ -458,6 +511,24 @@ impl Refinement<'_> {
         }
     }
 
+    /// Replaces the assumed loop relations of known race `i` by those of `found`, the same race
+    /// in a candidate's report (whose check asked); whether that changed them (if not, the
+    /// relation holds and the options it offered did not separate the race: the usual
+    /// narrowing applies).
+    fn relearned(&mut self, i: usize, found: &Race) -> bool {
+        let mut rels: BTreeSet<IterRelation> = self.known[i]
+            .relations
+            .iter()
+            .filter(|r| !is_loop_relation(r))
+            .copied()
+            .collect();
+        rels.extend(found.relations.iter().copied());
+        let rels: Vec<IterRelation> = rels.into_iter().collect();
+        let changed = rels != self.known[i].relations;
+        self.known[i].relations = rels;
+        changed
+    }
+
     /// Learns from a candidate's races: new races become constraints; races still present
     /// with a back-edge relation get the narrow option. Whether anything changed.
     fn refine(&mut self, races: Vec<Race>) -> bool {
@@ -469,6 +540,7 @@ impl Refinement<'_> {
                     self.known.push(r);
                     progress = true;
                 }
+                Some(&i) if self.assumed.remove(&key(&r)) && self.relearned(i, &r) => progress = true,
                 Some(&i) => {
                     let mut rels: BTreeSet<IterRelation> = self.known[i].relations.iter().copied().collect();
                     for rel in &r.relations {

@@ -30,6 +30,9 @@ pub struct Uniformity {
     pub(super) before: HashMap<Label, (Level, Option<Label>)>,
     /// Per statement: the same right after it.
     pub(super) after: HashMap<Label, (Level, Option<Label>)>,
+    /// The level of each thread-dependent condition (by the solver, given the three sets
+    /// above: a later analysis with the same sets may take them as they are).
+    pub(super) conditions: HashMap<Label, Level>,
 }
 
 impl Uniformity {

@@ -42,7 +42,7 @@ mod threads;
 mod uniform;
 
 pub use levels::{Level, Uniformity};
-pub use uniform::{uniformity, uniformity_if_reads_settle};
+pub use uniform::{uniformity, uniformity_if_reads_settle, uniformity_if_reads_settle_given};
 
 use crate::ir::*;
 use crate::report::*;
@@ -83,6 +83,13 @@ pub struct SdvOptions {
     /// what synthesis plans with (the barrier positions around such statements are the same);
     /// every placement is verified with a full check. Never used for a verdict.
     pub one_race_per_place_pair: bool,
+    /// Report a race from a loop to a statement after it as needing an iteration of that loop
+    /// other than its last ([`IterRelation::NotLastIteration`]), or one into a loop from a
+    /// statement before it as needing an iteration other than its first
+    /// ([`IterRelation::NotFirstIteration`]), without asking the solver: the relation that
+    /// offers a placement the most barrier positions. Never used for a verdict: synthesis
+    /// verifies every placement with a full check, which classifies every race it still finds.
+    pub assume_loop_relations: bool,
 }
 
 impl Default for SdvOptions {
@@ -95,6 +102,7 @@ impl Default for SdvOptions {
             small_witnesses: true,
             assume_settled_reads: false,
             one_race_per_place_pair: false,
+            assume_loop_relations: false,
         }
     }
 }
@@ -238,10 +246,14 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
         report.inconclusive.push(i);
         return report;
     }
-    let unif = if opts.assume_settled_reads {
-        uniformity_if_reads_settle(k)
-    } else {
-        uniformity(k)
+    let unif = match (opts.assume_settled_reads, x.reuse) {
+        (true, _) => uniformity_if_reads_settle(k),
+        // The kernel checked with barriers added: the conditions' levels stand when its walks
+        // read the same counters (the rest `uniformity_given` compares).
+        (false, Some(p)) if p.counters() == &counters::counter_arrays(k) => {
+            uniform::uniformity_given(k, p.uniformity())
+        }
+        (false, _) => uniformity(k),
     };
     x.phase("uniformity", &mut clock);
     let tree = LabelTree::new(k);
@@ -490,6 +502,7 @@ fn run_lanes(
             crate::smt::fresh_context(|| {
                 let mut engine = Engine::new(k, unif, opts.timeout_ms, opts.deadline);
                 engine.small_witnesses = opts.small_witnesses;
+                engine.assume_loop_relations = opts.assume_loop_relations;
                 engine.profile = profiling.then(Vec::new);
                 let mut answers = Vec::new();
                 let mut racy = opts.one_race_per_place_pair.then(HashSet::new);
@@ -666,7 +679,7 @@ fn run_job(engine: &mut Engine, job: &Job) -> Answer {
             also: vec![(1, Bound::Last(l))],
             ..job.q.clone()
         };
-        if matches!(engine.run(&last), Outcome::Unsat) {
+        if holds_or_assumed(engine, &last) {
             return (outcome, benign, Some(IterRelation::NotLastIteration(depth)));
         }
     }
@@ -681,11 +694,22 @@ fn run_job(engine: &mut Engine, job: &Job) -> Answer {
             also: vec![(2, Bound::Iter(l, 0))],
             ..job.q.clone()
         };
-        if matches!(engine.run(&first), Outcome::Unsat) {
+        if holds_or_assumed(engine, &first) {
             return (outcome, benign, Some(IterRelation::NotFirstIteration(depth)));
         }
     }
     (outcome, benign, job.rel)
+}
+
+/// Whether the race query `q` (a race pinned to a loop's last or first iteration) is
+/// unsatisfiable; with [`SdvOptions::assume_loop_relations`], whether no model of it is found
+/// by evaluation (a found one refutes the relation exactly; otherwise it is assumed, for the
+/// verifying check to confirm, and the solver's proof is saved).
+fn holds_or_assumed(engine: &mut Engine, q: &Query) -> bool {
+    if engine.assume_loop_relations {
+        return !engine.races_by_evaluation(q);
+    }
+    matches!(engine.run(q), Outcome::Unsat)
 }
 
 /// Runs a conflict query; for a race between two stores, also asks whether the stores can

@@ -127,6 +127,8 @@ pub(crate) struct Engine<'k> {
     /// Look for witnesses with small parameter values (costs up to three more solver calls per
     /// race).
     pub small_witnesses: bool,
+    /// See [`super::SdvOptions::assume_loop_relations`].
+    pub assume_loop_relations: bool,
     /// Every solver call, when profiling.
     pub profile: Option<Vec<QueryStat>>,
 }
@@ -205,6 +207,7 @@ impl<'k> Engine<'k> {
             deadline,
             expired: false,
             small_witnesses: false,
+            assume_loop_relations: false,
         }
     }
 
@@ -491,6 +494,16 @@ impl<'k> Engine<'k> {
             self.memo.insert(f, Outcome::Unsat);
         }
         true
+    }
+
+    /// Whether a model of query `q` is found by evaluation (or was found before); `false` says
+    /// nothing.
+    pub(crate) fn races_by_evaluation(&mut self, q: &Query) -> bool {
+        let Some(b) = self.build(q) else { return false };
+        match self.memo.get(&b.formula) {
+            Some(o) => matches!(o, Outcome::Sat(_)),
+            None => self.guess_anyway(&b.parts, (q.a.0, q.b.0)).is_some(),
+        }
     }
 
     /// Decides one query.

@@ -167,6 +167,11 @@ impl Proofs {
         &self.inputs.unif
     }
 
+    /// The counter arrays the check's walks read.
+    pub(crate) fn counters(&self) -> &HashSet<ArrayId> {
+        &self.inputs.counters
+    }
+
     /// How many queries were proved.
     pub fn len(&self) -> usize {
         self.proved.values().map(Vec::len).sum()

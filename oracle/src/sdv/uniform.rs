@@ -31,17 +31,31 @@ use z3::{SatResult, Solver};
 /// judged aligned was, and the execution so far is a path of the graph the reads were checked
 /// on — on which no write reaches the read, so its address held one value since the barrier.
 pub fn uniformity(k: &Kernel) -> Uniformity {
-    uniformity_with(k, true)
+    uniformity_with(k, true, None)
 }
 
 /// [`uniformity`] as it would be once every read that could give all threads the same value
 /// does (a barrier between each such read and the writes that reach it): what synthesis may
 /// aim for. Never a verdict: a placement built on it is verified with [`uniformity`].
 pub fn uniformity_if_reads_settle(k: &Kernel) -> Uniformity {
-    uniformity_with(k, false)
+    uniformity_with(k, false, None)
 }
 
-fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
+/// [`uniformity_if_reads_settle`] of `k`, given `k`'s [`uniformity`] (`known`): when no read
+/// settles that has not already, the two are one analysis.
+pub fn uniformity_if_reads_settle_given(k: &Kernel, known: &Uniformity) -> Uniformity {
+    uniformity_with(k, false, Some(known))
+}
+
+/// [`uniformity`] of `k`, given the uniformity `known` of a kernel with the same statements
+/// but barriers, whose walks read the same counter arrays: the levels of its conditions are
+/// reused when the variables, reads and steering variables are the same (a level is a
+/// function of the walks, which a barrier statement does not change).
+pub(crate) fn uniformity_given(k: &Kernel, known: &Uniformity) -> Uniformity {
+    uniformity_with(k, true, Some(known))
+}
+
+fn uniformity_with(k: &Kernel, confirm: bool, known: Option<&Uniformity>) -> Uniformity {
     let mut reads = read_candidates(k);
     let (nu, taint) = loop {
         let (nu, taint) = taint_fixpoint(k, &reads);
@@ -71,13 +85,13 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
         .collect();
     sources.sort();
     sources.dedup();
-    let mut cond_level: HashMap<Label, Level> = HashMap::new();
     let mut u = Uniformity {
         nu_vars: nu,
         uniform_reads: reads,
         steering: steering_vars(k),
         ..Default::default()
     };
+    let mut cond_level = known.map(|x| reusable_levels(x, &u, &mut sources)).unwrap_or_default();
     // Several conditions are checked on a fixed number of lanes, each with its own Z3 context,
     // on rayon's pool (the answers do not depend on the core count; a lane walks the kernel
     // again, which only pays for several conditions).
@@ -97,6 +111,7 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
             cond_level.extend(levels.into_iter().flatten());
         }
     }
+    u.conditions = cond_level.clone();
     let classify = |srcs: &Srcs| {
         let level = srcs
             .iter()
@@ -112,6 +127,23 @@ fn uniformity_with(k: &Kernel, confirm: bool) -> Uniformity {
         u.after.insert(l, classify(srcs));
     }
     u
+}
+
+/// The levels `known` has of conditions among `sources` (removed from it), when `known` was
+/// found with the same non-uniform variables, uniform reads and steering variables as `u`.
+fn reusable_levels(known: &Uniformity, u: &Uniformity, sources: &mut Vec<Label>) -> HashMap<Label, Level> {
+    let mut out = HashMap::new();
+    if known.nu_vars != u.nu_vars || known.uniform_reads != u.uniform_reads || known.steering != u.steering {
+        return out;
+    }
+    sources.retain(|s| match known.conditions.get(s) {
+        Some(&level) => {
+            out.insert(*s, level);
+            false
+        }
+        None => true,
+    });
+    out
 }
 
 /// `sources` shared out over `lanes` lanes, longest first, each to the lane with the least
@@ -352,6 +384,7 @@ fn confirmed_reads(
         steering: steering_vars(k),
         before: taint.before.iter().map(|(l, s)| (*l, level(s))).collect(),
         after: taint.after.iter().map(|(l, s)| (*l, level(s))).collect(),
+        conditions: HashMap::new(),
     };
     let cfg = super::intervals::Cfg::build(k, &prelim, &Default::default());
     let tree = crate::tree::LabelTree::new(k);
