@@ -30,6 +30,7 @@ fn workload(k: Kernel, racy: bool) -> Option<(Kernel, sdv::SdvOptions)> {
     let planning = sdv::SdvOptions {
         small_witnesses: false,
         one_race_per_place_pair: true,
+        assume_loop_relations: true,
         ..Default::default()
     };
     without_barriers(&k).map(|k| (k, planning))

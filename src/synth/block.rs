@@ -200,15 +200,13 @@ pub fn synthesize(k: &Kernel, opts: &SynthOptions) -> Synthesis {
     // shared flag behind a barrier this placement may add); should that placement not verify,
     // the positions that are uniform as the kernel stands.
     // The planning call's uniformity is the kernel's (it does not assume settled reads).
-    let feasible = Space::feasibility(k, proofs.uniformity());
-    let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
-    let settled = Space::build_with(
-        k,
-        opts,
-        Level::Block,
-        sdv::uniformity_if_reads_settle_given(k, proofs.uniformity()),
-        &feasible,
+    // Two independent analyses (each in a Z3 context of its own): side by side.
+    let (feasible, settled_unif) = rayon::join(
+        || Space::feasibility(k, proofs.uniformity()),
+        || sdv::uniformity_if_reads_settle_given(k, proofs.uniformity()),
     );
+    let plain = Space::build_with(k, opts, Level::Block, proofs.uniformity().clone(), &feasible);
+    let settled = Space::build_with(k, opts, Level::Block, settled_unif, &feasible);
     if settled.positions != plain.positions {
         // What remains to order once those reads settle (the author's barriers then align).
         let planned = opts.unsuppressed(

@@ -72,7 +72,7 @@ impl Guess {
 
 /// Nodes one search may evaluate (a few nanoseconds each): about 0.2 ms. Most searches that
 /// succeed on the realistic corpus kernels need under 35,000.
-const NODE_BUDGET: usize = 40_000;
+pub(crate) const NODE_BUDGET: usize = 40_000;
 
 /// Looks for an assignment satisfying every one of `conjuncts` (the query's parts and the
 /// geometry's constraints). `None`: none found (or the terms use an operator that is not
@@ -81,9 +81,14 @@ const NODE_BUDGET: usize = 40_000;
 /// `hints` are values of constants in earlier models of the same check's queries (a loop's
 /// exit count, a block size that worked): the search starts from them.
 pub(crate) fn search(conjuncts: &[Bool], hints: &Hints) -> Option<Guess> {
+    search_within(conjuncts, hints, NODE_BUDGET)
+}
+
+/// [`search`] with at most `budget` node evaluations.
+pub(crate) fn search_within(conjuncts: &[Bool], hints: &Hints, budget: usize) -> Option<Guess> {
     let roots: Vec<Dynamic> = flatten(conjuncts);
     let p = Program::compile_all(&roots)?;
-    Search::new(&p, roots.len(), hints)?.run().map(|values| Guess {
+    Search::new(&p, roots.len(), hints)?.run(budget).map(|values| Guess {
         vars: p.vars().to_vec(),
         values,
     })
@@ -207,13 +212,13 @@ impl<'p> Search<'p> {
     }
 
     /// Runs until every conjunct holds (the assignment) or the budget is spent (`None`).
-    fn run(mut self) -> Option<Vec<u128>> {
+    fn run(mut self, budget: usize) -> Option<Vec<u128>> {
         loop {
             let failing: Vec<usize> = (0..self.holds.len()).filter(|&i| !self.holds[i]).collect();
             if failing.is_empty() {
                 return Some(self.cur);
             }
-            if self.spent > NODE_BUDGET {
+            if self.spent > budget {
                 return None;
             }
             let r = failing[self.rng.below(failing.len())];

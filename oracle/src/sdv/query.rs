@@ -252,7 +252,7 @@ impl<'k> Engine<'k> {
     }
 
     /// A model of the query with conjuncts `parts` found by evaluation (see [`guess`]).
-    fn guess(&mut self, parts: &[Bool], pair: (Label, Label)) -> Option<Guess> {
+    fn guess(&mut self, parts: &[Bool], pair: (Label, Label), budget: usize) -> Option<Guess> {
         // A search that misses costs about 0.2 ms, a solver call that finds a model 5-30 ms:
         // searches go on while they find one in about nine tries, and stop after four misses
         // on a lane that found none (a race-free kernel).
@@ -263,7 +263,7 @@ impl<'k> Engine<'k> {
         let started = std::time::Instant::now();
         let mut all = self.geometry_facts.clone();
         all.extend(parts.iter().cloned());
-        let found = guess::search(&all, &self.hints);
+        let found = guess::search_within(&all, &self.hints, budget);
         self.guesses.0 += 1;
         if let Some(g) = &found {
             self.guesses.1 += 1;
@@ -282,11 +282,12 @@ impl<'k> Engine<'k> {
         found
     }
 
-    /// [`Engine::guess`] whatever the lane's record of misses.
-    fn guess_anyway(&mut self, parts: &[Bool], pair: (Label, Label)) -> Option<Guess> {
+    /// [`Engine::guess`] whatever the lane's record of misses, within `budget` node
+    /// evaluations.
+    fn guess_anyway(&mut self, parts: &[Bool], pair: (Label, Label), budget: usize) -> Option<Guess> {
         let saved = self.guesses;
         self.guesses = (0, 0);
-        let g = self.guess(parts, pair);
+        let g = self.guess(parts, pair, budget);
         // A miss here is not held against the lane's ordinary searches.
         let hit = u32::from(g.is_some());
         self.guesses = (saved.0 + hit, saved.1 + hit);
@@ -449,7 +450,7 @@ impl<'k> Engine<'k> {
                 None => {}
             }
             let (s1, s2) = Self::sites(&b, q);
-            if let Some(g) = self.guess(&b.parts, (q.a.0, q.b.0)) {
+            if let Some(g) = self.guess(&b.parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
                 // A race: the queries are asked one by one, this one already answered.
                 let [t1, t2] = if q.pairing == Pairing::InterBlock {
                     self.inter.clone()
@@ -502,7 +503,11 @@ impl<'k> Engine<'k> {
         let Some(b) = self.build(q) else { return false };
         match self.memo.get(&b.formula) {
             Some(o) => matches!(o, Outcome::Sat(_)),
-            None => self.guess_anyway(&b.parts, (q.a.0, q.b.0)).is_some(),
+            // The race's own model is among the hints, and a model of the pinned query is
+            // usually next to it: a short search (a miss assumes the relation).
+            None => self
+                .guess_anyway(&b.parts, (q.a.0, q.b.0), guess::NODE_BUDGET / 4)
+                .is_some(),
         }
     }
 
@@ -538,7 +543,7 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        if let Some(g) = self.guess(parts, (q.a.0, q.b.0)) {
+        if let Some(g) = self.guess(parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
             let outcome = Outcome::Sat(self.witness(&Valuation::Guess(&g), (t1, s1), (t2, s2), q));
             self.memo.insert(formula.clone(), outcome.clone());
             return outcome;
@@ -612,7 +617,7 @@ impl<'k> Engine<'k> {
             // A model of the slice fixes the constants the offsets depend on; the rest of the
             // query (facts about other values) is usually satisfied around it.
             if slice_model {
-                if let Some(g) = self.guess_anyway(parts, (q.a.0, q.b.0)) {
+                if let Some(g) = self.guess_anyway(parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
                     outcome = Outcome::Sat(self.witness(&Valuation::Guess(&g), (t1, s1), (t2, s2), q));
                     break;
                 }

@@ -44,7 +44,7 @@ pub fn uniformity_if_reads_settle(k: &Kernel) -> Uniformity {
 /// [`uniformity_if_reads_settle`] of `k`, given `k`'s [`uniformity`] (`known`): when no read
 /// settles that has not already, the two are one analysis.
 pub fn uniformity_if_reads_settle_given(k: &Kernel, known: &Uniformity) -> Uniformity {
-    uniformity_with(k, false, Some(known))
+    crate::smt::fresh_context(|| uniformity_with(k, false, Some(known)))
 }
 
 /// [`uniformity`] of `k`, given the uniformity `known` of a kernel with the same statements
