@@ -86,9 +86,10 @@ pub struct SdvOptions {
     /// Report a race from a loop to a statement after it as needing an iteration of that loop
     /// other than its last ([`IterRelation::NotLastIteration`]), or one into a loop from a
     /// statement before it as needing an iteration other than its first
-    /// ([`IterRelation::NotFirstIteration`]), without asking the solver: the relation that
-    /// offers a placement the most barrier positions. Never used for a verdict: synthesis
-    /// verifies every placement with a full check, which classifies every race it still finds.
+    /// ([`IterRelation::NotFirstIteration`]), unless a short search by evaluation finds the race
+    /// in that last (first) iteration; the solver is not asked. It is the relation that offers
+    /// a placement the most barrier positions. Never used for a verdict: synthesis verifies
+    /// every placement with a full check, which classifies every race it still finds.
     pub assume_loop_relations: bool,
 }
 
