@@ -110,7 +110,6 @@ const PLATEAU_MOVES: usize = 4;
 type Change = (usize, u128);
 
 /// A change of one constant: how many more conjuncts hold after it, and which do.
-#[derive(Clone)]
 struct Move {
     gain: i64,
     var: usize,
@@ -242,7 +241,7 @@ impl<'p> Search<'p> {
                 Some(p) if p.gain > b.gain || (p.gain == b.gain && self.rng.below(2) == 0) => p,
                 _ => b,
             };
-            self.apply(&m.clone());
+            self.apply(m);
             return;
         }
         if best.as_ref().is_some_and(|b| self.repaired(b)) {
