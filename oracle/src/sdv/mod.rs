@@ -29,6 +29,7 @@ mod guess;
 mod induction;
 mod intervals;
 mod levels;
+mod mirror;
 mod pow2;
 mod query;
 mod reuse;
@@ -276,7 +277,8 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
         }
     }
     mark_own_reads(k, &sites, &mut jobs);
-    let (answers, queries, expired) = answer(k, &unif, opts, &jobs, &sites, x);
+    let mirrors = mirror::mirrors(&jobs);
+    let (answers, queries, expired) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
     if let Some(inputs) = inputs.filter(|_| x.keep) {
         x.kept = Some(proved(k, inputs, &jobs, &answers));
     }
@@ -308,17 +310,18 @@ fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
     report
 }
 
-/// Asks the jobs on the lanes: the answers in job order, the number of solver calls, and
-/// whether the deadline passed. Profiles the solver calls into `x`.
+/// Asks the jobs on the lanes, but for those with a mirror (see [`mirror::mirrors`]), which take
+/// its answer mirrored: the answers in job order, the number of solver calls, and whether the
+/// deadline passed. Profiles the solver calls into `x`.
 fn answer(
     k: &Kernel,
     unif: &Uniformity,
     opts: &SdvOptions,
-    jobs: &[Job],
+    (jobs, mirrors): (&[Job], &[Option<usize>]),
     sites: &[Site],
     x: &mut Extras,
 ) -> (Vec<(usize, Answer)>, u64, bool) {
-    let groups = groups(jobs, sites);
+    let groups = groups(jobs, sites, |n| mirrors[n].is_none());
     let lanes = run_lanes(k, unif, opts, jobs, &groups, x.profile.is_some());
     let mut answers: Vec<(usize, Answer)> = Vec::new();
     let mut queries = 0;
@@ -331,6 +334,14 @@ fn answer(
             p.queries.extend(lane.stats);
         }
     }
+    let by_job: HashMap<usize, &Answer> = answers.iter().map(|(n, a)| (*n, a)).collect();
+    let mirrored: Vec<(usize, Answer)> = (0..jobs.len())
+        .filter_map(|n| {
+            let (outcome, benign, _) = by_job.get(&mirrors[n]?)?;
+            Some((n, (mirror::mirrored(outcome), *benign, jobs[n].rel)))
+        })
+        .collect();
+    answers.extend(mirrored);
     answers.sort_by_key(|(n, _)| *n);
     (answers, queries, expired)
 }
@@ -608,10 +619,11 @@ const PROBE_FACTOR: u64 = 32;
 /// [`Engine::none_of`]).
 const CHEAP_QUERY: u64 = 56_000;
 
-/// The jobs in groups that are first asked together (see [`Engine::none_of`]): jobs of one
-/// scope, pairing and pair of arrays, on walks of the same shared loops, in job order, at most
-/// [`GROUP_SIZE`] each. Groups are in the order of their first jobs.
-fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
+/// The jobs to ask (those `asked` keeps) in groups that are first asked together (see
+/// [`Engine::none_of`]): jobs of one scope, pairing and pair of arrays, on walks of the same
+/// shared loops, in job order, at most [`GROUP_SIZE`] each. Groups are in the order of their
+/// first jobs.
+fn groups(jobs: &[Job], sites: &[Site], asked: impl Fn(usize) -> bool) -> Vec<Vec<usize>> {
     type Key = (RaceScope, Pairing, Vec<Label>, ArrayId, ArrayId);
     let key = |j: &Job| -> Key {
         let (a, b) = (&sites[j.sites.0], &sites[j.sites.1]);
@@ -620,7 +632,7 @@ fn groups(jobs: &[Job], sites: &[Site]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     // The group of each key that still has room.
     let mut open: HashMap<Key, usize> = HashMap::new();
-    for (n, j) in jobs.iter().enumerate() {
+    for (n, j) in jobs.iter().enumerate().filter(|(n, _)| asked(*n)) {
         match open.get(&key(j)) {
             Some(&g) if out[g].len() < GROUP_SIZE => out[g].push(n),
             _ => {
