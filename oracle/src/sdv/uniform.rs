@@ -631,26 +631,29 @@ impl WarpCheck {
     }
 
     /// Whether the two threads can disagree on a condition (`c1` in thread 1, `c2` in thread 2)
-    /// under `parts`, asked of the slice of `parts` connected to the condition when there is one.
-    /// The slice drops conjuncts, so its `Unsat` is exact, and its `Sat` may claim a
-    /// disagreement that cannot happen: a less uniform level than the truth, which assumes less
-    /// (unanswered queries are taken the same way).
-    fn can_disagree(&self, mut parts: Vec<Bool>, c1: &Bool, c2: &Bool) -> SatResult {
+    /// under `parts`: the formula asked, the slice of `parts` connected to the condition when
+    /// there is one. The slice drops conjuncts, so its `Unsat` is exact, and its `Sat` may claim
+    /// a disagreement that cannot happen: a less uniform level than the truth, which assumes
+    /// less (unanswered queries are taken the same way).
+    fn disagreement(&self, mut parts: Vec<Bool>, c1: &Bool, c2: &Bool) -> Vec<Bool> {
         parts.push(c1.xor(c2));
         let roots = [Dynamic::from_ast(c1), Dynamic::from_ast(c2)];
         let sliced = super::query::slice(&parts, &roots, &self.hubs, &mut self.constants.borrow_mut());
-        // Most conditions that depend on the thread are told so by two threads found by
-        // evaluation, without the solver.
+        sliced.map_or(parts, |s| vec![s.formula])
+    }
+
+    /// Whether two threads that disagree on `formula` (see [`WarpCheck::disagreement`]) are
+    /// found by evaluation, without the solver (most conditions that depend on the thread).
+    fn found_by_evaluation(&self, formula: &[Bool]) -> bool {
         let mut all = self.geometry_facts.clone();
-        all.extend(sliced.as_ref().map_or(parts.clone(), |s| vec![s.formula.clone()]));
-        if super::guess::satisfiable(&all) {
-            return SatResult::Sat;
-        }
+        all.extend(formula.iter().cloned());
+        super::guess::satisfiable(&all)
+    }
+
+    /// The solver's answer on `formula`.
+    fn solve(&self, formula: &[Bool]) -> SatResult {
         self.solver.push();
-        match sliced {
-            Some(s) => self.solver.assert(&s.formula),
-            None => parts.iter().for_each(|p| self.solver.assert(p)),
-        }
+        formula.iter().for_each(|p| self.solver.assert(p));
         let r = self.solver.check();
         self.solver.pop(1);
         r
@@ -663,24 +666,28 @@ impl WarpCheck {
         let (Some(c1), Some(c2)) = (self.w1.conds.get(&src), self.w2.conds.get(&src)) else {
             return Level::Thread;
         };
-        // Two lanes of one warp that disagree (with this run's parameters) are two threads of
-        // the block that disagree for some parameters: most conditions (`tid < n`) are settled
-        // by this one query, the cheaper of the two.
         let parts = |p1: &symex::PointTerms, p2: &symex::PointTerms| {
             vec![p1.ctrl.clone(), p1.facts.clone(), p2.ctrl.clone(), p2.facts.clone()]
         };
+        // Two lanes of one warp that disagree (with this run's parameters) are two threads of
+        // the block that disagree for some parameters: most conditions (`tid < n`) are settled
+        // by two such lanes found by evaluation.
         let mut in_warp = parts(&c1.0, &c2.0);
         in_warp.push(self.same_warp.clone());
-        let in_warp = self.can_disagree(in_warp, &c1.1, &c2.1);
-        if in_warp == SatResult::Sat {
+        let in_warp = self.disagreement(in_warp, &c1.1, &c2.1);
+        if self.found_by_evaluation(&in_warp) {
             return Level::Thread;
         }
+        // A condition no two threads of the block disagree on (for any parameters) is
+        // block-uniform, and then no two lanes of a warp disagree either: that one proof
+        // settles it (a loop's exit test that every thread passes together).
         if let (Some(a1), Some(a2)) = (self.w1_any.conds.get(&src), self.w2_any.conds.get(&src)) {
-            if self.can_disagree(parts(&a1.0, &a2.0), &a1.1, &a2.1) == SatResult::Unsat {
+            let any = self.disagreement(parts(&a1.0, &a2.0), &a1.1, &a2.1);
+            if !self.found_by_evaluation(&any) && self.solve(&any) == SatResult::Unsat {
                 return Level::Block;
             }
         }
-        match in_warp {
+        match self.solve(&in_warp) {
             SatResult::Unsat => Level::Warp,
             _ => Level::Thread,
         }
