@@ -16,7 +16,7 @@ use super::syntax::{has_jump, has_return, modified_vars};
 use super::threads::{Geometry, ThreadVars};
 use crate::ir::*;
 use crate::smt::{mask, numeral, numeral_i, resize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
 /// A symbolic value: a bit-vector (integers, opaque values as 64 bits) or a boolean.
@@ -157,9 +157,24 @@ pub(crate) fn walk(
     shared: &HashSet<Label>,
     detail: Detail,
 ) -> Walk {
+    walk_with_params(k, &k.launch.params, unif, geom, th, shared, detail)
+}
+
+/// [`walk`] with the scalar parameters given the values `params` (the others unknown) instead
+/// of the launch configuration's.
+pub(crate) fn walk_with_params(
+    k: &Kernel,
+    params: &BTreeMap<String, i64>,
+    unif: &Uniformity,
+    geom: &Geometry,
+    th: &ThreadVars,
+    shared: &HashSet<Label>,
+    detail: Detail,
+) -> Walk {
     let mut w = Walker {
         detail,
         k,
+        params,
         nu: unif.nu_vars(),
         uniform_reads: unif.uniform_reads(),
         steering: unif.steering_vars(),
@@ -189,6 +204,8 @@ pub(crate) fn walk(
 struct Walker<'a> {
     detail: Detail,
     k: &'a Kernel,
+    /// The scalar parameters' known values.
+    params: &'a BTreeMap<String, i64>,
     nu: &'a HashSet<VarId>,
     uniform_reads: &'a HashSet<(Label, usize)>,
     steering: &'a HashSet<VarId>,
@@ -276,7 +293,7 @@ impl<'a> Walker<'a> {
         // A parameter's own value only until the walk forgets an untracked one (see
         // [`Walker::forget`]; parameters are in `env` from the start).
         let val = if info.kind == VarKind::Param && self.tracks(v) {
-            match (self.k.launch.params.get(&info.name), info.ty) {
+            match (self.params.get(&info.name), info.ty) {
                 (Some(&c), ScalarTy::Int { bits, .. }) => Val::Bv(numeral_i(c, bits as u32)),
                 (Some(&c), ScalarTy::Bool) => Val::B(Bool::from_bool(c != 0)),
                 (_, ScalarTy::Bool) => Val::B(Bool::new_const(format!("param_{}", info.name))),

@@ -579,9 +579,9 @@ struct WarpCheck {
     w2: symex::Walk,
     /// The same walks with every kernel parameter symbolic: block-uniformity must not rest on
     /// parameter values given for this run (a barrier placed under `x < width` because width
-    /// happens to be a multiple of the tile would diverge for other widths).
-    w1_any: symex::Walk,
-    w2_any: symex::Walk,
+    /// happens to be a multiple of the tile would diverge for other widths). `None` when the
+    /// run gives no parameter a value: they are `w1` and `w2`.
+    any: Option<(symex::Walk, symex::Walk)>,
     /// The two threads are in one warp.
     same_warp: Bool,
     /// The thread and block index names (see [`super::query::slice`]).
@@ -604,10 +604,11 @@ impl WarpCheck {
         });
         let w1 = symex::walk(k, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
         let w2 = symex::walk(k, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
-        let mut k_any = k.clone();
-        k_any.launch.params.clear();
-        let w1_any = symex::walk(&k_any, unif, &geom, &t1, &all_loops, symex::Detail::Conditions);
-        let w2_any = symex::walk(&k_any, unif, &geom, &t2, &all_loops, symex::Detail::Conditions);
+        let any = (!k.launch.params.is_empty()).then(|| {
+            let none = Default::default();
+            let walk = |t| symex::walk_with_params(k, &none, unif, &geom, t, &all_loops, symex::Detail::Conditions);
+            (walk(&t1), walk(&t2))
+        });
         let solver = crate::smt::query_solver(2000);
         let geometry_facts = geometry_constraints(k, &geom, &[&t1, &t2]);
         for c in &geometry_facts {
@@ -622,8 +623,7 @@ impl WarpCheck {
             geometry_facts,
             w1,
             w2,
-            w1_any,
-            w2_any,
+            any,
             same_warp,
             hubs,
             constants: RefCell::new(HashMap::new()),
@@ -681,7 +681,8 @@ impl WarpCheck {
         // A condition no two threads of the block disagree on (for any parameters) is
         // block-uniform, and then no two lanes of a warp disagree either: that one proof
         // settles it (a loop's exit test that every thread passes together).
-        if let (Some(a1), Some(a2)) = (self.w1_any.conds.get(&src), self.w2_any.conds.get(&src)) {
+        let (w1_any, w2_any) = self.any.as_ref().map_or((&self.w1, &self.w2), |(a, b)| (a, b));
+        if let (Some(a1), Some(a2)) = (w1_any.conds.get(&src), w2_any.conds.get(&src)) {
             let any = self.disagreement(parts(&a1.0, &a2.0), &a1.1, &a2.1);
             if !self.found_by_evaluation(&any) && self.solve(&any) == SatResult::Unsat {
                 return Level::Block;
