@@ -276,7 +276,7 @@ fn place(
     opts: &SynthOptions,
     space: &Space,
     (planned, reported, assumed): (&Report, &Report, &HashSet<RaceKey>),
-    (quiet, proofs): (&sdv::SdvOptions, &sdv::Proofs),
+    (quiet, proofs): (&sdv::SdvOptions, &sdv::Proofs<'_>),
     stats: &mut SynthStats,
 ) -> Outcome {
     let (fixable, unfixable) = match triage(k, space, planned) {
@@ -357,7 +357,7 @@ struct Refinement<'a> {
     /// Oracle options for candidates (their witnesses are never shown).
     quiet: &'a sdv::SdvOptions,
     /// The input's race-free conflict queries: a candidate's check does not ask them again.
-    proofs: &'a sdv::Proofs,
+    proofs: &'a sdv::Proofs<'a>,
     /// Races no barrier removes, and other causes the outcome reports.
     unfixable: Vec<Unfixable>,
     /// Those races as (pair, array, scope): they stay in every placement's report.

@@ -158,7 +158,7 @@ pub fn check(k: &Kernel, opts: &SdvOptions) -> Report {
 /// [`check`], also keeping the conflict queries it proved unsatisfiable, for checks of `k` with
 /// block-wide barriers added ([`check_with_barriers`]), and the uniformity it used
 /// ([`Proofs::uniformity`]).
-pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
+pub fn check_proving<'k>(k: &'k Kernel, opts: &SdvOptions) -> (Report, Proofs<'k>) {
     crate::smt::fresh_context(|| {
         let mut x = Extras {
             keep: true,
@@ -167,7 +167,7 @@ pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
         let r = check_in_context(k, opts, &mut x);
         let proofs = x
             .kept
-            .unwrap_or_else(|| Proofs::new(k.clone(), reuse::WalkInputs::of(k, &uniformity(k))));
+            .unwrap_or_else(|| Proofs::new(k, reuse::WalkInputs::of(k, &uniformity(k))));
         (r, proofs)
     })
 }
@@ -178,7 +178,7 @@ pub fn check_proving(k: &Kernel, opts: &SdvOptions) -> (Report, Proofs) {
 /// divergence included, is checked as [`check`] does, so the report is the same.
 pub fn check_with_barriers(proofs: &Proofs, positions: &[Position], opts: &SdvOptions) -> Result<Report, Position> {
     let inserts: Vec<(Position, Barrier)> = positions.iter().map(|p| (*p, Barrier::Block)).collect();
-    let (k, _) = crate::tree::insert_barriers(&proofs.kernel, &inserts)?;
+    let (k, _) = crate::tree::insert_barriers(proofs.kernel, &inserts)?;
     let mut x = Extras {
         reuse: Some(proofs),
         ..Extras::default()
@@ -212,9 +212,9 @@ pub fn check_profiled(k: &Kernel, opts: &SdvOptions) -> (Report, Profile) {
 #[derive(Default)]
 struct Extras<'p> {
     profile: Option<Profile>,
-    reuse: Option<&'p Proofs>,
+    reuse: Option<&'p Proofs<'p>>,
     keep: bool,
-    kept: Option<Proofs>,
+    kept: Option<Proofs<'p>>,
 }
 
 impl Extras<'_> {
@@ -241,7 +241,7 @@ fn not_for_sdv(k: &Kernel) -> Option<Inconclusive> {
     })
 }
 
-fn check_in_context(k: &Kernel, opts: &SdvOptions, x: &mut Extras) -> Report {
+fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) -> Report {
     let mut clock = std::time::Instant::now();
     let mut report = Report::default();
     if let Some(i) = not_for_sdv(k) {
@@ -347,8 +347,8 @@ fn answer(
 }
 
 /// The proofs of the jobs whose query was unsatisfiable.
-fn proved(k: &Kernel, inputs: reuse::WalkInputs, jobs: &[Job], answers: &[(usize, Answer)]) -> Proofs {
-    let mut p = Proofs::new(k.clone(), inputs);
+fn proved<'k>(k: &'k Kernel, inputs: reuse::WalkInputs, jobs: &[Job], answers: &[(usize, Answer)]) -> Proofs<'k> {
+    let mut p = Proofs::new(k, inputs);
     for (n, (outcome, _, _)) in answers {
         if matches!(outcome, Outcome::Unsat) {
             let j = &jobs[*n];

@@ -125,16 +125,16 @@ impl WalkInputs {
 /// The conflict queries one check of a kernel proved unsatisfiable, for a check of the same
 /// kernel with block-wide barriers added ([`super::check_with_barriers`]).
 #[derive(Clone, Debug)]
-pub struct Proofs {
+pub struct Proofs<'k> {
     /// The kernel checked.
-    pub(crate) kernel: Kernel,
+    pub(crate) kernel: &'k Kernel,
     inputs: WalkInputs,
     proved: HashMap<Key, Vec<Narrowing>>,
 }
 
-impl Proofs {
+impl<'k> Proofs<'k> {
     /// No proofs yet for `kernel`, checked with walk inputs `inputs`.
-    pub(crate) fn new(kernel: Kernel, inputs: WalkInputs) -> Proofs {
+    pub(crate) fn new(kernel: &'k Kernel, inputs: WalkInputs) -> Proofs<'k> {
         Proofs {
             kernel,
             inputs,
