@@ -4,16 +4,26 @@
 //! maps every execution of one onto an execution of the other, so one solver call answers both:
 //! the second job takes the first's answer, its witness's threads swapped.
 
-use super::query::{Outcome, PathBounds};
-use super::Job;
-use crate::report::{IterRelation, RaceScope, Witness};
+use super::query::{Outcome, PathBounds, Query};
+use crate::report::{IterRelation, Witness};
 use std::collections::HashMap;
+
+/// What [`mirrors`] reads of one conflict job.
+pub(super) struct Shape<'j, 'k> {
+    /// Indices of the two access sites.
+    pub sites: (usize, usize),
+    /// The iteration relation (intra-block jobs).
+    pub rel: Option<IterRelation>,
+    /// An intra-block job, asked as it is (no own-read variant).
+    pub plain_intra: bool,
+    pub q: &'j Query<'k>,
+}
 
 /// For each job, the job whose answer, mirrored, is its own: the `AcrossBackEdge` job of the
 /// same site pair, when the reversed job's query is the same up to the threads' names (same
 /// access, pairing, shared loops and bounds with threads 1 and 2 swapped; no own-read or
 /// different-value variant).
-pub(super) fn mirrors(jobs: &[Job]) -> Vec<Option<usize>> {
+pub(super) fn mirrors(jobs: &[Shape]) -> Vec<Option<usize>> {
     let forward: HashMap<((usize, usize), u32), usize> = jobs
         .iter()
         .enumerate()
@@ -34,11 +44,10 @@ pub(super) fn mirrors(jobs: &[Job]) -> Vec<Option<usize>> {
 }
 
 /// An intra-block job of one access with itself, asked as it is.
-fn self_pair(j: &Job) -> bool {
-    let q = &j.q;
-    j.scope == RaceScope::IntraBlock
+fn self_pair(j: &Shape) -> bool {
+    let q = j.q;
+    j.plain_intra
         && j.sites.0 == j.sites.1
-        && j.own_read.is_none()
         && q.a.0 == q.b.0
         && q.a.1 == q.b.1
         && q.also.is_empty()
@@ -47,33 +56,27 @@ fn self_pair(j: &Job) -> bool {
 }
 
 /// Whether `r`'s query is `f`'s with the threads renamed.
-fn mirror_images(f: &Job, r: &Job) -> bool {
-    let (qf, qr) = (&f.q, &r.q);
-    let flip = |pb: &PathBounds| -> PathBounds {
-        let mut out: PathBounds = pb.iter().map(|&(t, b)| (3 - t, b)).collect();
-        out.sort();
-        out
+fn mirror_images(f: &Shape, r: &Shape) -> bool {
+    let (qf, qr) = (f.q, r.q);
+    let sorted = |pb: PathBounds| -> PathBounds {
+        let mut pb = pb;
+        pb.sort();
+        pb
     };
-    let sorted = |v: &[PathBounds]| -> Vec<PathBounds> {
-        let mut v: Vec<PathBounds> = v
-            .iter()
-            .map(|pb| {
-                let mut pb = pb.clone();
-                pb.sort();
-                pb
-            })
-            .collect();
-        v.sort();
-        v
-    };
-    let mut flipped: Vec<PathBounds> = qf.bounds.iter().map(flip).collect();
+    let mut flipped: Vec<PathBounds> = qf
+        .bounds
+        .iter()
+        .map(|pb| sorted(pb.iter().map(|&(t, b)| (3 - t, b)).collect()))
+        .collect();
     flipped.sort();
+    let mut reversed: Vec<PathBounds> = qr.bounds.iter().cloned().map(sorted).collect();
+    reversed.sort();
     qf.shared == qr.shared
         && qf.pairing == qr.pairing
         && qf.lockstep_group == qr.lockstep_group
         && qf.consecutive == qr.consecutive
         && matches!((qf.other_iteration, qr.other_iteration), (Some((l, true)), Some((m, false))) if l == m)
-        && flipped == sorted(&qr.bounds)
+        && flipped == reversed
 }
 
 /// `o` with its witness's two threads swapped.
@@ -108,6 +111,7 @@ mod tests {
     use super::super::*;
     use super::{mirrored, mirrors};
     use crate::ir::BinOp::*;
+    use crate::sdv::shapes;
 
     /// `for (i = 0; i < n; i++) sh[(tid + i) & 63] = 0;`: the store races with itself across
     /// the back edge, its first thread in the earlier iteration or in the later one.
@@ -131,7 +135,7 @@ mod tests {
             let d = decided::decide(k, &unif, decided::Scope::WithBarriers, 1000);
             let iv = Intervals::compute(k, &unif, &d, &tree, &labels);
             let jobs = jobs(k, &SdvOptions::default(), &sites, &tree, &iv);
-            (jobs.iter().map(|j| j.rel).collect(), mirrors(&jobs))
+            (jobs.iter().map(|j| j.rel).collect(), mirrors(&shapes(&jobs)))
         })
     }
 

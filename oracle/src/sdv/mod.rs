@@ -277,7 +277,7 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
         }
     }
     mark_own_reads(k, &sites, &mut jobs);
-    let mirrors = mirror::mirrors(&jobs);
+    let mirrors = mirror::mirrors(&shapes(&jobs));
     let (answers, queries, expired) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
     if let Some(inputs) = inputs.filter(|_| x.keep) {
         x.kept = Some(proved(k, inputs, &jobs, &answers));
@@ -308,6 +308,18 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
         });
     }
     report
+}
+
+/// What [`mirror::mirrors`] reads of the jobs.
+fn shapes<'j, 'k>(jobs: &'j [Job<'k>]) -> Vec<mirror::Shape<'j, 'k>> {
+    jobs.iter()
+        .map(|j| mirror::Shape {
+            sites: j.sites,
+            rel: j.rel,
+            plain_intra: j.scope == RaceScope::IntraBlock && j.own_read.is_none(),
+            q: &j.q,
+        })
+        .collect()
 }
 
 /// Asks the jobs on the lanes, but for those with a mirror (see [`mirror::mirrors`]), which take
