@@ -16,6 +16,7 @@ pub(super) struct Shape<'j, 'k> {
     pub rel: Option<IterRelation>,
     /// An intra-block job, asked as it is (no own-read variant).
     pub plain_intra: bool,
+    /// The job's query.
     pub q: &'j Query<'k>,
 }
 
