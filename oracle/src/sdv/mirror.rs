@@ -161,18 +161,11 @@ mod tests {
     }
 
     /// A pair of two statements has no mirror: renaming the threads swaps the statements too.
-    /// `for (...) { sh[tid] = 0; x = sh[tid + 1]; }`: the store's pair with itself has one, its
-    /// pair with the load none.
+    /// In `for (...) { sh[tid] = 0; x = sh[tid + 1]; }` the store's pair with itself has one,
+    /// its pair with the load none.
     #[test]
     fn pairs_of_two_statements_have_no_mirror() {
-        let mut b = Kb::new(Some([64, 1, 1]));
-        let sh = b.array("sh", Space::Shared);
-        let (i, n, x) = (b.local("i"), b.param("n"), b.local("x"));
-        let w = b.write(sh, tid());
-        let rd = b.read(Some(x), sh, ub(Add, tid(), u(1)));
-        let body = b.for_(i, u(0), ub(Lt, var(i), var(n)), ub(Add, var(i), u(1)), vec![w, rd]);
-        let k = b.finish(body);
-        let (rels, mirrors) = jobs_and_mirrors(&k);
+        let (rels, mirrors) = jobs_and_mirrors(&store_then_neighbour_load_in_loop());
         let orders = [
             Some(IterRelation::SameIteration),
             Some(IterRelation::AcrossBackEdge(1)),

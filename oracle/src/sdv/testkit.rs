@@ -249,3 +249,21 @@ impl Kb {
         self.k
     }
 }
+
+/// `for (i = 0; i < n; i++) { sh[tid] = 0; x = sh[tid + 1]; }` with 64 threads: the store
+/// races with the load within an iteration and across the back edge, both ways.
+pub(crate) fn store_then_neighbour_load_in_loop() -> Kernel {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let sh = b.array("sh", Space::Shared);
+    let (i, n, x) = (b.local("i"), b.param("n"), b.local("x"));
+    let w = b.write(sh, tid());
+    let rd = b.read(Some(x), sh, ub(BinOp::Add, tid(), u(1)));
+    let body = b.for_(
+        i,
+        u(0),
+        ub(BinOp::Lt, var(i), var(n)),
+        ub(BinOp::Add, var(i), u(1)),
+        vec![w, rd],
+    );
+    b.finish(body)
+}

@@ -174,14 +174,7 @@ fn sdv_tree_reduction_without_barrier_races_across_back_edge() {
 
 #[test]
 fn sdv_loop_race_in_and_across_iterations() {
-    // for (i = 0; i < n; i++) { sh[tid] = 0; x = sh[tid + 1]; }
-    let mut b = Kb::new(Some([64, 1, 1]));
-    let sh = b.array("sh", Space::Shared);
-    let (i, n, x) = (b.local("i"), b.param("n"), b.local("x"));
-    let w = b.write(sh, tid());
-    let rd = b.read(Some(x), sh, ub(Add, tid(), u(1)));
-    let body = b.for_(i, u(0), ub(Lt, var(i), var(n)), ub(Add, var(i), u(1)), vec![w, rd]);
-    let r = run(&b.finish(body));
+    let r = run(&store_then_neighbour_load_in_loop());
     let races = intra(&r);
     assert_eq!(races.len(), 1, "{r:#?}");
     assert_eq!(
