@@ -4,8 +4,8 @@
 //!
 //! Run: `cargo bench --bench sdv_profile [-- PATH_SUBSTRING]`. For every corpus kernel checked by
 //! the SDV checker (only those whose path contains the argument, when one is given), prints one
-//! line of totals (solver calls; of them the satisfiable ones; searches for a model by evaluation,
-//! found / tried, and their time); then, for the five slowest kernels, their phases and slowest
+//! line of totals (solver calls; of them the satisfiable ones; queries the GCD test settled
+//! without a solver; searches for a model by evaluation, found / tried, and their time); then, for the five slowest kernels, their phases and slowest
 //! solver calls and searches.
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
@@ -42,8 +42,8 @@ fn main() {
     let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
     let mut runs: Vec<(f64, String, Kernel, Profile)> = Vec::new();
     println!(
-        "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6} {:>15} {:>17}",
-        "kernel", "check", "calls", "solver", "max call", "terms", "qfbv", "sat (ms)", "guessed (ms)"
+        "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6} {:>15} {:>5} {:>17}",
+        "kernel", "check", "calls", "solver", "max call", "terms", "qfbv", "sat (ms)", "gcd", "guessed (ms)"
     );
     for e in &m.kernels {
         if filter.as_ref().is_some_and(|f| !e.path.contains(f.as_str())) {
@@ -76,6 +76,8 @@ fn main() {
         let (total, p) = best.expect("at least one run");
         // Solver calls and searches for a model by evaluation (`eval`), apart.
         let (guesses, calls): (Vec<&QueryStat>, Vec<&QueryStat>) = p.queries.iter().partition(|q| q.solver == "eval");
+        // Queries the GCD test settled, apart from solver calls.
+        let (gcd, calls): (Vec<&QueryStat>, Vec<&QueryStat>) = calls.into_iter().partition(|q| q.solver == "gcd");
         let solver: f64 = calls.iter().map(|q| q.millis).sum();
         let max = calls.iter().map(|q| q.millis).fold(0.0, f64::max);
         let mut sizes: Vec<usize> = calls.iter().map(|q| q.size).collect();
@@ -86,7 +88,7 @@ fn main() {
         let found = guesses.iter().filter(|q| q.result == "sat").count();
         let guess_ms: f64 = guesses.iter().map(|q| q.millis).sum();
         println!(
-            "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6} {:>6} ({:>6.1}) {:>4}/{:<4} ({:>5.1})",
+            "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6} {:>6} ({:>6.1}) {:>5} {:>4}/{:<4} ({:>5.1})",
             e.path,
             total,
             calls.len(),
@@ -96,6 +98,7 @@ fn main() {
             fallback,
             sat.len(),
             sat.iter().sum::<f64>(),
+            gcd.len(),
             found,
             guesses.len(),
             guess_ms

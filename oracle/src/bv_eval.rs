@@ -513,7 +513,7 @@ fn signed_division(op: Op, w: u32, x: u128, y: u128) -> u128 {
 }
 
 /// The value of a bit-vector numeral.
-fn numeral(t: &Dynamic) -> Option<u128> {
+pub(crate) fn numeral(t: &Dynamic) -> Option<u128> {
     let bv = t.as_bv()?;
     if let Some(v) = bv.as_u64() {
         return Some(u128::from(v));

@@ -23,6 +23,7 @@
 
 mod counters;
 mod decided;
+mod divisible;
 mod fold;
 mod grid_phases;
 mod guess;

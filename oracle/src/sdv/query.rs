@@ -1,6 +1,7 @@
 //! Conflict queries: can two threads touch overlapping bytes of one array, at least one writing,
 //! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
 
+use super::divisible;
 use super::guess::{self, Guess};
 use super::levels::Uniformity;
 use super::symex::{self, Detail, Product, SiteTerms, Val, Walk};
@@ -157,6 +158,8 @@ struct Built {
     /// The conjuncts of `formula`, as assembled.
     parts: Vec<Bool>,
     formula: Bool,
+    /// The offsets never overlap by the GCD test: the query is unsatisfiable.
+    disjoint: bool,
 }
 
 impl<'k> Engine<'k> {
@@ -353,12 +356,13 @@ impl<'k> Engine<'k> {
         };
         let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
         let (t1, t2) = (&t1, &t2);
+        let (meet, disjoint) = overlap(s1, q.a.2.size, s2, q.b.2.size);
         let mut parts = vec![
             s1.at.ctrl.clone(),
             s1.at.facts.clone(),
             s2.at.ctrl.clone(),
             s2.at.facts.clone(),
-            overlap(s1, q.a.2.size, s2, q.b.2.size),
+            meet,
         ];
         // Accesses outside a sized array are undefined behaviour, not races: only in-bounds
         // executions are considered (this also keeps witnesses inside the array).
@@ -426,7 +430,33 @@ impl<'k> Engine<'k> {
             parts.push(group_of(t1, &self.geom, n).eq(group_of(t2, &self.geom, n)).not());
         }
         let formula = Bool::and(&parts);
-        Some(Built { w1, w2, parts, formula })
+        Some(Built {
+            w1,
+            w2,
+            parts,
+            formula,
+            disjoint,
+        })
+    }
+
+    /// Whether the GCD test proved `b` unsatisfiable (recorded as the query's answer, and in the
+    /// profile as a call that took no solver).
+    fn settled_by_divisibility(&mut self, b: &Built, q: &Query) -> bool {
+        if !b.disjoint {
+            return false;
+        }
+        self.memo.insert(b.formula.clone(), Outcome::Unsat);
+        if let Some(p) = &mut self.profile {
+            p.push(QueryStat {
+                pair: (q.a.0, q.b.0),
+                kind: "divisible".to_string(),
+                solver: "gcd",
+                size: 0,
+                millis: 0.0,
+                result: "unsat",
+            });
+        }
+        true
     }
 
     /// The sites of a query in the walks of `b`.
@@ -444,6 +474,9 @@ impl<'k> Engine<'k> {
         let mut formulas = Vec::new();
         for q in qs {
             let Some(b) = self.build(q) else { return false };
+            if self.settled_by_divisibility(&b, q) {
+                continue;
+            }
             match self.memo.get(&b.formula) {
                 Some(Outcome::Unsat) => continue,
                 Some(_) => return false,
@@ -501,6 +534,9 @@ impl<'k> Engine<'k> {
     /// nothing.
     pub(crate) fn races_by_evaluation(&mut self, q: &Query) -> bool {
         let Some(b) = self.build(q) else { return false };
+        if b.disjoint {
+            return false;
+        }
         match self.memo.get(&b.formula) {
             Some(o) => matches!(o, Outcome::Sat(_)),
             // The race's own model is among the hints, and a model of the pinned query is
@@ -522,6 +558,9 @@ impl<'k> Engine<'k> {
         let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
         let (t1, t2) = (&t1, &t2);
         let (parts, formula) = (&built.parts, &built.formula);
+        if self.settled_by_divisibility(&built, q) {
+            return Outcome::Unsat;
+        }
         if let Some(o) = self.memo.get(formula) {
             return o.clone();
         }
@@ -1100,14 +1139,18 @@ fn stores_differ(a: &SiteTerms, size_a: u32, b: &SiteTerms, size_b: u32) -> Bool
 /// The two accesses touch a common byte. Accesses of one size at `base + index * size` with
 /// one base term overlap exactly when the indices (extended to 64 bits) are equal, which the
 /// solver decides far more easily than the byte ranges.
-fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> Bool {
+/// Also whether the GCD test ([`divisible`]) proves they never do.
+fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> (Bool, bool) {
     if let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2 && a.base == b.base) {
-        if x1 == x2 && i1.get_size() == i2.get_size() {
-            return i1.eq(i2);
-        }
-        return resize(i1, 64, *x1).eq(resize(i2, 64, *x2));
+        let (i1, i2) = if x1 == x2 && i1.get_size() == i2.get_size() {
+            (i1.clone(), i2.clone())
+        } else {
+            (resize(i1, 64, *x1), resize(i2, 64, *x2))
+        };
+        return (i1.eq(&i2), divisible::never_equal(&i1, &i2));
     }
-    byte_overlap(&a.offset, s1, &b.offset, s2)
+    let never = divisible::never_overlap(&a.offset, s1, &b.offset, s2);
+    (byte_overlap(&a.offset, s1, &b.offset, s2), never)
 }
 
 /// `[o1, o1+s1)` and `[o2, o2+s2)` intersect (computed in 66 bits: no wrap-around).

@@ -759,3 +759,25 @@ fn sdv_recheck_with_barriers_reuses_proofs() {
         }
     }
 }
+
+/// Stores of one thread's row of four (`row[4t + 1]`, `row[4t + 2]`) never meet another
+/// thread's other slot: the GCD test settles those pairs without a solver call, and a pair
+/// the test cannot refute (`row[4t + 1]` against `row[4t + 5]`, the next thread's slot) is
+/// still a race.
+#[test]
+fn sdv_gcd_test_settles_strided_slots_and_keeps_real_races() {
+    let build = |second: i64| {
+        let mut b = Kb::new(Some([64, 1, 1]));
+        let row = b.array("row", Space::Shared);
+        let slot = |c: i64| ub(Add, ub(Mul, tid(), u(4)), u(c));
+        let body = vec![b.write(row, slot(1)), b.write(row, slot(second))];
+        b.finish(body)
+    };
+    let (r, p) = check_profiled(&build(2), &SdvOptions::default());
+    assert!(r.races.is_empty(), "{r:#?}");
+    let settled: Vec<_> = p.queries.iter().filter(|q| q.solver == "gcd").collect();
+    assert!(!settled.is_empty(), "{:#?}", p.queries);
+    assert!(settled.iter().all(|q| q.result == "unsat"));
+    let (r, _) = check_profiled(&build(5), &SdvOptions::default());
+    assert_eq!(intra(&r).len(), 1, "{r:#?}");
+}
