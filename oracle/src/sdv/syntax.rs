@@ -69,42 +69,65 @@ pub(crate) fn has_jump(b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
 /// Conservative: a loop body may run zero times, and a variable counts as assigned after an
 /// `if` only when both branches assign it.
 pub(crate) fn read_before_assigned(k: &Kernel) -> VarSet {
-    let params: VarSet = k
-        .vars
-        .iter()
-        .filter(|v| v.kind == VarKind::Param)
-        .map(|v| v.id)
-        .collect();
+    let mut assigned = Assigned(vec![false; k.vars.len()]);
+    for v in k.vars.iter().filter(|v| v.kind == VarKind::Param) {
+        assigned.set(v.id);
+    }
     let mut out = VarSet::new();
-    let mut assigned = params;
     uninit_block(&k.body, &mut assigned, &mut out);
     out
 }
 
 type VarSet = std::collections::HashSet<VarId>;
 
-fn uninit_block(b: &Block, assigned: &mut VarSet, out: &mut VarSet) {
+/// The variables assigned on every path so far, by id (copied at each branch: a vector of
+/// flags copies and tests far faster than a hash set, and every variable read tests it).
+#[derive(Clone)]
+struct Assigned(Vec<bool>);
+
+impl Assigned {
+    fn has(&self, v: VarId) -> bool {
+        self.0.get(v.0 as usize).copied().unwrap_or(false)
+    }
+
+    fn set(&mut self, v: VarId) {
+        let i = v.0 as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, false);
+        }
+        self.0[i] = true;
+    }
+
+    /// Assigned after an `if` whose branches left `a` and `b` (each a superset of `self`).
+    fn both(&mut self, a: &Assigned, b: &Assigned) {
+        for (i, x) in self.0.iter_mut().enumerate() {
+            *x |= a.0.get(i).copied().unwrap_or(false) && b.0.get(i).copied().unwrap_or(false);
+        }
+    }
+}
+
+fn uninit_block(b: &Block, assigned: &mut Assigned, out: &mut VarSet) {
     for s in &b.stmts {
         uninit_stmt(s, assigned, out);
     }
 }
 
 /// Adds to `out` the variables `e` reads that are not in `assigned`.
-fn uninit_reads(e: &Expr, assigned: &VarSet, out: &mut VarSet) {
+fn uninit_reads(e: &Expr, assigned: &Assigned, out: &mut VarSet) {
     e.for_each_var(&mut |v| {
-        if !assigned.contains(&v) {
+        if !assigned.has(v) {
             out.insert(v);
         }
     })
 }
 
-fn uninit_stmt(s: &Stmt, assigned: &mut VarSet, out: &mut VarSet) {
+fn uninit_stmt(s: &Stmt, assigned: &mut Assigned, out: &mut VarSet) {
     match &s.kind {
         StmtKind::Basic(ops) => {
             for op in ops {
                 op.for_each_expr(&mut |e| uninit_reads(e, assigned, out));
                 if let Some(v) = op.assigned_var() {
-                    assigned.insert(v);
+                    assigned.set(v);
                 }
             }
         }
@@ -118,7 +141,7 @@ fn uninit_stmt(s: &Stmt, assigned: &mut VarSet, out: &mut VarSet) {
             uninit_block(then_blk, &mut t, out);
             let mut e = assigned.clone();
             uninit_block(else_blk, &mut e, out);
-            assigned.extend(t.intersection(&e).copied().collect::<Vec<_>>());
+            assigned.both(&t, &e);
         }
         StmtKind::Loop(lp) => {
             let mut inside = assigned.clone();
@@ -235,4 +258,37 @@ fn mentions(e: &Expr, v: VarId) -> bool {
     let mut found = false;
     e.for_each_var(&mut |x| found |= x == v);
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::*;
+    use super::*;
+    use crate::ir::BinOp::*;
+
+    /// A variable counts as assigned after an `if` only when both branches assign it, and after
+    /// a loop only when its test saw it assigned (the body may run zero times); parameters are
+    /// assigned from the start.
+    #[test]
+    fn reads_before_assignment_follow_every_path() {
+        let mut b = Kb::new(Some([32, 1, 1]));
+        let n = b.param("n");
+        let [both, one, looped, fine, sink] = ["both", "one", "looped", "fine", "sink"].map(|x| b.local(x));
+        let then_ = vec![b.assign(both, u(1)), b.assign(one, u(1))];
+        let else_ = vec![b.assign(both, u(2))];
+        let branch = b.if_(ub(Lt, tid(), u(4)), then_, else_);
+        let i = b.local("i");
+        let body = vec![b.assign(looped, u(3))];
+        let lp = b.for_(i, u(0), ub(Lt, var(i), var(n)), ub(Add, var(i), u(1)), body);
+        let mut stmts = vec![b.assign(fine, var(n)), branch];
+        stmts.extend(lp);
+        let sum = [both, one, looped, fine]
+            .iter()
+            .fold(u(0), |acc, &v| ub(Add, acc, var(v)));
+        stmts.push(b.assign(sink, sum));
+        let k = b.finish(stmts);
+        let got = read_before_assigned(&k);
+        let want: VarSet = [one, looped].into_iter().collect();
+        assert_eq!(got, want);
+    }
 }

@@ -57,8 +57,11 @@ pub(crate) fn uniformity_given(k: &Kernel, known: &Uniformity) -> Uniformity {
 
 fn uniformity_with(k: &Kernel, confirm: bool, known: Option<&Uniformity>) -> Uniformity {
     let mut reads = read_candidates(k);
+    // A local read before any assignment holds an indeterminate value: not the same in every
+    // thread.
+    let uninit = super::syntax::read_before_assigned(k);
     let (nu, taint) = loop {
-        let (nu, taint) = taint_fixpoint(k, &reads);
+        let (nu, taint) = taint_fixpoint(k, &reads, &uninit);
         let next = if confirm {
             confirmed_reads(k, &nu, &taint, &reads)
         } else {
@@ -219,11 +222,10 @@ struct Preds {
 }
 
 /// The variable taint and the predicates' non-uniform conditions, to a fixpoint, with the
-/// reads of `reads` giving uniform values (at uniform addresses).
-fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>) -> (HashSet<VarId>, Preds) {
-    // A local read before any assignment holds an indeterminate value: not the same in every
-    // thread.
-    let mut nu: HashSet<VarId> = super::syntax::read_before_assigned(k);
+/// reads of `reads` giving uniform values (at uniform addresses) and the variables of `uninit`
+/// (read before assigned) non-uniform from the start.
+fn taint_fixpoint(k: &Kernel, reads: &HashSet<(Label, usize)>, uninit: &HashSet<VarId>) -> (HashSet<VarId>, Preds) {
+    let mut nu = uninit.clone();
     loop {
         let t = Taint::run(k, &nu);
         let mut next = nu.clone();
