@@ -14,6 +14,7 @@
 //! barriers are skipped).
 
 use autosync::front;
+use autosync::synth::block::planning_options;
 use autosync_devtools::manifest;
 use autosync_devtools::workload::without_barriers;
 use autosync_oracle::ir::Kernel;
@@ -27,13 +28,11 @@ fn workload(k: Kernel, racy: bool) -> Option<(Kernel, sdv::SdvOptions)> {
     if !racy {
         return Some((k, sdv::SdvOptions::default()));
     }
-    let planning = sdv::SdvOptions {
+    let quiet = sdv::SdvOptions {
         small_witnesses: false,
-        one_race_per_place_pair: true,
-        assume_loop_relations: true,
         ..Default::default()
     };
-    without_barriers(&k).map(|k| (k, planning))
+    without_barriers(&k).map(|k| (k, planning_options(&quiet)))
 }
 
 fn main() {

@@ -10,7 +10,7 @@
 //! with the one computed afresh.
 
 use autosync::front::{self, FrontOptions};
-use autosync::synth::block::block_uniform_positions;
+use autosync::synth::block::{block_uniform_positions, planning_options};
 use autosync::synth::space::SynthOptions;
 use autosync_devtools::gen::{generate, GenConfig};
 use autosync_devtools::manifest;
@@ -56,12 +56,7 @@ fn options() -> (SdvOptions, SdvOptions) {
         small_witnesses: false,
         ..Default::default()
     };
-    let planning = SdvOptions {
-        one_race_per_place_pair: true,
-        assume_loop_relations: true,
-        ..quiet.clone()
-    };
-    (planning, quiet)
+    (planning_options(&quiet), quiet)
 }
 
 /// A small deterministic generator for the random subsets (xorshift).

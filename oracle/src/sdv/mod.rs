@@ -93,7 +93,15 @@ pub struct SdvOptions {
     /// a placement the most barrier positions. Never used for a verdict: synthesis verifies
     /// every placement with a full check, which classifies every race it still finds.
     pub assume_loop_relations: bool,
+    /// Nodes a search for a model by evaluation may evaluate before a conflict query goes to
+    /// the solver (about 7 ns each). A miss costs the search; a model found saves a solver
+    /// call of 2–30 ms: worth more where most queries are satisfiable (synthesis's planning
+    /// call, on a kernel it is asked to fix) than where most are not (a race-free kernel).
+    pub search_nodes: usize,
 }
+
+/// [`SdvOptions::search_nodes`] by default.
+pub const SEARCH_NODES: usize = guess::NODE_BUDGET;
 
 impl Default for SdvOptions {
     fn default() -> Self {
@@ -106,6 +114,7 @@ impl Default for SdvOptions {
             assume_settled_reads: false,
             one_race_per_place_pair: false,
             assume_loop_relations: false,
+            search_nodes: SEARCH_NODES,
         }
     }
 }
@@ -528,6 +537,7 @@ fn run_lanes(
                 let mut engine = Engine::new(k, unif, opts.timeout_ms, opts.deadline);
                 engine.small_witnesses = opts.small_witnesses;
                 engine.assume_loop_relations = opts.assume_loop_relations;
+                engine.search_nodes = opts.search_nodes;
                 engine.profile = profiling.then(Vec::new);
                 let mut answers = Vec::new();
                 let mut racy = opts.one_race_per_place_pair.then(HashSet::new);

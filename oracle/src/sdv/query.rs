@@ -130,6 +130,8 @@ pub(crate) struct Engine<'k> {
     pub small_witnesses: bool,
     /// See [`super::SdvOptions::assume_loop_relations`].
     pub assume_loop_relations: bool,
+    /// See [`super::SdvOptions::search_nodes`].
+    pub search_nodes: usize,
     /// Every solver call, when profiling.
     pub profile: Option<Vec<QueryStat>>,
 }
@@ -211,6 +213,7 @@ impl<'k> Engine<'k> {
             expired: false,
             small_witnesses: false,
             assume_loop_relations: false,
+            search_nodes: guess::NODE_BUDGET,
         }
     }
 
@@ -483,7 +486,7 @@ impl<'k> Engine<'k> {
                 None => {}
             }
             let (s1, s2) = Self::sites(&b, q);
-            if let Some(g) = self.guess(&b.parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
+            if let Some(g) = self.guess(&b.parts, (q.a.0, q.b.0), self.search_nodes) {
                 // A race: the queries are asked one by one, this one already answered.
                 let [t1, t2] = if q.pairing == Pairing::InterBlock {
                     self.inter.clone()
@@ -542,7 +545,7 @@ impl<'k> Engine<'k> {
             // The race's own model is among the hints, and a model of the pinned query is
             // usually next to it: a short search (a miss assumes the relation).
             None => self
-                .guess_anyway(&b.parts, (q.a.0, q.b.0), guess::NODE_BUDGET / 4)
+                .guess_anyway(&b.parts, (q.a.0, q.b.0), self.search_nodes / 4)
                 .is_some(),
         }
     }
@@ -582,7 +585,7 @@ impl<'k> Engine<'k> {
             Sliced,
             Abstract,
         }
-        if let Some(g) = self.guess(parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
+        if let Some(g) = self.guess(parts, (q.a.0, q.b.0), self.search_nodes) {
             let outcome = Outcome::Sat(self.witness(&Valuation::Guess(&g), (t1, s1), (t2, s2), q));
             self.memo.insert(formula.clone(), outcome.clone());
             return outcome;
@@ -656,7 +659,7 @@ impl<'k> Engine<'k> {
             // A model of the slice fixes the constants the offsets depend on; the rest of the
             // query (facts about other values) is usually satisfied around it.
             if slice_model {
-                if let Some(g) = self.guess_anyway(parts, (q.a.0, q.b.0), guess::NODE_BUDGET) {
+                if let Some(g) = self.guess_anyway(parts, (q.a.0, q.b.0), self.search_nodes) {
                     outcome = Outcome::Sat(self.witness(&Valuation::Guess(&g), (t1, s1), (t2, s2), q));
                     break;
                 }
