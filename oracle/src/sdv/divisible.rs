@@ -35,6 +35,11 @@ struct Linear {
 /// Whether the bytes `[o1, o1 + s1)` and `[o2, o2 + s2)` are disjoint for every value of the
 /// offsets' atoms (offsets of one width, read as signed, as the checkers' overlap test does).
 pub(crate) fn never_overlap(o1: &BV, s1: u32, o2: &BV, s2: u32) -> bool {
+    // Bulk accesses (a copy of a whole tile) would make the loop below long: no conclusion.
+    const MAX_SPAN: u32 = 4096;
+    if s1.saturating_add(s2) > MAX_SPAN {
+        return false;
+    }
     let Some(diff) = difference(o1, o2) else {
         return false;
     };
