@@ -5,8 +5,8 @@
 //! Run: `cargo bench --bench sdv_profile [-- PATH_SUBSTRING]`. For every corpus kernel checked by
 //! the SDV checker (only those whose path contains the argument, when one is given), prints one
 //! line of totals (solver calls; of them the satisfiable ones; queries the GCD test settled
-//! without a solver; searches for a model by evaluation, found / tried, and their time); then, for the five slowest kernels, their phases and slowest
-//! solver calls and searches.
+//! without a solver; searches for a model by evaluation, found / tried, and their time); then,
+//! for the five slowest kernels, their phases and slowest solver calls and searches.
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
 //! `AUTOSYNC_PROFILE_RACY=1` profiles what `fix` asks first instead: each kernel with every
