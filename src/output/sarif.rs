@@ -126,12 +126,11 @@ impl Lines {
 /// A fingerprint that survives edits elsewhere in the file: FNV-1a over the rule, kernel,
 /// array and the trimmed source lines of the finding's locations (not their numbers).
 fn fingerprint(d: &Defect, kernel: &str, lines: &mut Lines) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
     let mut eat = |s: &str| {
-        for b in s.bytes().chain(std::iter::once(0)) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100000001b3);
-        }
+        h.write(s.as_bytes());
+        h.write_u8(0);
     };
     eat(&d.rule);
     eat(kernel);
@@ -142,7 +141,7 @@ fn fingerprint(d: &Defect, kernel: &str, lines: &mut Lines) -> String {
         eat(&lines.of(&l.location));
         eat(&l.label);
     }
-    format!("{h:016x}")
+    format!("{:016x}", h.finish())
 }
 
 fn rule_index(id: &str) -> Option<usize> {

@@ -67,12 +67,10 @@ pub fn dir() -> Result<&'static Path, String> {
 /// FNV-1a of `bytes`: stable across runs and builds (std's hasher is randomly keyed), for the
 /// names of cache entries.
 pub fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
+    use std::hash::Hasher;
+    let mut h = ::fnv::FnvHasher::default();
+    h.write(bytes);
+    h.finish()
 }
 
 fn content_hash() -> u64 {
@@ -84,12 +82,11 @@ fn content_hash() -> u64 {
     fnv(&all)
 }
 
-/// The directory autosync caches files in: `XDG_CACHE_HOME`, `~/.cache`, else the temporary
-/// directory.
+/// The directory autosync caches files in: the platform's user cache directory
+/// (`XDG_CACHE_HOME` or `~/.cache` on Linux), else the temporary directory.
 pub fn cache_base() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+    directories::BaseDirs::new()
+        .map(|d| d.cache_dir().to_path_buf())
         .filter(|p| std::fs::create_dir_all(p).is_ok())
         .unwrap_or_else(std::env::temp_dir)
 }
