@@ -241,11 +241,20 @@ fn nvcc_build_from_wheel(site: &Path) -> Option<u32> {
 /// Assembles the wheels under `wheels` (`site-packages/nvidia`) into one toolkit view in the
 /// cache directory; returns its root and the version.
 fn assemble(wheels: &Path) -> Result<(PathBuf, Version), String> {
-    let includes: Vec<PathBuf> = ["cuda_runtime", "cuda_cccl", "curand", "cuda_nvcc"]
-        .iter()
-        .map(|w| wheels.join(w).join("include"))
+    // Every wheel's headers (runtime, CCCL, nvcc's crt, and whichever libraries are installed:
+    // cuRAND, cuBLAS, ...), as a toolkit root's `include/` holds them all.
+    let mut includes: Vec<PathBuf> = std::fs::read_dir(wheels)
+        .map_err(|e| format!("cannot read {}: {e}", wheels.display()))?
+        .flatten()
+        .map(|e| e.path().join("include"))
         .filter(|d| d.is_dir())
         .collect();
+    // The same header in two wheels: the first linked wins, the runtime's first as before.
+    let first = ["cuda_runtime", "cuda_cccl", "curand", "cuda_nvcc"];
+    includes.sort_by_key(|d| {
+        let wheel = d.parent().and_then(Path::file_name).unwrap_or_default().to_os_string();
+        (first.iter().position(|w| wheel == *w).unwrap_or(first.len()), wheel)
+    });
     let cuda_h = std::fs::read_to_string(wheels.join("cuda_runtime/include/cuda.h"))
         .map_err(|e| format!("cannot read cuda.h: {e}"))?;
     let (major, minor) = cuda_version(&cuda_h).ok_or("cuda.h has no CUDA_VERSION")?;
