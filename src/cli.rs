@@ -322,9 +322,13 @@ struct InputArgs {
     /// C++ standard [default: c++17].
     #[arg(long = "std", value_name = "c++NN")]
     std: Option<String>,
-    /// Do not read flags from a compile_commands.json found above the file.
-    #[arg(long = "no-compile-commands")]
+    /// Do not read flags from a compile_commands.json.
+    #[arg(long = "no-compile-commands", conflicts_with = "compile_db")]
     no_compile_db: bool,
+    /// Read the build's flags from this compile_commands.json (or the build directory holding
+    /// it) instead of searching each folder above the file and its build/ [like clang-tidy -p].
+    #[arg(short = 'p', long = "compile-commands", value_name = "DIR")]
+    compile_db: Option<PathBuf>,
     /// Treat calls of this function (no body autosync can see) as free of memory accesses and
     /// synchronization (repeatable).
     #[arg(long = "assume-pure", value_name = "NAME")]
@@ -364,6 +368,7 @@ impl InputArgs {
                 ..Default::default()
             },
             no_compile_db: self.no_compile_db,
+            compile_db: self.compile_db.clone(),
             assume_pure: self.assume_pure.clone(),
         }
     }

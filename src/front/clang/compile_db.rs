@@ -1,6 +1,10 @@
 //! `compile_commands.json`: the include directories, macros, language standard and GPU
-//! architecture a build uses for a file, found in the nearest database above the file (or in
-//! a `build/` directory next to one of its ancestors, as clangd looks).
+//! architecture a build uses for a file, from the database the user names (`-p DIR`, as
+//! clang-tidy takes it) or else the nearest one above the file (or in a `build/` directory next
+//! to one of its ancestors, as clangd looks). Entries may be clang, gcc or nvcc command lines:
+//! nvcc's spellings (`-gencode arch=…,code=sm_90a`, `--generate-code=…`, `-arch=sm_90a`,
+//! `--options-file`) are translated to what Clang's device pass needs, and host-compiler
+//! pass-through flags (`-Xcompiler …`) are left to the host compiler.
 
 use super::ClangOptions;
 use serde::Deserialize;
@@ -34,11 +38,36 @@ pub fn find(file: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The database `-p` names: a `compile_commands.json` file, or a directory holding one.
+pub fn named(p: &Path) -> PathBuf {
+    if p.is_dir() {
+        p.join("compile_commands.json")
+    } else {
+        p.to_path_buf()
+    }
+}
+
+/// Which database entry gave a file its flags.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Used {
+    /// The database.
+    pub db: PathBuf,
+    /// The entry's command line, as the database has it (arguments joined by spaces).
+    pub command: String,
+}
+
 /// The flags the database gives for `file`, added to `opts` (CLI and config settings come
-/// first and win). Returns the database used, or an error message for a database that cannot
-/// be read.
-pub fn apply(file: &Path, opts: &mut ClangOptions) -> Result<Option<PathBuf>, String> {
-    let Some(db) = find(file) else { return Ok(None) };
+/// first and win): the database `explicit` names, else the nearest one above the file.
+/// Returns the entry used (None when there is no database, or no entry for the file in it),
+/// or an error message for a database that cannot be read.
+pub fn apply(file: &Path, explicit: Option<&Path>, opts: &mut ClangOptions) -> Result<Option<Used>, String> {
+    let db = match explicit {
+        Some(p) => named(p),
+        None => match find(file) {
+            Some(db) => db,
+            None => return Ok(None),
+        },
+    };
     let text = std::fs::read_to_string(&db).map_err(|e| format!("{}: cannot read: {e}", db.display()))?;
     let entries: Vec<Entry> =
         serde_json::from_str(&text).map_err(|e| format!("{}: not a compilation database: {e}", db.display()))?;
@@ -51,8 +80,36 @@ pub fn apply(file: &Path, opts: &mut ClangOptions) -> Result<Option<PathBuf>, St
         (None, Some(c)) => split_command(c),
         (None, None) => vec![],
     };
+    let args = expand_options_files(args, &entry.directory);
     absorb(&args, &entry.directory, opts);
-    Ok(Some(db))
+    Ok(Some(Used {
+        db,
+        command: args.join(" "),
+    }))
+}
+
+/// nvcc's `--options-file F` / `-optf F` replaced by the flags the file holds.
+fn expand_options_files(args: Vec<String>, dir: &Path) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        let file = match a.as_str() {
+            "--options-file" | "-optf" => it.next(),
+            _ => a.strip_prefix("--options-file=").map(str::to_string),
+        };
+        match file {
+            Some(f) => {
+                let p = dir.join(&f);
+                match std::fs::read_to_string(&p) {
+                    // The first word of a command line is the compiler: keep the file's flags.
+                    Ok(text) => out.extend(split_command(&text)),
+                    Err(_) => out.push(format!("--options-file={f}")),
+                }
+            }
+            None => out.push(a),
+        }
+    }
+    out
 }
 
 fn canonical(p: &Path) -> PathBuf {
@@ -70,8 +127,36 @@ pub fn absorb(args: &[String], dir: &Path, opts: &mut ClangOptions) {
             dir.join(p)
         }
     };
+    let mut archs: Vec<String> = Vec::new();
     let mut it = args.iter().skip(1).peekable();
     while let Some(a) = it.next() {
+        // Host-compiler pass-through (`-Xcompiler -fPIC,-Wall`): not the device pass's flags.
+        if [
+            "-Xcompiler",
+            "--compiler-options",
+            "-Xlinker",
+            "--linker-options",
+            "-Xptxas",
+            "-Xcudafe",
+        ]
+        .contains(&a.as_str())
+        {
+            it.next();
+            continue;
+        }
+        if let Some(spec) = a
+            .strip_prefix("--generate-code=")
+            .or_else(|| a.strip_prefix("-gencode="))
+            .map(str::to_string)
+            .or_else(|| {
+                (a == "-gencode" || a == "--generate-code")
+                    .then(|| it.next().cloned())
+                    .flatten()
+            })
+        {
+            archs.extend(gencode_archs(&spec));
+            continue;
+        }
         let mut value = |flag: &str| -> Option<String> {
             if a == flag {
                 it.next().cloned()
@@ -102,14 +187,41 @@ pub fn absorb(args: &[String], dir: &Path, opts: &mut ClangOptions) {
         } else if let Some(v) = a
             .strip_prefix("--cuda-gpu-arch=")
             .or_else(|| a.strip_prefix("--offload-arch="))
-            .or_else(|| a.strip_prefix("-arch="))
-            .or_else(|| a.strip_prefix("--gpu-architecture="))
+            .map(str::to_string)
+            .or_else(|| value("-arch"))
+            .or_else(|| value("--gpu-architecture"))
+            .or_else(|| value("--gpu-code"))
+            .or_else(|| value("-code"))
         {
-            if v.starts_with("sm_") {
-                opts.arch.get_or_insert_with(|| v.to_string());
-            }
+            archs.extend(v.split(',').filter(|a| a.starts_with("sm_")).map(str::to_string));
         }
     }
+    // Several targets: read the newest, whose code paths (`__CUDA_ARCH__`) are the most capable.
+    if let Some(newest) = archs.into_iter().max_by_key(|a| arch_number(a)) {
+        opts.arch.get_or_insert(newest);
+    }
+}
+
+/// The real architectures of an nvcc `-gencode` spec: `arch=compute_90a,code=sm_90a`,
+/// `arch=compute_80,code=[compute_80,sm_80]`.
+fn gencode_archs(spec: &str) -> Vec<String> {
+    let code = spec.split_once("code=").map_or("", |(_, c)| c);
+    code.trim_matches(['[', ']', '"', '\''])
+        .split(',')
+        .map(|c| c.trim_matches(['[', ']']))
+        .filter(|c| c.starts_with("sm_"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `sm_90a` → (90, 1): the number, and the architecture-specific suffix after it.
+fn arch_number(a: &str) -> (u32, bool) {
+    let digits: String = a
+        .trim_start_matches("sm_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (digits.parse().unwrap_or(0), a.ends_with('a'))
 }
 
 /// Splits a shell command line (quotes and backslashes, no expansions).
@@ -176,6 +288,21 @@ mod tests {
             vec![("TILE".into(), Some("32".into())), ("FAST".into(), None)]
         );
         assert_eq!(o.std.as_deref(), Some("c++14"));
+        assert_eq!(o.arch.as_deref(), Some("sm_70"));
+    }
+
+    #[test]
+    fn nvcc_gencode_and_host_flags() {
+        let mut o = ClangOptions::default();
+        let args = split_command(
+            "/usr/local/cuda/bin/nvcc -DGGML_CUDA_F16 -Xcompiler -DHOST_ONLY --expt-relaxed-constexpr \
+             -gencode arch=compute_80,code=[compute_80,sm_80] --generate-code=arch=compute_90a,code=sm_90a -c k.cu",
+        );
+        absorb(&args, Path::new("/proj"), &mut o);
+        assert_eq!(o.defines, vec![("GGML_CUDA_F16".into(), None)]);
+        assert_eq!(o.arch.as_deref(), Some("sm_90a"));
+        let mut o = ClangOptions::default();
+        absorb(&split_command("nvcc -arch=sm_70 -c k.cu"), Path::new("/p"), &mut o);
         assert_eq!(o.arch.as_deref(), Some("sm_70"));
     }
 

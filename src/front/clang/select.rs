@@ -1,4 +1,4 @@
-//! The environment a file is read in: which Clang, which CUDA toolkit (or the built-in shim),
+//! The toolchain a file is read with: which Clang, which CUDA toolkit (or the built-in shim),
 //! which architecture. A toolkit is used only with a Clang whose probe compile of its headers
 //! for the architecture succeeds, newest Clang first; the probe's answer is cached.
 
@@ -15,9 +15,9 @@ pub const MAX_VERSION: u32 = 19;
 /// The Debian package that reads the newest CUDA toolkits.
 const NEWEST_PACKAGE: &str = "clang-19";
 
-/// Where and how a file is read.
+/// Which Clang reads the file, with which toolkit, for which architecture.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Environment {
+pub struct Toolchain {
     /// The Clang executable.
     pub clang: PathBuf,
     /// Its major version.
@@ -33,7 +33,7 @@ pub struct Environment {
     pub notes: Vec<String>,
 }
 
-impl Environment {
+impl Toolchain {
     /// One line for `--verbose`: `clang-19 (19), CUDA 12.9.86 from pip wheels in DIR, sm_80`.
     pub fn describe(&self) -> String {
         let tk = match &self.toolkit {
@@ -49,18 +49,18 @@ impl Environment {
     }
 }
 
-/// Resolves the environment for `opts` (cached per distinct options for the process).
-pub fn environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
+/// Resolves the toolchain for `opts` (cached per distinct options for the process).
+pub fn toolchain(opts: &ClangOptions) -> Result<Toolchain, ClangError> {
     use std::sync::{Mutex, OnceLock};
     type Key = (Option<PathBuf>, Choice, String);
-    type Entry = (Key, Result<Environment, ClangError>);
+    type Entry = (Key, Result<Toolchain, ClangError>);
     static CACHE: OnceLock<Mutex<Vec<Entry>>> = OnceLock::new();
     let key: Key = (opts.clang.clone(), opts.toolkit_choice(), opts.arch().to_string());
     let cache = CACHE.get_or_init(Default::default);
     if let Some(hit) = lock(cache).iter().find(|(k, _)| *k == key) {
         return hit.1.clone();
     }
-    let r = resolve_environment(opts);
+    let r = resolve_toolchain(opts);
     lock(cache).push((key, r.clone()));
     r
 }
@@ -69,7 +69,7 @@ fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn resolve_environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
+fn resolve_toolchain(opts: &ClangOptions) -> Result<Toolchain, ClangError> {
     let arch = opts.arch().to_string();
     let choice = opts.toolkit_choice();
     let found = toolkit::find(&choice).map_err(|m| ClangError {
@@ -85,7 +85,7 @@ fn resolve_environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
             Some(p) => checked(&p)?,
             None => newest_on_path()?,
         };
-        return Ok(Environment {
+        return Ok(Toolchain {
             clang_version: version(&clang)?,
             clang,
             toolkit: None,
@@ -102,7 +102,7 @@ fn resolve_environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
     for c in candidates {
         match probe(&c, &tk, &arch) {
             Ok(sdk) => {
-                return Ok(Environment {
+                return Ok(Toolchain {
                     clang_version: version(&c)?,
                     clang: c,
                     toolkit: Some(tk),
@@ -134,7 +134,7 @@ fn resolve_environment(opts: &ClangOptions) -> Result<Environment, ClangError> {
     // A toolkit found by searching, but no Clang that reads it: the shim, with the reason.
     notes.push(format!("{message}; {help}; using the built-in CUDA shim"));
     let clang = newest_on_path()?;
-    Ok(Environment {
+    Ok(Toolchain {
         clang_version: version(&clang)?,
         clang,
         toolkit: None,

@@ -1,0 +1,114 @@
+//! Lowering a parsed file: the kernels it defines (those `--kernel` selects), each with its
+//! launch configuration and the barrier helpers the file defines, into a [`SourceUnit`].
+
+use super::launch_sites::{self, LaunchSite};
+use super::lower::kernels::KernelDef;
+use super::lower::source::SourceMap;
+use super::lower::types::Types;
+use super::{ast, base_name, clang, clang_errors, error, launch, launch_config, lower};
+use super::{FResult, FrontError, FrontOptions, SourceUnit};
+use autosync_oracle::ir::{Expr, FileId, Kernel, Span, Stmt, StmtKind};
+use std::path::Path;
+
+/// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
+/// the fuzzers, which feed it ASTs that no Clang produced: it must fail cleanly, never panic.
+pub fn lower_parsed(
+    path: &Path,
+    text: &str,
+    ast: &ast::Ast,
+    errors: &[clang::Diagnostic],
+    header: &launch::Header,
+    mut notes: Vec<(Span, String)>,
+    opts: &FrontOptions,
+) -> FResult<SourceUnit> {
+    let types = Types::new(ast).with_main_text(text);
+    let src = SourceMap::new(ast, path, text);
+    let lopts = lower::LowerOptions {
+        assume_pure: opts.assume_pure.clone(),
+    };
+    clang_errors::check_errors(ast, &src, errors, path, &mut notes)?;
+    let (defs, _) = lower::kernels::find(ast, &src, &types);
+    for (off, flag) in &header.unknown {
+        notes.push((
+            Span::new(FileId(0), *off as u32, *off as u32 + 2),
+            format!("header flag `{flag}` ignored"),
+        ));
+    }
+    let all_helpers = lower::helpers::find(ast, &src);
+    let sites = launch_sites::find(ast, &src);
+    let mut kernels = Vec::new();
+    let mut helper_lists = Vec::new();
+    let found_names: Vec<String> = defs.iter().map(KernelDef::display_name).collect();
+    let chosen: Vec<&KernelDef> = defs
+        .iter()
+        .filter(|d| {
+            opts.kernel
+                .as_deref()
+                .is_none_or(|k| k == d.display_name() || base_name(k) == d.name && !k.contains('<'))
+        })
+        .collect();
+    for d in &chosen {
+        let lw = lower::Lowerer::new(ast, &types, &src, &lopts, d.scope.clone());
+        let (mut k, knotes) = lw.kernel(d).map_err(|e| e.naming_main_file(path))?;
+        notes.extend(knotes.into_iter().map(|(s, n)| (s, error::name_main_file(&n, path))));
+        let id = ast.node(d.node).id;
+        let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
+        k.launch = launch_config::resolve_launch(&src, d, header, opts, &k, &mine, &mut notes)?;
+        let facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
+        assume_at_entry(&mut k, facts);
+        kernels.push((k, d.node));
+    }
+    let (files, texts) = src.files();
+    let mut out = Vec::new();
+    for (mut k, node) in kernels {
+        k.files = files.clone();
+        let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
+        helper_lists.push(lower::helpers::for_kernel(&all_helpers, start, &k, &texts));
+        out.push(k);
+    }
+    if let Some(k) = &opts.kernel {
+        if out.is_empty() {
+            let known = if found_names.is_empty() {
+                "none".to_string()
+            } else {
+                found_names.join(", ")
+            };
+            return Err(FrontError::input(
+                Span::new(FileId(0), 0, 0),
+                format!("no __global__ kernel named `{k}` (kernels in file: {known})"),
+            ));
+        }
+    }
+    Ok(SourceUnit {
+        path: path.to_path_buf(),
+        texts,
+        kernels: out,
+        notes,
+        helpers: helper_lists,
+        env: None,
+    })
+}
+
+/// The names of a function's parameters, in order.
+fn param_names(ast: &ast::Ast, f: ast::NodeId) -> Vec<String> {
+    ast.children(f)
+        .filter(|&c| ast.kind(c) == "ParmVarDecl")
+        .map(|c| ast.name(c).to_string())
+        .collect()
+}
+
+/// Conditions every thread may assume at the kernel's entry (what its launches say about the
+/// block), as `assume` statements no barrier is written after.
+fn assume_at_entry(k: &mut Kernel, facts: Vec<Expr>) {
+    let mut front = Vec::with_capacity(facts.len());
+    for f in facts {
+        let label = k.fresh_label();
+        front.push(Stmt {
+            label,
+            span: k.span,
+            emit_after: false,
+            kind: StmtKind::Assume(f),
+        });
+    }
+    k.body.stmts.splice(0..0, front);
+}
