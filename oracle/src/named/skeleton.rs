@@ -9,7 +9,7 @@
 //! memory accesses of each segment between them.
 
 use super::pipeline::{AgentIdx, AsyncEv, BarIdx, Mbarriers, PhaseSel};
-use super::value::{fold_bin, fold_un, norm, Blame, Origin, Sym, Unknowns, Val};
+use super::value::{Blame, Origin, Sym, Unknowns, Val};
 use crate::ir::*;
 use crate::report::{Divergence, Inconclusive, SyncDefect, SyncDefectKind};
 use crate::tree::visit_stmt;
@@ -189,7 +189,7 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
         .iter()
         .map(|v| match v.kind {
             VarKind::Param => Some(match k.launch.params.get(&v.name) {
-                Some(&x) => Val::K(norm(x, v.ty)),
+                Some(&x) => Val::K(v.ty.normalize(x)),
                 None => sk.unknowns.fresh(Origin::Param(v.name.clone()), v.ty),
             }),
             _ => None,
@@ -436,30 +436,10 @@ struct Emu<'a, 'k> {
     probe: Option<Probe>,
 }
 
-/// Static type of an expression.
-fn expr_ty(k: &Kernel, e: &Expr) -> ScalarTy {
-    match e {
-        Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) | Expr::Unknown(t) => *t,
-        Expr::Builtin(_) => ScalarTy::U32,
-        Expr::Vote(..) => ScalarTy::I32,
-        Expr::Var(v) => k.var(*v).ty,
-        Expr::Un(UnOp::Not, _, _) => ScalarTy::Bool,
-        Expr::Un(_, t, _) => *t,
-        Expr::Bin(op, t, _, _) => {
-            if op.is_predicate() {
-                ScalarTy::Bool
-            } else {
-                *t
-            }
-        }
-        Expr::Select(_, a, _) => expr_ty(k, a),
-    }
-}
-
 /// Evaluates `e` for one lane, folding whatever is concrete.
 fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: [u32; 3], e: &Expr) -> Val {
     match e {
-        Expr::Const(v, t) => Val::K(norm(*v, *t)),
+        Expr::Const(v, t) => Val::K(t.normalize(*v)),
         Expr::Builtin(b) => match b {
             Builtin::ThreadIdx(d) => Val::K(tid[d.index()] as i64),
             Builtin::BlockDim(d) => Val::K(geo.block_dim[d.index()] as i64),
@@ -469,16 +449,19 @@ fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: [u32; 3], e
         },
         Expr::Var(v) => env[v.0 as usize].clone(),
         Expr::Un(op, t, a) => match eval(k, geo, unk, env, tid, a) {
-            Val::K(x) => Val::K(fold_un(*op, *t, x)),
+            Val::K(x) => match op.fold(*t, x) {
+                Some(r) => Val::K(r),
+                None => unk.fresh(Origin::Opaque, e.ty(k)),
+            },
             Val::S(s) => Val::S(Rc::new(Sym::Un(*op, *t, s))),
         },
         Expr::Bin(op, t, a, b) => {
             let x = eval(k, geo, unk, env, tid, a);
             let y = eval(k, geo, unk, env, tid, b);
             match (&x, &y, op) {
-                (Val::K(p), Val::K(q), _) => match fold_bin(*op, *t, *p, *q) {
+                (Val::K(p), Val::K(q), _) => match op.fold(*t, *p, *q) {
                     Some(r) => Val::K(r),
-                    None => unk.fresh(Origin::Opaque, expr_ty(k, e)),
+                    None => unk.fresh(Origin::Opaque, e.ty(k)),
                 },
                 (Val::K(0), _, BinOp::And) | (_, Val::K(0), BinOp::And) => Val::K(0),
                 (Val::K(p), _, BinOp::Or) | (_, Val::K(p), BinOp::Or) if *p != 0 => Val::K(1),
@@ -486,13 +469,16 @@ fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: [u32; 3], e
             }
         }
         Expr::Cast(t, a) => match eval(k, geo, unk, env, tid, a) {
-            Val::K(x) => Val::K(norm(x, *t)),
+            Val::K(x) => match t.convert(a.ty(k), x) {
+                Some(r) => Val::K(r),
+                None => unk.fresh(Origin::Opaque, *t),
+            },
             Val::S(s) => Val::S(Rc::new(Sym::Cast(*t, s))),
         },
         Expr::Select(c, a, b) => match eval(k, geo, unk, env, tid, c) {
             Val::K(x) => eval(k, geo, unk, env, tid, if x != 0 { a } else { b }),
             Val::S(cs) => {
-                let ty = expr_ty(k, a);
+                let ty = a.ty(k);
                 let x = eval(k, geo, unk, env, tid, a);
                 let y = eval(k, geo, unk, env, tid, b);
                 if x == y {
@@ -998,7 +984,7 @@ impl Emu<'_, '_> {
             Op::Assign(v, e) => {
                 let ty = self.ctx.k.var(*v).ty;
                 let x = match self.eval(li, e) {
-                    Val::K(x) => Val::K(norm(x, ty)),
+                    Val::K(x) => Val::K(ty.normalize(x)),
                     s => s,
                 };
                 self.lanes[li].env[v.0 as usize] = x;
@@ -1382,7 +1368,7 @@ impl Emu<'_, '_> {
                     }
                     if let Some(d) = dst {
                         let ty = self.ctx.k.var(*d).ty;
-                        self.lanes[li].env[d.0 as usize] = Val::K(norm(1, ty));
+                        self.lanes[li].env[d.0 as usize] = Val::K(ty.normalize(1));
                     }
                     AsyncEv::Wait {
                         bar,
@@ -1430,7 +1416,7 @@ impl Emu<'_, '_> {
                 let ty = self.ctx.k.var(v).ty;
                 for &(li, g) in &dsts {
                     if g == gi {
-                        self.lanes[li].env[v.0 as usize] = Val::K(norm(TOKEN_TAG | id as i64, ty));
+                        self.lanes[li].env[v.0 as usize] = Val::K(ty.normalize(TOKEN_TAG | id as i64));
                     }
                 }
             }

@@ -706,7 +706,7 @@ impl<'k> Engine<'k> {
             };
             let c = BV::new_const(format!("param_{}", var.name), bits);
             if let Some(x) = m.assigned(&c) {
-                values.push((var.name.clone(), super::fold::normalize(x as i64, var.ty), None));
+                values.push((var.name.clone(), var.ty.normalize(x as i64), None));
             }
         }
         let o1 = sval(&a.1.offset);
@@ -832,7 +832,7 @@ fn bounds_term(alternatives: &[PathBounds], walks: [&Walk; 2]) -> Option<Bool> {
 fn signed_value(k: &Kernel, v: VarId, m: &Valuation, x: &BV) -> i64 {
     let u = m.value(x).unwrap_or(0);
     match k.var(v).ty {
-        ScalarTy::Int { signed: true, bits } => super::fold::normalize(u as i64, ScalarTy::Int { signed: true, bits }),
+        ty if ty.is_signed() => ty.normalize(u as i64),
         _ => u as i64,
     }
 }

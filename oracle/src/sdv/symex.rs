@@ -8,7 +8,6 @@
 //! uniform values: parameters, geometry, and the head values of uniform loop variables of the
 //! loops listed as shared (both threads in the same iteration of them).
 
-use super::fold::type_of;
 use super::induction::{exit_tests, guarded_inductions, inductions, Update};
 use super::levels::Uniformity;
 use super::pow2;
@@ -228,18 +227,6 @@ struct Walker<'a> {
     out: Walk,
 }
 
-/// The Z3 width of an integer type (opaque values are 64 bits).
-fn width(ty: ScalarTy) -> u32 {
-    match ty {
-        ScalarTy::Int { bits, .. } => bits as u32,
-        _ => 64,
-    }
-}
-
-fn signed(ty: ScalarTy) -> bool {
-    matches!(ty, ScalarTy::Int { signed: true, .. })
-}
-
 impl Val {
     /// As a boolean (`!= 0` for bit-vectors).
     pub fn to_bool(&self) -> Bool {
@@ -275,7 +262,7 @@ impl<'a> Walker<'a> {
         };
         match ty {
             ScalarTy::Bool => Val::B(Bool::new_const(name)),
-            _ => Val::Bv(BV::new_const(name, width(ty))),
+            _ => Val::Bv(BV::new_const(name, ty.width())),
         }
     }
 
@@ -297,7 +284,7 @@ impl<'a> Walker<'a> {
                 (Some(&c), ScalarTy::Int { bits, .. }) => Val::Bv(numeral_i(c, bits as u32)),
                 (Some(&c), ScalarTy::Bool) => Val::B(Bool::from_bool(c != 0)),
                 (_, ScalarTy::Bool) => Val::B(Bool::new_const(format!("param_{}", info.name))),
-                (_, ty) => Val::Bv(BV::new_const(format!("param_{}", info.name), width(ty))),
+                (_, ty) => Val::Bv(BV::new_const(format!("param_{}", info.name), ty.width())),
             }
         } else {
             // Read before any assignment: an arbitrary per-thread value.
@@ -319,19 +306,19 @@ impl<'a> Walker<'a> {
                 match v {
                     _ if from == ScalarTy::Opaque => self.unknown("cast", to, shareable),
                     Val::B(b) => Val::Bv(b.ite(&numeral(1, bits), &numeral(0, bits))),
-                    Val::Bv(x) => Val::Bv(resize_folded(&x, bits, signed(from))),
+                    Val::Bv(x) => Val::Bv(resize_folded(&x, bits, from.is_signed())),
                 }
             }
             ScalarTy::Opaque => match v {
                 Val::B(b) => Val::Bv(b.ite(&numeral(1, 64), &numeral(0, 64))),
-                Val::Bv(x) => Val::Bv(resize_folded(&x, 64, signed(from))),
+                Val::Bv(x) => Val::Bv(resize_folded(&x, 64, from.is_signed())),
             },
         }
     }
 
     fn eval_as(&mut self, e: &Expr, to: ScalarTy) -> Val {
         let v = self.eval(e);
-        let from = type_of(self.k, e);
+        let from = e.ty(self.k);
         let sh = self.uniform_expr(e);
         self.convert(v, from, to, sh)
     }
@@ -344,7 +331,7 @@ impl<'a> Walker<'a> {
         match e {
             Expr::Const(v, ty) => match ty {
                 ScalarTy::Bool => Val::B(Bool::from_bool(*v != 0)),
-                _ => Val::Bv(numeral_i(*v, width(*ty))),
+                _ => Val::Bv(numeral_i(*v, ty.width())),
             },
             Expr::Builtin(b) => Val::Bv(match b {
                 Builtin::ThreadIdx(d) => self.th.tid[d.index()].clone(),
@@ -372,7 +359,7 @@ impl<'a> Walker<'a> {
             Expr::Cast(ty, a) => self.eval_as(a, *ty),
             Expr::Select(c, a, b) => {
                 let c = self.eval_bool(c);
-                let ta = type_of(self.k, a);
+                let ta = a.ty(self.k);
                 self.cond_depth += 1;
                 let x = self.eval(a);
                 let y = self.eval_as(b, ta);
@@ -599,7 +586,7 @@ impl<'a> Walker<'a> {
     /// holds 2^e or zero: the other operand shifted left by e. A shift costs the solver far
     /// less than a multiplier circuit (`offset * (2 * tid + 1)` in scans and reductions).
     fn pow2_mul(&mut self, a: &Expr, b: &Expr, ty: ScalarTy, signed: bool) -> Option<Val> {
-        let w = width(ty);
+        let w = ty.width();
         let operand = |x: &Expr| -> Option<(BV, u32)> {
             let v = match x {
                 Expr::Var(v) => *v,
@@ -609,7 +596,7 @@ impl<'a> Walker<'a> {
                 },
                 _ => return None,
             };
-            let src = width(self.k.vars.get(v.0 as usize)?.ty);
+            let src = self.k.vars.get(v.0 as usize)?.ty.width();
             (src <= w).then_some(())?;
             Some((self.pow2_exp(v)?, src))
         };
@@ -683,7 +670,7 @@ impl<'a> Walker<'a> {
                 let Val::Bv(i) = self.eval_as(x, ty) else {
                     unreachable!("int conversion yields bit-vectors")
                 };
-                let s = signed(ty);
+                let s = ty.is_signed();
                 let scaled = resize(&i, 64, s).bvmul(numeral(acc.size as u64, 64));
                 let off = base.as_ref().map_or_else(|| scaled.clone(), |b| b.bvadd(&scaled));
                 (off, Some((i, s)), base)
@@ -857,7 +844,7 @@ impl<'a> Walker<'a> {
             };
             let val = match ty {
                 ScalarTy::Bool => Val::B(Bool::new_const(name)),
-                _ => Val::Bv(BV::new_const(name, width(ty))),
+                _ => Val::Bv(BV::new_const(name, ty.width())),
             };
             self.env.insert(v, val);
         }
@@ -1411,7 +1398,7 @@ impl Walker<'_> {
                 // The same sum without wrap-around, in a width where it cannot overflow. "Does
                 // not wrap" is about the variable's own type: `int i; i += blockDim.x` adds in
                 // unsigned arithmetic, yet `i` stays within the range of `int`.
-                let var_signed = matches!(self.k.var(v).ty, ScalarTy::Int { signed: true, .. });
+                let var_signed = self.k.var(v).ty.is_signed();
                 let wide = w + 34;
                 let ext = |x: &BV, s: bool| if s { x.sign_ext(wide - w) } else { x.zero_ext(wide - w) };
                 let d = r.zero_ext(wide - 32).bvmul(ext(&e, *signed));
@@ -1458,7 +1445,7 @@ impl Walker<'_> {
             } => {
                 let ty = self.k.var(v).ty;
                 // A signed `<<=` can reach INT_MIN, which the exponent cannot stand for.
-                let tracked = !*left || !matches!(ty, ScalarTy::Int { signed: true, .. }) || *signed_mul;
+                let tracked = !*left || !ty.is_signed() || *signed_mul;
                 if let Some(e0) = self.pow2_exp(v).filter(|_| tracked) {
                     let exp = pow2::shifted(&e0, r, *amount, *left, pow2::cap(ty), w);
                     return Some(Closed {
@@ -1501,7 +1488,7 @@ fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr
     let Expr::Cast(ScalarTy::Int { bits: 64, .. }, x) = cast else {
         return None;
     };
-    let ty = type_of(k, x);
+    let ty = x.ty(k);
     (c == size as i64 && matches!(ty, ScalarTy::Int { bits, .. } if bits <= 32)).then_some((&**x, ty))
 }
 
@@ -1560,68 +1547,37 @@ fn resize_folded(x: &BV, bits: u32, from_signed: bool) -> BV {
 /// or an operation not folded here.
 fn fold_numerals(op: BinOp, x: u64, y: u64, w: u32, signed: bool) -> Option<Val> {
     use BinOp::*;
-    if w == 0 || w > 64 {
+    if w == 0 || w > 64 || matches!(op, And | Or) {
         return None;
     }
-    let m = mask(w);
-    let sext = |v: u64| -> i64 {
-        let shift = 64 - w;
-        ((v << shift) as i64) >> shift
-    };
-    let (sx, sy) = (sext(x), sext(y));
-    let in_range = |r: i128| r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1));
-    let num = |v: u64| Some(Val::Bv(numeral(v & m, w)));
-    let boolean = |b: bool| Some(Val::B(Bool::from_bool(b)));
-    match op {
-        Add | Sub | Mul if signed => {
-            let r = match op {
-                Add => sx as i128 + sy as i128,
-                Sub => sx as i128 - sy as i128,
-                _ => sx as i128 * sy as i128,
-            };
-            if in_range(r) {
-                num(r as u64)
-            } else {
-                None
-            }
-        }
-        Add => num(x.wrapping_add(y)),
-        Sub => num(x.wrapping_sub(y)),
-        Mul => num(x.wrapping_mul(y)),
-        Div | Rem if y == 0 => None,
-        Div if signed => {
-            let q = sx as i128 / sy as i128;
-            if in_range(q) {
-                num(q as u64)
-            } else {
-                None
-            }
-        }
-        Rem if signed => num((sx as i128 % sy as i128) as u64),
-        Div => num(x / y),
-        Rem => num(x % y),
-        Shl => num(if y >= w as u64 { 0 } else { x << y }),
-        Shr if signed => num(if y >= w as u64 {
-            (sx >> 63) as u64
-        } else {
-            (sx >> y) as u64
-        }),
-        Shr => num(if y >= w as u64 { 0 } else { x >> y }),
-        BitAnd => num(x & y),
-        BitOr => num(x | y),
-        BitXor => num(x ^ y),
-        Lt if signed => boolean(sx < sy),
-        Lt => boolean(x < y),
-        Le if signed => boolean(sx <= sy),
-        Le => boolean(x <= y),
-        Gt if signed => boolean(sx > sy),
-        Gt => boolean(x > y),
-        Ge if signed => boolean(sx >= sy),
-        Ge => boolean(x >= y),
-        Eq => boolean(x == y),
-        Ne => boolean(x != y),
-        And | Or => None,
+    let ty = ScalarTy::Int { bits: w as u8, signed };
+    let (sx, sy) = (ty.normalize(x as i64), ty.normalize(y as i64));
+    let exact = |r: i128| r >= -(1i128 << (w - 1)) && r < (1i128 << (w - 1));
+    let overflows = signed
+        && match op {
+            Add => !exact(sx as i128 + sy as i128),
+            Sub => !exact(sx as i128 - sy as i128),
+            Mul => !exact(sx as i128 * sy as i128),
+            Div => sy != 0 && !exact(sx as i128 / sy as i128),
+            _ => false,
+        };
+    if overflows {
+        return None;
     }
+    // Where C is undefined the bit-vector operations still have a value: over-wide shifts
+    // give 0, or the sign bits for a signed `>>`.
+    let r = match op {
+        Shl | Shr if y >= w as u64 => match op {
+            Shr if signed => sx >> 63,
+            _ => 0,
+        },
+        _ => op.fold(ty, x as i64, y as i64)?,
+    };
+    Some(if op.is_predicate() {
+        Val::B(Bool::from_bool(r != 0))
+    } else {
+        Val::Bv(numeral(r as u64 & mask(w), w))
+    })
 }
 
 #[cfg(test)]
