@@ -14,6 +14,8 @@ pub struct SdvOptions {
     pub deadline: Option<std::time::Instant>,
     /// Report benign races (stores of the same value to the same address) as races; otherwise
     /// they go to [`Report::benign`].
+    ///
+    /// [`Report::benign`]: crate::report::Report::benign
     pub strict: bool,
     /// Prefer witnesses with small non-negative parameter values and block indices (a few more
     /// solver calls per race; synthesis turns it off for the placements it tries).
@@ -21,6 +23,8 @@ pub struct SdvOptions {
     /// Check as if every read that can give all threads the same value did (see
     /// [`uniformity_if_reads_settle`]): the races a placement must remove besides making those
     /// reads settle. Not a verdict (synthesis uses it to plan, and verifies without it).
+    ///
+    /// [`uniformity_if_reads_settle`]: crate::sdv::uniformity_if_reads_settle
     pub assume_settled_reads: bool,
     /// Once two accesses are known to race harmfully, ask no other pair written at the same
     /// two source places (statement spans: a macro expanded into many statements, one call of
@@ -37,6 +41,9 @@ pub struct SdvOptions {
     /// in that last (first) iteration; the solver is not asked. It is the relation that offers
     /// a placement the most barrier positions. Never used for a verdict: synthesis verifies
     /// every placement with a full check, which classifies every race it still finds.
+    ///
+    /// [`IterRelation::NotLastIteration`]: crate::report::IterRelation::NotLastIteration
+    /// [`IterRelation::NotFirstIteration`]: crate::report::IterRelation::NotFirstIteration
     pub assume_loop_relations: bool,
     /// Nodes a search for a model by evaluation may evaluate before a conflict query goes to
     /// the solver (about 7 ns each). A miss costs the search; a model found saves a solver

@@ -12,6 +12,8 @@ use crate::smt::{numeral, numeral_i, resize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use z3::ast::{Ast, Bool, BV};
 
+/// An enclosing loop of the current point: whether both threads share its iteration, and its
+/// induction variable.
 pub(super) struct Frame {
     pub(super) shared: bool,
     pub(super) var: Option<VarId>,
@@ -72,6 +74,7 @@ pub(crate) fn walk_with_params(
     w.out
 }
 
+/// One thread's walk: its symbolic state at the current point and what it has recorded.
 pub(super) struct Walker<'a> {
     pub(super) detail: Detail,
     pub(super) k: &'a Kernel,
