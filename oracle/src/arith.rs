@@ -46,13 +46,13 @@ impl ScalarTy {
         }
     }
 
-    /// C's conversion of the value `v` of type `from` to this type; `None` when either side is
-    /// opaque (a float's conversion is not a reinterpretation of its bits).
+    /// C's conversion of the value `v` of type `from` (normalized to it) to this type; `None`
+    /// when either side is opaque (a float's conversion is not a reinterpretation of its bits).
     pub fn convert(self, from: ScalarTy, v: i64) -> Option<i64> {
         if self == ScalarTy::Opaque || from == ScalarTy::Opaque {
             return None;
         }
-        Some(self.normalize(from.normalize(v)))
+        Some(self.normalize(v))
     }
 }
 
@@ -65,11 +65,10 @@ impl UnOp {
         }
     }
 
-    /// Folds the operator on a known operand of type `ty` (normalized first); `None` for `-`
+    /// Folds the operator on a known operand of type `ty` (normalized to it); `None` for `-`
     /// and `~` on anything but an integer (C promotes a `bool` first, and an opaque value's
     /// bits mean nothing).
     pub fn fold(self, ty: ScalarTy, x: i64) -> Option<i64> {
-        let x = ty.normalize(x);
         match self {
             UnOp::Not => Some((x == 0) as i64),
             UnOp::Neg if ty.is_int() => Some(ty.normalize(x.wrapping_neg())),
