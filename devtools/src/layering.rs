@@ -35,12 +35,13 @@ pub fn product() -> Layering {
     }
 }
 
-/// The oracle crate: checkers → (report, tree, smt, print) → ir.
+/// The oracle crate: checkers → (report, tree, smt, bv_eval, print) → arith → ir.
 pub fn oracle() -> Layering {
     Layering {
         layers: vec![
             (vec!["sdv", "named", "exec"], false),
             (vec!["report", "tree", "smt", "bv_eval", "print"], true),
+            (vec!["arith"], false),
             (vec!["ir"], false),
         ],
     }

@@ -1,6 +1,7 @@
 //! autosync-oracle: the kernel IR and the checkers that decide whether a kernel is correctly
 //! synchronized (the SDV checker for block-wide barriers, the named-barrier checker).
 
+mod arith;
 mod bv_eval;
 pub mod exec;
 pub mod ir;

@@ -222,4 +222,126 @@ mod tests {
         assert_eq!(binary(BinOp::Div, o, 1, 0, L).map(|_| ()), Ok(()));
         assert_eq!(unary(UnOp::Neg, o, 5), unary(UnOp::Neg, o, 5));
     }
+
+    /// The checkers' folding (`BinOp::fold`, `UnOp::fold`, `ScalarTy::convert`, defined
+    /// outside `exec`) against this executor's evaluation: equal wherever folding gives a
+    /// value, and no value only where C leaves the result undefined.
+    mod folding_agrees {
+        use super::*;
+        use proptest::prelude::*;
+
+        const TYPES: [ScalarTy; 9] = [
+            ScalarTy::Int { bits: 8, signed: true },
+            ScalarTy::Int { bits: 8, signed: false },
+            ScalarTy::Int { bits: 16, signed: true },
+            ScalarTy::Int {
+                bits: 16,
+                signed: false,
+            },
+            ScalarTy::I32,
+            ScalarTy::U32,
+            ScalarTy::I64,
+            ScalarTy::U64,
+            ScalarTy::Bool,
+        ];
+
+        const OPS: [BinOp; 18] = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Div,
+            BinOp::Rem,
+            BinOp::Shl,
+            BinOp::Shr,
+            BinOp::BitAnd,
+            BinOp::BitOr,
+            BinOp::BitXor,
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::And,
+            BinOp::Or,
+        ];
+
+        /// Operands that reach the corners (zero, -1, the extremes of every width, shift
+        /// amounts around every width) as often as arbitrary bits.
+        fn operand() -> impl Strategy<Value = i64> {
+            prop_oneof![
+                any::<i64>(),
+                -70i64..70,
+                prop::sample::select(vec![
+                    i8::MIN as i64,
+                    i8::MAX as i64,
+                    u8::MAX as i64,
+                    i16::MIN as i64,
+                    u16::MAX as i64,
+                    i32::MIN as i64,
+                    i32::MAX as i64,
+                    u32::MAX as i64,
+                    i64::MIN,
+                    i64::MAX,
+                ]),
+            ]
+        }
+
+        /// Whether C leaves `a op b` on type `ty` undefined (the operands as `exec` holds them).
+        fn undefined(op: BinOp, ty: ScalarTy, b: u64) -> bool {
+            match op {
+                BinOp::Div | BinOp::Rem => b == 0,
+                BinOp::Shl | BinOp::Shr => (ty.is_signed() && (b as i64) < 0) || b >= width(ty) as u64,
+                _ => false,
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4096))]
+
+            #[test]
+            fn binary_folding_agrees_with_exec(
+                ty in prop::sample::select(TYPES.to_vec()),
+                op in prop::sample::select(OPS.to_vec()),
+                a in operand(),
+                b in operand(),
+            ) {
+                // The lowering never writes `+` on `bool` (C promotes it to `int`), and there
+                // the two differ: folding keeps the sum's truth, `exec` its low bit.
+                prop_assume!(!(ty == ScalarTy::Bool && op == BinOp::Add));
+                let (ca, cb) = (canon(ty, a as u64), canon(ty, b as u64));
+                // Both sides get values of the type (a checker never holds anything else).
+                let got = op.fold(ty, ca as i64, cb as i64);
+                match binary(op, ty, ca, cb, L) {
+                    _ if undefined(op, ty, cb) => prop_assert_eq!(got, None),
+                    Ok(want) => prop_assert_eq!(got, Some(want as i64)),
+                    Err(e) => prop_assert!(false, "exec failed on a defined operation: {:?}", e),
+                }
+            }
+
+            #[test]
+            fn unary_folding_and_conversions_agree_with_exec(
+                from in prop::sample::select(TYPES.to_vec()),
+                to in prop::sample::select(TYPES.to_vec()),
+                a in operand(),
+            ) {
+                let ca = canon(from, a as u64);
+                let x = ca as i64;
+                prop_assert_eq!(UnOp::Not.fold(from, x), Some(unary(UnOp::Not, from, ca) as i64));
+                for op in [UnOp::Neg, UnOp::BitNot] {
+                    // `-` and `~` on a `bool`: C promotes it first; folding declines.
+                    let want = from.is_int().then(|| unary(op, from, ca) as i64);
+                    prop_assert_eq!(op.fold(from, x), want);
+                }
+                prop_assert_eq!(to.convert(from, x), Some(cast(from, to, ca) as i64));
+            }
+
+            #[test]
+            fn opaque_values_never_fold(op in prop::sample::select(OPS.to_vec()), a in operand(), b in operand()) {
+                prop_assert_eq!(op.fold(ScalarTy::Opaque, a, b), None);
+                prop_assert_eq!(UnOp::Neg.fold(ScalarTy::Opaque, a), None);
+                prop_assert_eq!(ScalarTy::I32.convert(ScalarTy::Opaque, a), None);
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! Arithmetic narrower than 64 bits is modular (C's wrap-around); 64-bit byte offsets are
 //! taken not to wrap, as addresses do not.
 
-use super::value::{width, Sym, Val};
+use super::value::{Sym, Val};
 use crate::ir::BinOp;
 
 /// What is known about `a - b`.
@@ -54,7 +54,7 @@ fn diff(a: &Sym, b: &Sym) -> Option<Diff> {
     if a == b {
         return Some(Diff::Exact(0));
     }
-    let w = width(a.ty());
+    let w = a.ty().width();
     let modular = w < 64;
     match (a, b) {
         (Sym::Const(x, _), Sym::Const(y, _)) => Some(Diff::Exact(wrap(i128::from(*x) - i128::from(*y), w))),
@@ -91,7 +91,7 @@ fn diff(a: &Sym, b: &Sym) -> Option<Diff> {
             }
         }
         (Sym::Cast(t, x), Sym::Cast(t2, y)) if t == t2 => {
-            let (wf, wt) = (width(x.ty()), width(*t));
+            let (wf, wt) = (x.ty().width(), t.width());
             if x.ty() != y.ty() || wf > 64 {
                 return None;
             }

@@ -6,23 +6,23 @@
 //! A satisfying assignment found this way is a model of the query Z3 would be asked, so a race
 //! it shows is one Z3 would show; an assignment that fails says nothing (Z3 is asked).
 
-use super::value::{fold_bin, fold_un, norm, Sym};
+use super::value::Sym;
 use crate::ir::{BinOp, ScalarTy, UnOp};
 
 /// The value of `s` (normalized to its type, booleans 0 or 1) when every unknown is `fill`
 /// (normalized to the unknown's type); `None` where Z3's value might differ.
 pub(crate) fn eval(s: &Sym, fill: i64) -> Option<i64> {
     match s {
-        Sym::Const(v, t) => Some(norm(*v, *t)),
-        Sym::Unknown(_, t) => Some(norm(fill, *t)),
+        Sym::Const(v, t) => Some(t.normalize(*v)),
+        Sym::Unknown(_, t) => Some(t.normalize(fill)),
         Sym::Un(UnOp::Not, _, a) => Some((as_bool(a, fill)? == 0) as i64),
-        Sym::Un(op, t, a) => Some(fold_un(*op, *t, as_num(a, *t, fill)?)),
+        Sym::Un(op, t, a) => op.fold(*t, as_num(a, *t, fill)?),
         Sym::Bin(op, t, a, b) => {
             if matches!(op, BinOp::And | BinOp::Or) || (*t == ScalarTy::Bool && matches!(op, BinOp::Eq | BinOp::Ne)) {
                 // Connectives, and comparisons of booleans, on truth values.
-                return fold_bin(*op, ScalarTy::Bool, as_bool(a, fill)?, as_bool(b, fill)?);
+                return op.fold(ScalarTy::Bool, as_bool(a, fill)?, as_bool(b, fill)?);
             }
-            fold_bin(*op, *t, as_num(a, *t, fill)?, as_num(b, *t, fill)?)
+            op.fold(*t, as_num(a, *t, fill)?, as_num(b, *t, fill)?)
         }
         Sym::Cast(ScalarTy::Bool, a) => as_bool(a, fill),
         Sym::Cast(t, a) => as_num(a, *t, fill),
@@ -51,7 +51,7 @@ fn as_num(s: &Sym, to: ScalarTy, fill: i64) -> Option<i64> {
     if to == ScalarTy::Bool {
         return None;
     }
-    Some(norm(eval(s, fill)?, to))
+    Some(to.normalize(eval(s, fill)?))
 }
 
 #[cfg(test)]

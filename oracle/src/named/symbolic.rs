@@ -6,7 +6,7 @@ use super::eval::eval;
 use super::hb::Hb;
 use super::races::{concurrent_with, conflicts, groups, kind_code, Buckets, RaceCtx, Rec, Side};
 use super::skeleton::SymAccess;
-use super::value::{signed, width, Sym, Val};
+use super::value::{Sym, Val};
 use crate::ir::{ArrayId, BinOp, Label, ScalarTy, UnOp};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -46,7 +46,7 @@ fn to_bv(z: Z, from: ScalarTy, w: u32) -> BV {
         v
     } else if have > w {
         v.extract(w - 1, 0)
-    } else if signed(from) {
+    } else if from.is_signed() {
         v.sign_ext(w - have)
     } else {
         v.zero_ext(w - have)
@@ -56,25 +56,25 @@ fn to_bv(z: Z, from: ScalarTy, w: u32) -> BV {
 fn enc(s: &Sym) -> Z {
     match s {
         Sym::Const(v, ScalarTy::Bool) => Z::B(Bool::from_bool(*v != 0)),
-        Sym::Const(v, t) => Z::V(BV::from_i64(*v, width(*t))),
+        Sym::Const(v, t) => Z::V(BV::from_i64(*v, t.width())),
         Sym::Unknown(n, ScalarTy::Bool) => Z::B(Bool::new_const(format!("u{n}"))),
-        Sym::Unknown(n, t) => Z::V(BV::new_const(format!("u{n}"), width(*t))),
+        Sym::Unknown(n, t) => Z::V(BV::new_const(format!("u{n}"), t.width())),
         Sym::Un(UnOp::Not, _, a) => Z::B(to_bool(enc(a)).not()),
         Sym::Un(op, t, a) => {
-            let v = to_bv(enc(a), a.ty(), width(*t));
+            let v = to_bv(enc(a), a.ty(), t.width());
             Z::V(if *op == UnOp::Neg { v.bvneg() } else { v.bvnot() })
         }
         Sym::Bin(op, t, a, b) => bin(*op, *t, a, b),
         Sym::Cast(t, a) => match t {
             ScalarTy::Bool => Z::B(to_bool(enc(a))),
-            _ => Z::V(to_bv(enc(a), a.ty(), width(*t))),
+            _ => Z::V(to_bv(enc(a), a.ty(), t.width())),
         },
         Sym::Select(c, a, b) => {
             let c = to_bool(enc(c));
             match (enc(a), enc(b)) {
                 (Z::B(x), Z::B(y)) => Z::B(c.ite(&x, &y)),
                 (x, y) => {
-                    let w = width(a.ty());
+                    let w = a.ty().width();
                     Z::V(c.ite(&to_bv(x, a.ty(), w), &to_bv(y, b.ty(), w)))
                 }
             }
@@ -93,9 +93,9 @@ fn bin(op: BinOp, t: ScalarTy, a: &Sym, b: &Sym) -> Z {
             _ => x.xor(&y),
         });
     }
-    let w = width(t);
+    let w = t.width();
     let (x, y) = (to_bv(enc(a), a.ty(), w), to_bv(enc(b), b.ty(), w));
-    let s = signed(t);
+    let s = t.is_signed();
     match op {
         Add => Z::V(x.bvadd(&y)),
         Sub => Z::V(x.bvsub(&y)),

@@ -26,15 +26,8 @@ impl Sym {
     pub(crate) fn ty(&self) -> ScalarTy {
         match self {
             Sym::Const(_, t) | Sym::Unknown(_, t) | Sym::Cast(t, _) => *t,
-            Sym::Un(UnOp::Not, _, _) => ScalarTy::Bool,
-            Sym::Un(_, t, _) => *t,
-            Sym::Bin(op, t, _, _) => {
-                if op.is_predicate() {
-                    ScalarTy::Bool
-                } else {
-                    *t
-                }
-            }
+            Sym::Un(op, t, _) => op.result_ty(*t),
+            Sym::Bin(op, t, _, _) => op.result_ty(*t),
             Sym::Select(_, a, _) => a.ty(),
         }
     }
@@ -60,7 +53,7 @@ impl Sym {
 /// A value: known (normalized to its type) or a symbolic term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Val {
-    /// A concrete value, normalized by [`norm`].
+    /// A concrete value, normalized to its type ([`ScalarTy::normalize`]).
     K(i64),
     /// A symbolic value.
     S(Rc<Sym>),
@@ -74,80 +67,6 @@ impl Val {
             Val::S(s) => s.clone(),
         }
     }
-}
-
-/// Width in bits of a type (booleans are 1 bit, opaque values 64).
-pub(crate) fn width(ty: ScalarTy) -> u32 {
-    match ty {
-        ScalarTy::Int { bits, .. } => bits as u32,
-        ScalarTy::Bool => 1,
-        ScalarTy::Opaque => 64,
-    }
-}
-
-/// Whether a type is a signed integer.
-pub(crate) fn signed(ty: ScalarTy) -> bool {
-    matches!(ty, ScalarTy::Int { signed: true, .. })
-}
-
-/// Normalizes `v` to `ty`: truncation to the width, then sign or zero extension to 64 bits.
-pub(crate) fn norm(v: i64, ty: ScalarTy) -> i64 {
-    match ty {
-        ScalarTy::Int { bits, signed } if bits < 64 => {
-            let sh = 64 - bits as u32;
-            if signed {
-                (v << sh) >> sh
-            } else {
-                ((v as u64) << sh >> sh) as i64
-            }
-        }
-        ScalarTy::Bool => (v != 0) as i64,
-        _ => v,
-    }
-}
-
-/// Folds a unary operation on a known operand.
-pub(crate) fn fold_un(op: UnOp, ty: ScalarTy, a: i64) -> i64 {
-    match op {
-        UnOp::Neg => norm(a.wrapping_neg(), ty),
-        UnOp::BitNot => norm(!a, ty),
-        UnOp::Not => (a == 0) as i64,
-    }
-}
-
-/// Folds a binary operation on known operands; `None` where C leaves the result undefined
-/// (division by zero, over-wide shifts): the value then becomes unknown.
-pub(crate) fn fold_bin(op: BinOp, ty: ScalarTy, a: i64, b: i64) -> Option<i64> {
-    let (a, b) = (norm(a, ty), norm(b, ty));
-    let s = signed(ty);
-    let w = width(ty);
-    let lt = |x: i64, y: i64| if s { x < y } else { (x as u64) < (y as u64) };
-    let r = match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div | BinOp::Rem if b == 0 => return None,
-        BinOp::Div if s => a.wrapping_div(b),
-        BinOp::Div => ((a as u64) / (b as u64)) as i64,
-        BinOp::Rem if s => a.wrapping_rem(b),
-        BinOp::Rem => ((a as u64) % (b as u64)) as i64,
-        BinOp::Shl | BinOp::Shr if b < 0 || b as u64 >= w as u64 => return None,
-        BinOp::Shl => a << b,
-        BinOp::Shr if s => a >> b,
-        BinOp::Shr => ((a as u64) >> b) as i64,
-        BinOp::BitAnd => a & b,
-        BinOp::BitOr => a | b,
-        BinOp::BitXor => a ^ b,
-        BinOp::Lt => return Some(lt(a, b) as i64),
-        BinOp::Le => return Some(!lt(b, a) as i64),
-        BinOp::Gt => return Some(lt(b, a) as i64),
-        BinOp::Ge => return Some(!lt(a, b) as i64),
-        BinOp::Eq => return Some((a == b) as i64),
-        BinOp::Ne => return Some((a != b) as i64),
-        BinOp::And => return Some((a != 0 && b != 0) as i64),
-        BinOp::Or => return Some((a != 0 || b != 0) as i64),
-    };
-    Some(norm(r, ty))
 }
 
 /// Where an unknown comes from (for messages and witnesses).
@@ -217,24 +136,5 @@ impl Blame {
                 format!("{what} depends on {d}, which the emulation cannot evaluate")
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod t {
-    use super::*;
-
-    #[test]
-    fn wraps_per_type() {
-        assert_eq!(norm(0x1_0000_0001, ScalarTy::U32), 1);
-        assert_eq!(norm(0xffff_ffff, ScalarTy::I32), -1);
-        assert_eq!(
-            fold_bin(BinOp::Add, ScalarTy::I32, i32::MAX as i64, 1),
-            Some(i32::MIN as i64)
-        );
-        assert_eq!(fold_bin(BinOp::Lt, ScalarTy::U32, -1, 1), Some(0));
-        assert_eq!(fold_bin(BinOp::Lt, ScalarTy::I32, -1, 1), Some(1));
-        assert_eq!(fold_bin(BinOp::Div, ScalarTy::I32, 1, 0), None);
-        assert_eq!(fold_bin(BinOp::Shr, ScalarTy::U32, -1, 28), Some(15));
     }
 }

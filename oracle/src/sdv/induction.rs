@@ -87,19 +87,10 @@ fn assignment_count(lp: &Loop, v: VarId) -> usize {
     n
 }
 
-fn width_of(ty: ScalarTy) -> Option<u8> {
-    match ty {
-        ScalarTy::Int { bits, .. } => Some(bits),
-        _ => None,
-    }
-}
-
 /// Strips casts that keep the width: modular arithmetic does not depend on signedness.
 fn strip<'e>(k: &Kernel, e: &'e Expr, bits: u8) -> &'e Expr {
     match e {
-        Expr::Cast(ty, inner)
-            if width_of(*ty) == Some(bits) && width_of(super::fold::type_of(k, inner)) == Some(bits) =>
-        {
+        Expr::Cast(ty, inner) if ty.int_bits() == Some(bits) && inner.ty(k).int_bits() == Some(bits) => {
             strip(k, inner, bits)
         }
         _ => e,
@@ -114,10 +105,10 @@ fn classify(k: &Kernel, v: VarId, bits: u8, e: &Expr, mods: &[VarId]) -> Option<
     let Expr::Bin(op, ty, a, b) = strip(k, e, bits) else {
         return None;
     };
-    if width_of(*ty) != Some(bits) {
+    if ty.int_bits() != Some(bits) {
         return None;
     }
-    let signed = matches!(ty, ScalarTy::Int { signed: true, .. });
+    let signed = ty.is_signed();
     let invariant = |x: &Expr| {
         let mut ok = true;
         x.for_each_var(&mut |w| ok &= !mods.contains(&w));

@@ -112,7 +112,8 @@ mod tests {
     use super::super::*;
     use super::{mirrored, mirrors};
     use crate::ir::BinOp::*;
-    use crate::sdv::shapes;
+    use crate::sdv::jobs::shapes;
+    use crate::sdv::query::Outcome;
 
     /// `for (i = 0; i < n; i++) sh[(tid + i) & 63] = 0;`: the store races with itself across
     /// the back edge, its first thread in the earlier iteration or in the later one.

@@ -1,0 +1,16 @@
+//! Conflict queries: can two threads touch overlapping bytes of one array, at least one writing,
+//! at two given accesses under a given iteration relation? Answered with Z3 on bit-vectors.
+//!
+//! [`engine`] asks the queries; [`bounds`] are the path bounds that narrow them, [`formulas`]
+//! builds their parts and lemmas, [`slice`] their slices, [`model`] reads witnesses from models.
+
+mod bounds;
+mod engine;
+mod formulas;
+mod model;
+mod slice;
+
+pub(crate) use bounds::{Bound, PathBounds};
+pub use engine::QueryStat;
+pub(crate) use engine::{Engine, Outcome, Pairing, Query};
+pub(crate) use slice::slice;

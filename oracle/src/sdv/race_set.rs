@@ -1,0 +1,91 @@
+//! Races collected per (first label, second label, array, scope): relations merged, witnesses
+//! kept, harmful and benign races apart.
+
+use super::jobs::Site;
+use super::query::Outcome;
+use crate::ir::*;
+use crate::report::*;
+use std::collections::HashMap;
+
+/// Races collected per (first label, second label, array, scope).
+#[derive(Default)]
+pub(super) struct RaceSet {
+    pub(super) races: Vec<Race>,
+    pub(super) index: HashMap<(Label, Label, ArrayId, bool), usize>,
+}
+
+impl RaceSet {
+    pub(super) fn record(
+        &mut self,
+        a: &Site,
+        b: &Site,
+        scope: RaceScope,
+        rel: Option<IterRelation>,
+        outcome: Outcome,
+        benign: bool,
+    ) {
+        let (witness, assumed) = match outcome {
+            Outcome::Unsat => return,
+            Outcome::Sat(w) => (w, false),
+            Outcome::Unknown => (Witness::default(), true),
+        };
+        let key = (a.label, b.label, a.access.array, scope == RaceScope::InterBlock);
+        let idx = *self.index.entry(key).or_insert_with(|| {
+            self.races.push(Race {
+                array: a.access.array,
+                first: RaceAccess {
+                    label: a.label,
+                    span: a.access.span,
+                    kind: a.access.kind,
+                },
+                second: RaceAccess {
+                    label: b.label,
+                    span: b.access.span,
+                    kind: b.access.kind,
+                },
+                kind: RaceKind::of(a.access.kind, b.access.kind),
+                relations: Vec::new(),
+                scope,
+                witness: witness.clone(),
+                assumed,
+                benign,
+            });
+            self.races.len() - 1
+        });
+        let r = &mut self.races[idx];
+        if r.benign && !benign {
+            // One harmful relation makes the pair harmful; its witness shows a real conflict.
+            r.benign = false;
+            r.witness = witness.clone();
+        }
+        if let Some(rel) = rel {
+            if !r.relations.contains(&rel) {
+                r.relations.push(rel);
+            }
+        }
+        if r.assumed && !assumed {
+            // A proven race replaces an assumed one's (empty) witness.
+            r.assumed = false;
+            r.witness = witness;
+            r.first = RaceAccess {
+                label: a.label,
+                span: a.access.span,
+                kind: a.access.kind,
+            };
+            r.second = RaceAccess {
+                label: b.label,
+                span: b.access.span,
+                kind: b.access.kind,
+            };
+            r.kind = RaceKind::of(a.access.kind, b.access.kind);
+        }
+    }
+
+    /// The harmful races and the benign ones (with `strict`, every race is in the first list).
+    pub(super) fn finish(mut self, strict: bool) -> (Vec<Race>, Vec<Race>) {
+        for r in &mut self.races {
+            r.relations.sort();
+        }
+        self.races.into_iter().partition(|r| strict || !r.benign)
+    }
+}
