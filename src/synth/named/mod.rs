@@ -23,6 +23,7 @@ mod tests;
 
 use super::maxsat::{lit_value, MaxSatError, MaxSatProblem, MaxSatResult};
 use super::space::{key, RaceKey, Space, SynthOptions, SynthStats};
+use crate::vocab::defects::sync_rule;
 use autosync_oracle::ir::{Barrier, BinOp, Block, Expr, Kernel, Label, Loop, Op, ScalarTy, StmtKind, VarId};
 use autosync_oracle::named::{self, NamedOptions};
 use autosync_oracle::report::{Race, Report, SyncDefectKind};
@@ -471,7 +472,7 @@ fn screen(
         let mut why: Vec<NamedUnfixable> = initial
             .sync_defects
             .iter()
-            .map(|d| NamedUnfixable::SyncDefect(defect_name(&d.kind).into()))
+            .map(|d| NamedUnfixable::SyncDefect(sync_rule(&d.kind).noun.into()))
             .collect();
         why.extend(
             initial
@@ -930,23 +931,6 @@ fn collect_params(k: &Kernel, e: &Expr, out: &mut BTreeSet<String>) {
             out.insert(k.var(v).name.clone());
         }
     });
-}
-
-fn defect_name(k: &SyncDefectKind) -> &'static str {
-    match k {
-        SyncDefectKind::Deadlock { .. } => "deadlock",
-        SyncDefectKind::CountMismatch { .. } => "count mismatch",
-        SyncDefectKind::TooManyParticipants { .. } => "too many participants",
-        SyncDefectKind::ArriveOnly => "a generation completed by arrivals only",
-        SyncDefectKind::UnsafeRecycling { .. } => "unsafe barrier recycling",
-        SyncDefectKind::BadId { .. } => "barrier ID out of range",
-        SyncDefectKind::BadCount { .. } => "barrier count not a multiple of 32",
-        SyncDefectKind::UninitializedUse { .. } => "an mbarrier used before its initialization",
-        SyncDefectKind::ArrivalOverflow { .. } => "more arrivals than an mbarrier's count",
-        SyncDefectKind::ParityMismatch { .. } => "an mbarrier parity mismatch",
-        SyncDefectKind::TxMismatch { .. } => "an mbarrier transaction-count mismatch",
-        SyncDefectKind::PhaseOrder { .. } => "an mbarrier arrival out of phase",
-    }
 }
 
 /// The body block and induction variable of loop statement `l`.
