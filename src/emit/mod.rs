@@ -14,6 +14,12 @@ mod write;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_apply_write;
+#[cfg(test)]
+mod tests_placement;
+#[cfg(test)]
+mod tests_refused;
 
 pub use diff::unified_diff;
 pub use edit::{apply, removal, BarrierText, Edit, EmitError, Fix, Insertion};
