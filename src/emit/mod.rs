@@ -22,6 +22,6 @@ mod tests_placement;
 mod tests_refused;
 
 pub use diff::unified_diff;
-pub use edit::{apply, removal, BarrierText, Edit, EmitError, Fix, Insertion};
+pub use edit::{apply, removal, BarrierText, Edit, EmitError, Fix, Insertion, Placed};
 pub use plan::plan;
 pub use write::{write_atomic, write_atomic_failing, FailPoint};

@@ -8,21 +8,9 @@ use autosync_oracle::tree::Position;
 fn apply_skips_invalid_edits() {
     let fix = Fix {
         edits: vec![
-            Edit {
-                offset: 1,
-                delete: 1,
-                insert: "X".into(),
-            },
-            Edit {
-                offset: 1,
-                delete: 0,
-                insert: "overlap".into(),
-            },
-            Edit {
-                offset: 99,
-                delete: 0,
-                insert: "out of range".into(),
-            },
+            Edit::text(1, 1, "X".into()),
+            Edit::text(1, 0, "overlap".into()),
+            Edit::text(99, 0, "out of range".into()),
         ],
     };
     assert_eq!(apply("abc", &fix), "aXc");
