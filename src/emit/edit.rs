@@ -14,6 +14,33 @@ pub struct Edit {
     pub delete: usize,
     /// Replacement text.
     pub insert: String,
+    /// The barrier statements `insert` writes, in text order (what emission knows; not part
+    /// of the edit's serialized form).
+    #[serde(skip)]
+    pub barriers: Vec<Placed>,
+}
+
+impl Edit {
+    /// An edit that writes no barrier statement.
+    pub fn text(offset: usize, delete: usize, insert: String) -> Edit {
+        Edit {
+            offset,
+            delete,
+            insert,
+            barriers: vec![],
+        }
+    }
+}
+
+/// Where an edit writes a barrier statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// Byte offset in the edit's `insert` where the statement's first line starts (its
+    /// indentation included); every barrier statement starts a line of its own.
+    pub at: usize,
+    /// Byte offset in the original text where that line goes in: the original text after it
+    /// starts there.
+    pub origin: usize,
 }
 
 /// A set of edits for one file: sorted by offset and non-overlapping.
@@ -92,8 +119,15 @@ impl std::error::Error for EmitError {}
 /// Applies a fix to the text it was planned for. Edits that fall outside the text, split a
 /// UTF-8 character or overlap an earlier edit are skipped (`plan` never produces them).
 pub fn apply(src: &str, fix: &Fix) -> String {
+    apply_placed(src, fix).0
+}
+
+/// [`apply`], and where the applied edits' barrier statements are in its result (`at` an
+/// offset into the result, `origin` kept).
+pub(super) fn apply_placed(src: &str, fix: &Fix) -> (String, Vec<Placed>) {
     let extra: usize = fix.edits.iter().map(|e| e.insert.len()).sum();
     let mut out = String::with_capacity(src.len() + extra);
+    let mut placed = Vec::new();
     let mut cursor = 0;
     for e in &fix.edits {
         let end = e.offset.saturating_add(e.delete);
@@ -103,11 +137,13 @@ pub fn apply(src: &str, fix: &Fix) -> String {
             continue;
         }
         out.push_str(&src[cursor..e.offset]);
+        let shift = out.len();
+        placed.extend(e.barriers.iter().map(|b| Placed { at: shift + b.at, ..*b }));
         out.push_str(&e.insert);
         cursor = end;
     }
     out.push_str(&src[cursor..]);
-    out
+    (out, placed)
 }
 
 /// An edit deleting the statement at `span` (a barrier `--minimize` removes): the whole line when
@@ -133,16 +169,8 @@ pub fn removal(src: &str, span: Span) -> Result<Edit, EmitError> {
     let after = src[hi..line_end].trim_end_matches(['\n', '\r']);
     let after_trim = after.trim();
     if before.trim().is_empty() && (after_trim.is_empty() || after_trim.starts_with("//")) {
-        Ok(Edit {
-            offset: line_start,
-            delete: line_end - line_start,
-            insert: String::new(),
-        })
+        Ok(Edit::text(line_start, line_end - line_start, String::new()))
     } else {
-        Ok(Edit {
-            offset: lo,
-            delete: hi - lo,
-            insert: String::new(),
-        })
+        Ok(Edit::text(lo, hi - lo, String::new()))
     }
 }

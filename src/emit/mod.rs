@@ -14,8 +14,14 @@ mod write;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_apply_write;
+#[cfg(test)]
+mod tests_placement;
+#[cfg(test)]
+mod tests_refused;
 
 pub use diff::unified_diff;
-pub use edit::{apply, removal, BarrierText, Edit, EmitError, Fix, Insertion};
+pub use edit::{apply, removal, BarrierText, Edit, EmitError, Fix, Insertion, Placed};
 pub use plan::plan;
 pub use write::{write_atomic, write_atomic_failing, FailPoint};

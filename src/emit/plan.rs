@@ -6,7 +6,7 @@
 //! that receives a barrier is wrapped in braces; the wrap and everything inside it collapse
 //! into one edit.
 
-use super::edit::{apply, Edit, EmitError, Fix, Insertion};
+use super::edit::{apply_placed, Edit, EmitError, Fix, Insertion, Placed};
 use super::text::{self, Rest, Style};
 use autosync_oracle::ir::{Block, Kernel, Label, Loop, LoopKind, Span, Stmt, StmtKind};
 use autosync_oracle::tree::Position;
@@ -214,6 +214,25 @@ struct Line {
     text: String,
     /// Whether this line is the `}` closing a brace-less body wrapped by emission.
     closes: bool,
+    /// Whether this line is the first of a barrier statement.
+    starts: bool,
+}
+
+/// Appends `lines` to `ins`, each after `eol` (`eol_first`) or before it, noting where each
+/// barrier statement starts; `origin` is where the edit goes in the original text.
+fn push_lines(ins: &mut String, placed: &mut Vec<Placed>, lines: &[Line], eol: &str, eol_first: bool, origin: usize) {
+    for l in lines {
+        if eol_first {
+            ins.push_str(eol);
+        }
+        if l.starts {
+            placed.push(Placed { at: ins.len(), origin });
+        }
+        ins.push_str(&l.text);
+        if !eol_first {
+            ins.push_str(eol);
+        }
+    }
 }
 
 /// New lines gathered at one anchor.
@@ -326,6 +345,7 @@ impl<'s, 'i> Planner<'s, 'i> {
             let close = Line {
                 text: format!("{}}}", w.outer),
                 closes: true,
+                starts: false,
             };
             let key = self.add_point(rest, vec![close]);
             self.wraps.push((w.open_offset, key));
@@ -410,10 +430,8 @@ impl<'s, 'i> Planner<'s, 'i> {
             // `if (c) x = 1;` → the body moves to its own line inside the braces.
             let inner = format!("{outer}{}", self.style.unit);
             let mut ins = " {".to_string();
-            for l in render_lines(starts, &inner) {
-                ins.push_str(eol);
-                ins.push_str(&l.text);
-            }
+            let mut placed = Vec::new();
+            push_lines(&mut ins, &mut placed, &render_lines(starts, &inner), eol, true, gap);
             ins.push_str(eol);
             ins.push_str(&inner);
             self.opens.push((
@@ -422,6 +440,7 @@ impl<'s, 'i> Planner<'s, 'i> {
                     offset: gap,
                     delete: body - gap,
                     insert: ins,
+                    barriers: placed,
                 },
             ));
             return Ok(Wrap {
@@ -442,20 +461,17 @@ impl<'s, 'i> Planner<'s, 'i> {
             && !header_line.contains("/*")
             && !header_line.contains("*/")
             && !header_line.trim_start().starts_with('#');
+        let lines = render_lines(starts, &inner);
+        let mut placed = Vec::new();
         let (offset, ins) = if header_safe {
             let mut ins = " {".to_string();
-            for l in render_lines(starts, &inner) {
-                ins.push_str(eol);
-                ins.push_str(&l.text);
-            }
+            push_lines(&mut ins, &mut placed, &lines, eol, true, gap);
             (gap, ins)
         } else {
+            let offset = text::line_start(src, body);
             let mut ins = format!("{outer}{{{eol}");
-            for l in render_lines(starts, &inner) {
-                ins.push_str(&l.text);
-                ins.push_str(eol);
-            }
-            (text::line_start(src, body), ins)
+            push_lines(&mut ins, &mut placed, &lines, eol, false, offset);
+            (offset, ins)
         };
         self.opens.push((
             seq,
@@ -463,6 +479,7 @@ impl<'s, 'i> Planner<'s, 'i> {
                 offset,
                 delete: 0,
                 insert: ins,
+                barriers: placed,
             },
         ));
         Ok(Wrap {
@@ -493,16 +510,19 @@ impl<'s, 'i> Planner<'s, 'i> {
 
     fn render_point(&self, p: &Point) -> Edit {
         let (src, eol) = (self.src, self.style.eol);
+        let origin = match p.rest {
+            Rest::LineEnd { at } => at,
+            Rest::Code { trim_from, .. } => trim_from,
+        };
         let mut ins = String::new();
-        for l in &p.lines {
-            ins.push_str(eol);
-            ins.push_str(&l.text);
-        }
+        let mut placed = Vec::new();
+        push_lines(&mut ins, &mut placed, &p.lines, eol, true, origin);
         match p.rest {
             Rest::LineEnd { at } => Edit {
                 offset: at,
                 delete: 0,
                 insert: ins,
+                barriers: placed,
             },
             Rest::Code { trim_from, code } => {
                 let last = p.lines.last();
@@ -526,6 +546,7 @@ impl<'s, 'i> Planner<'s, 'i> {
                     offset: trim_from,
                     delete: code - trim_from,
                     insert: ins,
+                    barriers: placed,
                 }
             }
         }
@@ -541,6 +562,9 @@ impl<'s, 'i> Planner<'s, 'i> {
         for (_, e) in all {
             match edits.last_mut() {
                 Some(prev) if prev.offset == e.offset => {
+                    let shift = prev.insert.len();
+                    prev.barriers
+                        .extend(e.barriers.iter().map(|b| Placed { at: shift + b.at, ..*b }));
                     prev.insert.push_str(&e.insert);
                     prev.delete = prev.delete.max(e.delete);
                 }
@@ -572,15 +596,16 @@ impl<'s, 'i> Planner<'s, 'i> {
                     .iter()
                     .map(|e| Edit {
                         offset: e.offset - open,
-                        delete: e.delete,
-                        insert: e.insert.clone(),
+                        ..e.clone()
                     })
                     .collect(),
             };
+            let (insert, barriers) = apply_placed(&self.src[open..end], &inner);
             let merged = Edit {
                 offset: open,
                 delete: end - open,
-                insert: apply(&self.src[open..end], &inner),
+                insert,
+                barriers,
             };
             edits.splice(first..=last, [merged]);
         }
@@ -642,7 +667,11 @@ fn render_lines(ins: &[&Insertion], indent: &str) -> Vec<Line> {
             } else {
                 format!("{indent}{l}")
             };
-            out.push(Line { text, closes: false });
+            out.push(Line {
+                text,
+                closes: false,
+                starts: out.len() == start,
+            });
         }
         let comment = i
             .comment

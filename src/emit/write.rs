@@ -1,9 +1,8 @@
 //! Atomic file replacement: readers see the old file or the new one, never a torn write.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Replaces the file at `path` with `contents`: writes a temporary file in the same directory,
 /// flushes it to disk, gives it the original file's permissions and renames it over the
@@ -51,24 +50,29 @@ fn write_atomic_inner(path: &Path, contents: &str, fail: Option<FailPoint>) -> i
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let (tmp_path, mut tmp) = create_temp(&dir, &name)?;
-    let written = (|| {
-        let half = contents.len() / 2;
-        tmp.write_all(&contents.as_bytes()[..half])?;
-        injected(FailPoint::MidWrite)?;
-        tmp.write_all(&contents.as_bytes()[half..])?;
-        if let Some(p) = &perms {
-            tmp.set_permissions(p.clone())?;
-        }
-        tmp.sync_all()?;
-        drop(tmp);
-        injected(FailPoint::BeforeRename)?;
-        fs::rename(&tmp_path, &target)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp_path);
-        return Err(e);
+    // A hidden name next to the target, so the rename stays on one file system. A new file
+    // is created as `File::create` would (0666 less the umask), not tempfile's private 0600;
+    // an existing file's permissions are copied below, as the umask may not allow them.
+    let prefix = format!(".{name}.autosync-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
     }
+    let mut tmp = builder.tempfile_in(&dir)?;
+    // Any early return drops `tmp`, which deletes the temporary file.
+    let half = contents.len() / 2;
+    tmp.write_all(&contents.as_bytes()[..half])?;
+    injected(FailPoint::MidWrite)?;
+    tmp.write_all(&contents.as_bytes()[half..])?;
+    if let Some(p) = perms {
+        tmp.as_file().set_permissions(p)?;
+    }
+    tmp.as_file().sync_all()?;
+    injected(FailPoint::BeforeRename)?;
+    tmp.persist(&target).map_err(|e| e.error)?;
     // Make the rename itself durable; not every platform can open a directory, so best effort.
     if let Ok(d) = File::open(&dir) {
         let _ = d.sync_all();
@@ -82,21 +86,4 @@ fn resolve_link(path: &Path) -> io::Result<PathBuf> {
         Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path),
         _ => Ok(path.to_path_buf()),
     }
-}
-
-/// Creates a fresh hidden temporary file next to the target.
-fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let pid = std::process::id();
-    let mut last_err = None;
-    for _ in 0..100 {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let p = dir.join(format!(".{name}.autosync-{pid}-{n}.tmp"));
-        match OpenOptions::new().write(true).create_new(true).open(&p) {
-            Ok(f) => return Ok((p, f)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last_err.unwrap_or_else(|| io::Error::other("cannot create a temporary file")))
 }

@@ -2,6 +2,8 @@
 //! locations), how bad, and what suppressed it if anything.
 
 use crate::vocab::filter::SuppressedBy;
+use crate::vocab::rules::Rule;
+pub use crate::vocab::rules::Severity;
 use crate::vocab::texts::Location;
 use serde::Serialize;
 
@@ -15,20 +17,10 @@ pub struct Labeled {
     pub label: String,
 }
 
-/// How bad a defect is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// A proven defect.
-    Error,
-    /// Could not decide (an assumed race, an inconclusive part).
-    Warning,
-}
-
 /// One defect of a kernel.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Defect {
-    /// Rule: `race`, `barrier-divergence`, `deadlock`, ..., `inconclusive` (`findings::RULES`).
+    /// Rule: `race`, `barrier-divergence`, `deadlock`, ..., `inconclusive` (`vocab::rules::RULES`).
     pub rule: String,
     /// Error or warning.
     pub severity: Severity,
@@ -67,11 +59,11 @@ pub struct Defect {
 }
 
 impl Defect {
-    /// An error of `rule` with nothing filled in.
-    pub fn plain(rule: &str) -> Defect {
+    /// A finding of `rule`, at the rule's severity, with nothing filled in.
+    pub fn plain(rule: &Rule) -> Defect {
         Defect {
-            rule: rule.into(),
-            severity: Severity::Error,
+            rule: rule.id.into(),
+            severity: rule.severity,
             message: String::new(),
             primary: None,
             related: vec![],

@@ -5,6 +5,7 @@
 use super::defect::{Defect, Severity};
 use super::fixes::KernelFix;
 use super::results::KernelResult;
+use crate::vocab::rules::BENIGN_RACE;
 use crate::vocab::texts::Texts;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
@@ -105,7 +106,7 @@ pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
     let benign = k
         .defects
         .iter()
-        .filter(|d| d.rule == "benign-race" && d.races.is_empty())
+        .filter(|d| d.rule == BENIGN_RACE.id && d.races.is_empty())
         .count();
     let mut summary = match k.status.as_str() {
         "clean" => st.good("clean"),
@@ -151,13 +152,6 @@ pub fn suppressed_line(d: &Defect) -> String {
     format!("{at}: note[{}]: suppressed by {by}: {}", d.rule, d.message)
 }
 
-fn severity_word(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    }
-}
-
 /// One line per defect: `file:line:col: error[rule]: message`.
 pub fn concise(k: &KernelResult) -> String {
     let mut out = String::new();
@@ -166,12 +160,7 @@ pub fn concise(k: &KernelResult) -> String {
             Some(p) => format!("{}:{}:{}", p.location.file, p.location.line, p.location.column),
             None => k.file.clone(),
         };
-        out.push_str(&format!(
-            "{at}: {}[{}]: {}\n",
-            severity_word(d.severity),
-            d.rule,
-            d.message
-        ));
+        out.push_str(&format!("{at}: {}[{}]: {}\n", d.severity.word(), d.rule, d.message));
     }
     out
 }
@@ -216,7 +205,7 @@ fn github_defect(d: &Defect, file: &str) -> String {
         message.push('\n');
         message.push_str(n);
     }
-    github_line(severity_word(d.severity), path, at, &d.rule, &message)
+    github_line(d.severity.word(), path, at, &d.rule, &message)
 }
 
 /// `check --format github`: an annotation per defect.

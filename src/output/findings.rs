@@ -3,56 +3,14 @@
 //! function however many call sites reach it.
 
 use super::defect::{Defect, Labeled, Severity};
+use crate::vocab::defects::{race_rule, sync_message, sync_rule};
 use crate::vocab::filter::Filter;
-use crate::vocab::rules::{race_rule, sync_rule};
+use crate::vocab::rules::{BARRIER_DIVERGENCE, INCONCLUSIVE};
 use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{AccessKind, Kernel, Label, Span, StmtKind};
-use autosync_oracle::report::{IterRelation, Race, RaceKind, RaceScope, Report, SyncDefectKind, ThreadId, Witness};
+use autosync_oracle::report::{IterRelation, Race, RaceKind, RaceScope, Report, ThreadId, Witness};
 use autosync_oracle::tree::{for_each_stmt, LabelTree};
 use std::collections::BTreeMap;
-
-fn sync_message(kind: &SyncDefectKind) -> String {
-    match kind {
-        SyncDefectKind::Deadlock { .. } => "some execution waits forever at a barrier".into(),
-        SyncDefectKind::CountMismatch { counts } => format!(
-            "participants of one named-barrier generation disagree on the thread count ({} vs {})",
-            counts.0, counts.1
-        ),
-        SyncDefectKind::TooManyParticipants { count, registered } => {
-            format!("too many participants at a named barrier ({registered} registered for a count of {count})")
-        }
-        SyncDefectKind::ArriveOnly => {
-            "a named-barrier generation is completed by arrivals only (it orders nothing)".into()
-        }
-        SyncDefectKind::UnsafeRecycling { id } => {
-            format!("named barrier {id} is reused before its previous generation completed")
-        }
-        SyncDefectKind::BadId { id } => format!("named barrier id {id} is outside 0..=15"),
-        SyncDefectKind::BadCount { count } => {
-            format!("named barrier thread count {count} is not a positive multiple of 32")
-        }
-        SyncDefectKind::UninitializedUse { barrier } => {
-            format!("mbarrier `{barrier}` is used before its initialization is visible")
-        }
-        SyncDefectKind::ArrivalOverflow { barrier, count } => {
-            format!("more arrivals in one phase of mbarrier `{barrier}` than its count {count}")
-        }
-        SyncDefectKind::ParityMismatch { barrier, phase } => {
-            format!("a parity wait on mbarrier `{barrier}` may observe another phase than phase {phase}")
-        }
-        SyncDefectKind::TxMismatch {
-            barrier,
-            phase,
-            expected,
-            completed,
-        } => format!(
-            "phase {phase} of mbarrier `{barrier}` expects {expected} transaction bytes but its copies complete {completed}"
-        ),
-        SyncDefectKind::PhaseOrder { barrier, phase } => {
-            format!("an arrival on mbarrier `{barrier}` may count toward another phase than phase {phase}")
-        }
-    }
-}
 
 fn access_word(k: AccessKind) -> &'static str {
     match k {
@@ -377,11 +335,11 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
         .filter_map(|x| shape.call_site(x.label, x.span))
         .collect();
     Defect {
-        rule: race_rule(race).into(),
+        rule: race_rule(race).id.into(),
         severity: if race.assumed || benign_warning {
             Severity::Warning
         } else {
-            Severity::Error
+            race_rule(race).severity
         },
         message,
         primary: labeled(tx, k, race.first.span, access_word(race.first.kind)),
@@ -450,8 +408,6 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
             "barrier under a thread-dependent condition"
         };
         out.push(Defect {
-            rule: "barrier-divergence".into(),
-            severity: Severity::Error,
             message: format!(
                 "{what}: barrier at {}, condition at {}",
                 k.loc(d.span),
@@ -461,7 +417,7 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
             related: labeled(tx, k, d.cond_span, "non-uniform condition")
                 .into_iter()
                 .collect(),
-            ..Defect::plain("barrier-divergence")
+            ..Defect::plain(&BARRIER_DIVERGENCE)
         });
     }
     for s in &r.sync_defects {
@@ -477,10 +433,9 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
     }
     for i in &r.inconclusive {
         out.push(Defect {
-            severity: Severity::Warning,
             message: format!("could not decide: {}", i.message),
             primary: labeled(tx, k, i.span, "here"),
-            ..Defect::plain("inconclusive")
+            ..Defect::plain(&INCONCLUSIVE)
         });
     }
     if let Some(sup) = sup {
@@ -502,14 +457,18 @@ fn mark_suppressed(k: &Kernel, r: &Report, sup: &dyn Filter, out: &mut [Defect])
     let nraces = out.iter().filter(|d| !d.races.is_empty()).count();
     for d in out.iter().take(nraces) {
         let race = &r.races[d.races[0]];
-        finds.push(sup.find(k, race_rule(race), &[race.first.span, race.second.span]));
+        finds.push(sup.find(k, race_rule(race).id, &[race.first.span, race.second.span]));
     }
     finds.extend(
         r.divergences
             .iter()
-            .map(|d| sup.find(k, "barrier-divergence", &[d.span, d.cond_span])),
+            .map(|d| sup.find(k, BARRIER_DIVERGENCE.id, &[d.span, d.cond_span])),
     );
-    finds.extend(r.sync_defects.iter().map(|s| sup.find(k, sync_rule(&s.kind), &s.spans)));
+    finds.extend(
+        r.sync_defects
+            .iter()
+            .map(|s| sup.find(k, sync_rule(&s.kind).id, &s.spans)),
+    );
     for (d, by) in out.iter_mut().zip(finds) {
         d.suppressed_by = by;
     }

@@ -3,7 +3,7 @@
 //! `suppressions`, and (for `fix`) each verified barrier insertion as a fix on exactly the
 //! results it orders. Paths are relative URIs against `%SRCROOT%` (the working directory).
 
-use super::defect::{Defect, Labeled, Severity};
+use super::defect::{Defect, Labeled};
 use super::results::{Barrier, FileResult, KernelResult, Replacement, Warning};
 use crate::vocab::rules::RULES;
 use crate::vocab::texts::Location;
@@ -155,7 +155,7 @@ fn rule_index(id: &str) -> Option<usize> {
 fn result(d: &Defect, file: &FileResult, k: &KernelResult, fixes: Vec<Value>, lines: &mut Lines) -> Value {
     let mut r = json!({
         "ruleId": d.rule,
-        "level": match d.severity { Severity::Error => "error", Severity::Warning => "warning" },
+        "level": d.severity.word(),
         "message": { "text": sentence(&d.message) },
         "partialFingerprints": { "autosyncFinding/v1": fingerprint(d, &k.kernel, lines) },
         "properties": {
@@ -312,7 +312,7 @@ pub fn log(files: &[FileResult], exit_code: u8) -> Value {
                 "shortDescription": { "text": r.short },
                 "fullDescription": { "text": r.full },
                 "help": { "text": r.help, "markdown": r.help },
-                "defaultConfiguration": { "level": if r.id == "inconclusive" { "warning" } else { "error" } },
+                "defaultConfiguration": { "level": r.severity.word() },
             })
         })
         .collect();

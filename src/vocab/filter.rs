@@ -2,7 +2,8 @@
 //! suppressed without knowing where suppressions come from (the workflow reads them from
 //! comments and autosync.yaml).
 
-use super::rules::{race_rule, sync_rule};
+use super::defects::{race_rule, sync_rule};
+use super::rules::BARRIER_DIVERGENCE;
 use autosync_oracle::ir::{Kernel, Span};
 use autosync_oracle::report::Report;
 use serde::Serialize;
@@ -33,19 +34,19 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
         let mut gone = Report::default();
         for race in r.races {
             let spans = [race.first.span, race.second.span];
-            match self.find(k, race_rule(&race), &spans) {
+            match self.find(k, race_rule(&race).id, &spans) {
                 Some(_) => gone.races.push(race),
                 None => kept.races.push(race),
             }
         }
         for d in r.divergences {
-            match self.find(k, "barrier-divergence", &[d.span, d.cond_span]) {
+            match self.find(k, BARRIER_DIVERGENCE.id, &[d.span, d.cond_span]) {
                 Some(_) => gone.divergences.push(d),
                 None => kept.divergences.push(d),
             }
         }
         for s in r.sync_defects {
-            match self.find(k, sync_rule(&s.kind), &s.spans) {
+            match self.find(k, sync_rule(&s.kind).id, &s.spans) {
                 Some(_) => gone.sync_defects.push(s),
                 None => kept.sync_defects.push(s),
             }

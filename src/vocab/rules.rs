@@ -1,14 +1,39 @@
-//! The rules autosync reports: their ids, descriptions and help (what SARIF, the docs and the
-//! text outputs say), which rule a checker finding belongs to, and which rule names a user may
-//! write in a suppression.
+//! The rules autosync reports: their ids, nouns, severities, descriptions and help (what
+//! SARIF, the docs and the text outputs say), and which rule names a user may write in a
+//! suppression.
 
-use autosync_oracle::report::{Race, SyncDefectKind};
+use serde::Serialize;
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A proven defect.
+    Error,
+    /// Could not decide (an assumed race, an inconclusive part).
+    Warning,
+}
+
+impl Severity {
+    /// The word outputs show (`error`, `warning`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
 
 /// A rule: what a finding is, as SARIF and the docs describe it.
 #[derive(Clone, Copy, Debug)]
 pub struct Rule {
     /// The rule id (`race`), used in outputs and suppressions.
     pub id: &'static str,
+    /// What one finding is called in a sentence (`count mismatch`).
+    pub noun: &'static str,
+    /// How bad a proven finding is (assumed races, and benign races without `--strict`, are
+    /// warnings whatever their rule).
+    pub severity: Severity,
     /// One line.
     pub short: &'static str,
     /// A paragraph: what it means.
@@ -17,104 +42,184 @@ pub struct Rule {
     pub help: &'static str,
 }
 
+/// `race`.
+pub const RACE: Rule = Rule {
+    id: "race",
+    noun: "a data race",
+    severity: Severity::Error,
+    short: "Data race between threads of a block (or between blocks)",
+    full: "Two threads access the same element of an array, at least one of them writes, and no barrier both threads pass orders the two accesses.",
+    help: "Run `autosync fix` to insert the barrier that orders the accesses. A race between blocks cannot be fixed by barriers: make the blocks write disjoint elements. If the race is a false alarm, suppress it with `// autosync: ignore[race]` on either access's line.",
+};
+
+/// `benign-race`.
+pub const BENIGN_RACE: Rule = Rule {
+    id: "benign-race",
+    noun: "a benign race",
+    severity: Severity::Error,
+    short: "Race where every thread stores the same value (and a load sees that value)",
+    full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. Likewise a load racing with such stores after its own thread stored that same value there: it sees that value whichever store it sees. A warning by default; `--strict` reports it as a race.",
+    help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
+};
+
+/// `barrier-divergence`.
+pub const BARRIER_DIVERGENCE: Rule = Rule {
+    id: "barrier-divergence",
+    noun: "a divergent barrier",
+    severity: Severity::Error,
+    short: "Barrier under a thread-dependent condition",
+    full: "A barrier is reached under a condition that differs between the threads that must meet there, so some threads wait at a barrier others never reach (undefined behaviour, usually a hang).",
+    help: "Move the barrier out of the condition, or make the condition uniform across the block (or the warps of a named barrier).",
+};
+
+/// `deadlock`.
+pub const DEADLOCK: Rule = Rule {
+    id: "deadlock",
+    noun: "deadlock",
+    severity: Severity::Error,
+    short: "Named barriers can wait forever",
+    full: "In some execution a warp waits at a named barrier whose count is never reached, or at an mbarrier phase that never completes.",
+    help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
+};
+
+/// `count-mismatch`.
+pub const COUNT_MISMATCH: Rule = Rule {
+    id: "count-mismatch",
+    noun: "count mismatch",
+    severity: Severity::Error,
+    short: "Participants of a named barrier disagree on the thread count",
+    full: "Warps registering at one generation of a named barrier pass different thread counts.",
+    help: "Use one thread count for every `bar.sync`/`bar.arrive` of a barrier ID.",
+};
+
+/// `too-many-participants`.
+pub const TOO_MANY_PARTICIPANTS: Rule = Rule {
+    id: "too-many-participants",
+    noun: "too many participants",
+    severity: Severity::Error,
+    short: "More threads registered at a named barrier than its count",
+    full: "More threads register at one generation of a named barrier than its count allows.",
+    help: "Raise the count to 32 x the number of participating warps, or let fewer warps take part.",
+};
+
+/// `arrive-only`.
+pub const ARRIVE_ONLY: Rule = Rule {
+    id: "arrive-only",
+    noun: "a generation completed by arrivals only",
+    severity: Severity::Error,
+    short: "A named-barrier generation completed by arrivals alone",
+    full: "A generation of a named barrier completes with `bar.arrive` only: nobody waits, so it orders nothing.",
+    help: "Make the consumer side wait with `bar.sync` on that ID.",
+};
+
+/// `unsafe-recycling`.
+pub const UNSAFE_RECYCLING: Rule = Rule {
+    id: "unsafe-recycling",
+    noun: "unsafe barrier recycling",
+    severity: Severity::Error,
+    short: "A named barrier is reused before its previous generation completed",
+    full: "A named barrier ID starts its next generation while warps may still be registering for the previous one.",
+    help: "Use a different barrier ID for the second use, or separate the uses by a barrier every warp passes.",
+};
+
+/// `bad-id`.
+pub const BAD_ID: Rule = Rule {
+    id: "bad-id",
+    noun: "barrier ID out of range",
+    severity: Severity::Error,
+    short: "Named barrier id outside 0..=15",
+    full: "PTX has 16 named barriers per block; the ID is outside 0..=15.",
+    help: "Use an ID from 0 to 15 (0 is what `__syncthreads` uses).",
+};
+
+/// `bad-count`.
+pub const BAD_COUNT: Rule = Rule {
+    id: "bad-count",
+    noun: "barrier count not a multiple of 32",
+    severity: Severity::Error,
+    short: "Named barrier thread count not a positive multiple of 32",
+    full: "A named barrier's thread count must be a positive multiple of the warp size.",
+    help: "Use 32 x the number of participating warps.",
+};
+
+/// `mbarrier-uninitialized`.
+pub const MBARRIER_UNINITIALIZED: Rule = Rule {
+    id: "mbarrier-uninitialized",
+    noun: "an mbarrier used before its initialization",
+    severity: Severity::Error,
+    short: "An mbarrier is used before its initialization is visible",
+    full: "A thread arrives on, waits on or completes transactions on an mbarrier that no `mbarrier.init` ordered before it initialized (or that was invalidated).",
+    help: "Initialize the mbarrier from one thread, then `fence.mbarrier_init` and `__syncthreads()` (or a cluster barrier) before any use.",
+};
+
+/// `mbarrier-overflow`.
+pub const MBARRIER_OVERFLOW: Rule = Rule {
+    id: "mbarrier-overflow",
+    noun: "more arrivals than an mbarrier's count",
+    severity: Severity::Error,
+    short: "More arrivals in one mbarrier phase than its count",
+    full: "Threads arrive on an mbarrier more often in one phase than the count it was initialized with, so some arrivals count toward the next phase.",
+    help: "Initialize the mbarrier with the number of arriving threads (or arrive from one elected thread per warp with a count of warps).",
+};
+
+/// `mbarrier-parity`.
+pub const MBARRIER_PARITY: Rule = Rule {
+    id: "mbarrier-parity",
+    noun: "an mbarrier parity mismatch",
+    severity: Severity::Error,
+    short: "An mbarrier parity wait may observe the wrong phase",
+    full: "A `try_wait.parity`/`test_wait.parity` wait is not ordered after the phase before the one it waits for, or the phase after may complete before it: in some execution it passes on an older phase of the same parity, or waits for a later one.",
+    help: "Start the consumer's phase bit at 0 and the producer's (on the empty barriers) at 1, and flip each when the stage index wraps around the ring.",
+};
+
+/// `mbarrier-tx`.
+pub const MBARRIER_TX: Rule = Rule {
+    id: "mbarrier-tx",
+    noun: "an mbarrier transaction-count mismatch",
+    severity: Severity::Error,
+    short: "Expected transaction bytes differ from the bytes copied",
+    full: "The bytes a phase expects (`expect_tx`, `arrive.expect_tx`) differ from the bytes the asynchronous copies issued for it complete: the phase completes early, or never.",
+    help: "Expect exactly the bytes of the copies that complete on the barrier (the sum of their sizes).",
+};
+
+/// `mbarrier-phase-order`.
+pub const MBARRIER_PHASE_ORDER: Rule = Rule {
+    id: "mbarrier-phase-order",
+    noun: "an mbarrier arrival out of phase",
+    severity: Severity::Error,
+    short: "An mbarrier arrival may count toward another phase",
+    full: "An arrival or transaction on an mbarrier is not ordered after the completion of the previous phase (for example a producer refilling a stage before its consumers released it), so in some execution it counts toward an earlier phase.",
+    help: "Wait on the stage's empty barrier (the consumers' release) before arriving on or copying into its full barrier again.",
+};
+
+/// `inconclusive`.
+pub const INCONCLUSIVE: Rule = Rule {
+    id: "inconclusive",
+    noun: "an undecided part",
+    severity: Severity::Warning,
+    short: "The checker could not decide part of the kernel",
+    full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
+    help: "Give the missing value (`--param`, `--block-dim`, autosync.yaml) or raise `--timeout`; this finding cannot be suppressed.",
+};
+
 /// Every rule autosync reports. New rules go here so outputs and suppressions know them.
 pub const RULES: &[Rule] = &[
-    Rule {
-        id: "race",
-        short: "Data race between threads of a block (or between blocks)",
-        full: "Two threads access the same element of an array, at least one of them writes, and no barrier both threads pass orders the two accesses.",
-        help: "Run `autosync fix` to insert the barrier that orders the accesses. A race between blocks cannot be fixed by barriers: make the blocks write disjoint elements. If the race is a false alarm, suppress it with `// autosync: ignore[race]` on either access's line.",
-    },
-    Rule {
-        id: "benign-race",
-        short: "Race where every thread stores the same value (and a load sees that value)",
-        full: "Two threads store to the same element without a barrier between them, but in every such execution they store the same value: the result does not depend on the order. Likewise a load racing with such stores after its own thread stored that same value there: it sees that value whichever store it sees. A warning by default; `--strict` reports it as a race.",
-        help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
-    },
-    Rule {
-        id: "barrier-divergence",
-        short: "Barrier under a thread-dependent condition",
-        full: "A barrier is reached under a condition that differs between the threads that must meet there, so some threads wait at a barrier others never reach (undefined behaviour, usually a hang).",
-        help: "Move the barrier out of the condition, or make the condition uniform across the block (or the warps of a named barrier).",
-    },
-    Rule {
-        id: "deadlock",
-        short: "Named barriers can wait forever",
-        full: "In some execution a warp waits at a named barrier whose count is never reached, or at an mbarrier phase that never completes.",
-        help: "Check that every participating warp reaches the barrier with the same ID and count as often as the others.",
-    },
-    Rule {
-        id: "count-mismatch",
-        short: "Participants of a named barrier disagree on the thread count",
-        full: "Warps registering at one generation of a named barrier pass different thread counts.",
-        help: "Use one thread count for every `bar.sync`/`bar.arrive` of a barrier ID.",
-    },
-    Rule {
-        id: "too-many-participants",
-        short: "More threads registered at a named barrier than its count",
-        full: "More threads register at one generation of a named barrier than its count allows.",
-        help: "Raise the count to 32 x the number of participating warps, or let fewer warps take part.",
-    },
-    Rule {
-        id: "arrive-only",
-        short: "A named-barrier generation completed by arrivals alone",
-        full: "A generation of a named barrier completes with `bar.arrive` only: nobody waits, so it orders nothing.",
-        help: "Make the consumer side wait with `bar.sync` on that ID.",
-    },
-    Rule {
-        id: "unsafe-recycling",
-        short: "A named barrier is reused before its previous generation completed",
-        full: "A named barrier ID starts its next generation while warps may still be registering for the previous one.",
-        help: "Use a different barrier ID for the second use, or separate the uses by a barrier every warp passes.",
-    },
-    Rule {
-        id: "bad-id",
-        short: "Named barrier id outside 0..=15",
-        full: "PTX has 16 named barriers per block; the ID is outside 0..=15.",
-        help: "Use an ID from 0 to 15 (0 is what `__syncthreads` uses).",
-    },
-    Rule {
-        id: "bad-count",
-        short: "Named barrier thread count not a positive multiple of 32",
-        full: "A named barrier's thread count must be a positive multiple of the warp size.",
-        help: "Use 32 x the number of participating warps.",
-    },
-    Rule {
-        id: "mbarrier-uninitialized",
-        short: "An mbarrier is used before its initialization is visible",
-        full: "A thread arrives on, waits on or completes transactions on an mbarrier that no `mbarrier.init` ordered before it initialized (or that was invalidated).",
-        help: "Initialize the mbarrier from one thread, then `fence.mbarrier_init` and `__syncthreads()` (or a cluster barrier) before any use.",
-    },
-    Rule {
-        id: "mbarrier-overflow",
-        short: "More arrivals in one mbarrier phase than its count",
-        full: "Threads arrive on an mbarrier more often in one phase than the count it was initialized with, so some arrivals count toward the next phase.",
-        help: "Initialize the mbarrier with the number of arriving threads (or arrive from one elected thread per warp with a count of warps).",
-    },
-    Rule {
-        id: "mbarrier-parity",
-        short: "An mbarrier parity wait may observe the wrong phase",
-        full: "A `try_wait.parity`/`test_wait.parity` wait is not ordered after the phase before the one it waits for, or the phase after may complete before it: in some execution it passes on an older phase of the same parity, or waits for a later one.",
-        help: "Start the consumer's phase bit at 0 and the producer's (on the empty barriers) at 1, and flip each when the stage index wraps around the ring.",
-    },
-    Rule {
-        id: "mbarrier-tx",
-        short: "Expected transaction bytes differ from the bytes copied",
-        full: "The bytes a phase expects (`expect_tx`, `arrive.expect_tx`) differ from the bytes the asynchronous copies issued for it complete: the phase completes early, or never.",
-        help: "Expect exactly the bytes of the copies that complete on the barrier (the sum of their sizes).",
-    },
-    Rule {
-        id: "mbarrier-phase-order",
-        short: "An mbarrier arrival may count toward another phase",
-        full: "An arrival or transaction on an mbarrier is not ordered after the completion of the previous phase (for example a producer refilling a stage before its consumers released it), so in some execution it counts toward an earlier phase.",
-        help: "Wait on the stage's empty barrier (the consumers' release) before arriving on or copying into its full barrier again.",
-    },
-    Rule {
-        id: "inconclusive",
-        short: "The checker could not decide part of the kernel",
-        full: "Part of the kernel could not be decided (a missing concrete value, an unsupported construct, or the solver budget ran out); autosync never calls such a kernel clean.",
-        help: "Give the missing value (`--param`, `--block-dim`, autosync.yaml) or raise `--timeout`; this finding cannot be suppressed.",
-    },
+    RACE,
+    BENIGN_RACE,
+    BARRIER_DIVERGENCE,
+    DEADLOCK,
+    COUNT_MISMATCH,
+    TOO_MANY_PARTICIPANTS,
+    ARRIVE_ONLY,
+    UNSAFE_RECYCLING,
+    BAD_ID,
+    BAD_COUNT,
+    MBARRIER_UNINITIALIZED,
+    MBARRIER_OVERFLOW,
+    MBARRIER_PARITY,
+    MBARRIER_TX,
+    MBARRIER_PHASE_ORDER,
+    INCONCLUSIVE,
 ];
 
 /// The rule with this id.
@@ -122,39 +227,12 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
-/// The rule of a race finding.
-pub fn race_rule(race: &Race) -> &'static str {
-    if race.benign {
-        "benign-race"
-    } else {
-        "race"
-    }
-}
-
-/// The rule of a named-barrier defect.
-pub fn sync_rule(kind: &SyncDefectKind) -> &'static str {
-    match kind {
-        SyncDefectKind::Deadlock { .. } => "deadlock",
-        SyncDefectKind::CountMismatch { .. } => "count-mismatch",
-        SyncDefectKind::TooManyParticipants { .. } => "too-many-participants",
-        SyncDefectKind::ArriveOnly => "arrive-only",
-        SyncDefectKind::UnsafeRecycling { .. } => "unsafe-recycling",
-        SyncDefectKind::BadId { .. } => "bad-id",
-        SyncDefectKind::BadCount { .. } => "bad-count",
-        SyncDefectKind::UninitializedUse { .. } => "mbarrier-uninitialized",
-        SyncDefectKind::ArrivalOverflow { .. } => "mbarrier-overflow",
-        SyncDefectKind::ParityMismatch { .. } => "mbarrier-parity",
-        SyncDefectKind::TxMismatch { .. } => "mbarrier-tx",
-        SyncDefectKind::PhaseOrder { .. } => "mbarrier-phase-order",
-    }
-}
-
 /// Rule names users may write that stand for another rule.
 const ALIASES: &[(&str, &str)] = &[("divergence", "barrier-divergence")];
 
 /// Findings that are about the tool, not the code: suppressing them would turn "could not
 /// decide" into "clean".
-pub const UNSUPPRESSIBLE: &[&str] = &["inconclusive"];
+pub const UNSUPPRESSIBLE: &[&str] = &[INCONCLUSIVE.id];
 
 /// The rule a user-written name means (aliases resolved).
 pub fn canonical_rule(name: &str) -> &str {

@@ -85,7 +85,7 @@ fn fix_unit(
         result.unit = Some(unit);
         return Ok(result);
     }
-    patch::fill_lines(&mut result, &patched, &original);
+    patch::fill_lines(&mut result, &original, &fix);
     result.changed = patched != original;
     result.diff = emit::unified_diff(path, &original, &patched);
     result.patched = Some(patched);

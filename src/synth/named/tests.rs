@@ -2,8 +2,9 @@
 
 use super::roles::{Exec, Roles};
 use super::*;
+use autosync_oracle::ir::{Label, StmtKind};
 use autosync_oracle::tree::candidate_positions;
-use autosync_oracle::tree::for_each_stmt;
+use autosync_oracle::tree::{for_each_stmt, Position};
 use std::path::Path;
 
 fn load(path: &str) -> Kernel {

@@ -1,0 +1,71 @@
+//! A file's result when it fails: the error record (a front-end error located as
+//! `file:line:col`, with its exit code) and the empty result the others start from.
+
+use crate::front::{FrontError, FrontErrorKind};
+use crate::output::results::{FileError, FileResult};
+use crate::vocab::exit;
+
+pub(super) fn error_result(e: &FileError) -> FileResult {
+    FileResult {
+        exit_code: e.exit_code,
+        messages: vec![e.render()],
+        error: Some(e.clone()),
+        ..error_free(&e.file)
+    }
+}
+
+pub(super) fn error_free(file: &str) -> FileResult {
+    FileResult {
+        file: file.to_string(),
+        kernels: vec![],
+        changed: false,
+        diff: String::new(),
+        replacements: vec![],
+        error: None,
+        warnings: vec![],
+        environment: None,
+        exit_code: exit::OK,
+        messages: vec![],
+        stdout: String::new(),
+    }
+}
+
+/// A located record (`file:line:col`) of a front-end error, with its exit code; `texts` are the
+/// unit's texts when the front end got that far.
+pub fn front_error(path: &str, texts: Option<&[String]>, e: &FrontError) -> FileError {
+    let (line, column) = if e.span.is_dummy() {
+        (None, None)
+    } else {
+        let owned;
+        let text = match texts.and_then(|t| t.get(e.span.file.0 as usize)) {
+            Some(t) => t.as_str(),
+            None => {
+                owned = std::fs::read(path)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                owned.as_str()
+            }
+        };
+        let f = autosync_oracle::ir::SourceFile::new(path, text);
+        let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
+        (Some(l), Some(c))
+    };
+    let kind = match e.kind {
+        FrontErrorKind::Input => "error",
+        FrontErrorKind::Unsupported => "unsupported",
+        FrontErrorKind::MissingValue => "needs a value",
+    };
+    FileError {
+        file: path.to_string(),
+        line,
+        column,
+        kind: kind.into(),
+        message: e.message.clone(),
+        help: e.help.clone(),
+        exit_code: match e.kind {
+            FrontErrorKind::Input => exit::INPUT,
+            _ => exit::INCONCLUSIVE,
+        },
+    }
+}
