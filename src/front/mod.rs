@@ -202,7 +202,7 @@ pub fn lower_parsed(
             format!("header flag `{flag}` ignored"),
         ));
     }
-    let all_helpers = lower::helpers::find(ast, &src);
+    let all_helpers = lower::barrier_helpers::find(ast, &src);
     let mut kernels = Vec::new();
     let mut helper_lists = Vec::new();
     let found_names: Vec<String> = defs.iter().map(KernelDef::display_name).collect();
@@ -226,7 +226,7 @@ pub fn lower_parsed(
     for (mut k, node) in kernels {
         k.files = files.clone();
         let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
-        helper_lists.push(lower::helpers::for_kernel(&all_helpers, start, &k, &texts));
+        helper_lists.push(lower::barrier_helpers::for_kernel(&all_helpers, start, &k, &texts));
         out.push(k);
     }
     if let Some(k) = &opts.kernel {
@@ -421,11 +421,11 @@ fn is_toolkit_header(msg: &str) -> bool {
 fn host_function_ranges(ast: &ast::Ast, src: &SourceMap) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for &r in &ast.roots {
-        if ast.kind(r) != "FunctionDecl" {
+        if ast.kind(r) != ast::NodeKind::FunctionDecl {
             continue;
         }
-        let device = ast.has_attr(r, "CUDADeviceAttr") || ast.has_attr(r, "CUDAGlobalAttr");
-        let has_body = ast.children(r).any(|c| ast.kind(c) == "CompoundStmt");
+        let device = ast.has_attr(r, ast::NodeKind::CUDADeviceAttr) || ast.has_attr(r, ast::NodeKind::CUDAGlobalAttr);
+        let has_body = ast.children(r).any(|c| ast.kind(c) == ast::NodeKind::CompoundStmt);
         if device || !has_body {
             continue;
         }
