@@ -305,3 +305,16 @@ fn fix_refuses_a_read_only_file() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("+  __syncthreads();"), "{err}");
 }
+
+/// An operator the lowering does not model (here `.*`, a pointer to member) makes the kernel
+/// inconclusive (exit 4) with the operator named at its file:line:col, never an opaque value.
+#[test]
+fn an_unmodelled_operator_is_a_located_inconclusive() {
+    let (_dir, path) = common::copy_to_temp("cpp/member_pointer.cu");
+    let (code, err) = run(&["check", "--cuda-shim"], &path);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("member_pointer.cu:17:30: unsupported: operator `.*` is not supported"),
+        "{err}"
+    );
+}

@@ -122,11 +122,11 @@ fn is_toolkit_header(msg: &str) -> bool {
 fn host_function_ranges(ast: &ast::Ast, src: &SourceMap) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
     for &r in &ast.roots {
-        if ast.kind(r) != "FunctionDecl" {
+        if ast.kind(r) != ast::NodeKind::FunctionDecl {
             continue;
         }
-        let device = ast.has_attr(r, "CUDADeviceAttr") || ast.has_attr(r, "CUDAGlobalAttr");
-        let has_body = ast.children(r).any(|c| ast.kind(c) == "CompoundStmt");
+        let device = ast.has_attr(r, ast::NodeKind::CUDADeviceAttr) || ast.has_attr(r, ast::NodeKind::CUDAGlobalAttr);
+        let has_body = ast.children(r).any(|c| ast.kind(c) == ast::NodeKind::CompoundStmt);
         if device || !has_body {
             continue;
         }

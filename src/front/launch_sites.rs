@@ -5,7 +5,7 @@
 //! one of the kernel's own arguments (`k<<<n, dim3(p)>>>(…, p)`: `blockDim.x == p`).
 //! Anything else is unknown, never guessed.
 
-use super::ast::{Ast, NodeId};
+use super::ast::{Ast, BinaryOp, CastKind, NodeId, NodeKind};
 use super::lower::source::SourceMap;
 use autosync_oracle::ir::Span;
 
@@ -46,7 +46,7 @@ pub fn find(ast: &Ast, src: &SourceMap) -> Vec<LaunchSite> {
     let mut out = Vec::new();
     for &r in &ast.roots {
         ast.walk(r, &mut |n| {
-            if ast.kind(n) == "CUDAKernelCallExpr" {
+            if ast.kind(n) == NodeKind::CUDAKernelCallExpr {
                 if let Some(site) = read_launch(ast, src, n) {
                     out.push(site);
                 }
@@ -82,9 +82,9 @@ fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId) -> Option<LaunchSite> {
 fn callee(ast: &Ast, n: NodeId) -> Option<u64> {
     let n = strip(ast, n);
     match ast.kind(n) {
-        "DeclRefExpr" => {
+        NodeKind::DeclRefExpr => {
             let r = ast.node(n).attrs.referenced?;
-            (ast.str(r.kind) == "FunctionDecl").then_some(r.id)
+            (r.kind == NodeKind::FunctionDecl).then_some(r.id)
         }
         _ => None,
     }
@@ -93,7 +93,7 @@ fn callee(ast: &Ast, n: NodeId) -> Option<u64> {
 /// The function declaration a node is in.
 fn enclosing_function(ast: &Ast, mut n: NodeId) -> Option<NodeId> {
     while let Some(p) = ast.node(n).parent {
-        if matches!(ast.kind(p), "FunctionDecl" | "CXXMethodDecl") {
+        if matches!(ast.kind(p), NodeKind::FunctionDecl | NodeKind::CXXMethodDecl) {
             return Some(p);
         }
         n = p;
@@ -106,13 +106,13 @@ fn enclosing_function(ast: &Ast, mut n: NodeId) -> Option<NodeId> {
 fn strip(ast: &Ast, mut n: NodeId) -> NodeId {
     loop {
         let next = match ast.kind(n) {
-            "ImplicitCastExpr"
-            | "ParenExpr"
-            | "SubstNonTypeTemplateParmExpr"
-            | "MaterializeTemporaryExpr"
-            | "CXXBindTemporaryExpr"
-            | "ExprWithCleanups"
-            | "CXXDefaultArgExpr" => ast.children(n).last(),
+            NodeKind::ImplicitCastExpr
+            | NodeKind::ParenExpr
+            | NodeKind::SubstNonTypeTemplateParmExpr
+            | NodeKind::MaterializeTemporaryExpr
+            | NodeKind::CXXBindTemporaryExpr
+            | NodeKind::ExprWithCleanups
+            | NodeKind::CXXDefaultArgExpr => ast.children(n).last(),
             _ => None,
         };
         match next {
@@ -127,7 +127,7 @@ fn strip(ast: &Ast, mut n: NodeId) -> NodeId {
 fn dim3_operand(ast: &Ast, n: NodeId, i: usize) -> Option<NodeId> {
     let n = strip_dim3(ast, n);
     match ast.kind(n) {
-        "CXXConstructExpr" | "CXXTemporaryObjectExpr" => ast.child(n, i),
+        NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => ast.child(n, i),
         _ => None,
     }
 }
@@ -137,9 +137,9 @@ fn strip_dim3(ast: &Ast, mut n: NodeId) -> NodeId {
     loop {
         n = strip(ast, n);
         let next = match ast.kind(n) {
-            "CXXFunctionalCastExpr" => ast.children(n).last(),
+            NodeKind::CXXFunctionalCastExpr => ast.children(n).last(),
             // `dim3 v(...)` passed by copy: the copy constructor's one operand.
-            "CXXConstructExpr" if ast.children(n).count() == 1 => ast
+            NodeKind::CXXConstructExpr if ast.children(n).count() == 1 => ast
                 .child(n, 0)
                 .filter(|&c| ast.ty(n) == ast.ty(c).map(|t| t.trim_start_matches("const "))),
             _ => None,
@@ -163,7 +163,7 @@ impl Eval<'_> {
         let ast = self.ast;
         let n = strip_dim3(ast, n);
         match ast.kind(n) {
-            "CXXConstructExpr" | "CXXTemporaryObjectExpr" if ast.children(n).count() == 3 => {
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr if ast.children(n).count() == 3 => {
                 let v = |i| {
                     ast.child(n, i)
                         .and_then(|c| self.int(c))
@@ -175,7 +175,7 @@ impl Eval<'_> {
             _ if ast.ty(n).is_some_and(|t| !t.contains("dim3")) => {
                 [self.int(n).and_then(|v| u32::try_from(v).ok()), Some(1), Some(1)]
             }
-            "DeclRefExpr" => match self.unchanged_local_init(n) {
+            NodeKind::DeclRefExpr => match self.unchanged_local_init(n) {
                 Some(init) => self.dim3(init),
                 None => [None; 3],
             },
@@ -189,28 +189,27 @@ impl Eval<'_> {
         let n = strip(ast, n);
         if let Some(v) = ast
             .value(n)
-            .filter(|_| matches!(ast.kind(n), "IntegerLiteral" | "ConstantExpr"))
+            .filter(|_| matches!(ast.kind(n), NodeKind::IntegerLiteral | NodeKind::ConstantExpr))
         {
             return v.parse().ok();
         }
         match ast.kind(n) {
-            "CharacterLiteral" => ast.value(n)?.parse().ok(),
-            "DeclRefExpr" => {
+            NodeKind::CharacterLiteral => ast.value(n)?.parse().ok(),
+            NodeKind::DeclRefExpr => {
                 let init = self.constant_init(n).or_else(|| self.unchanged_local_init(n))?;
                 self.int(init)
             }
-            "BinaryOperator" => {
+            NodeKind::BinaryOperator => {
                 let a = self.int(ast.child(n, 0)?)?;
                 let b = self.int(ast.child(n, 1)?)?;
-                let op = ast.str(ast.node(n).attrs.opcode?);
-                match op {
-                    "+" => a.checked_add(b),
-                    "-" => a.checked_sub(b),
-                    "*" => a.checked_mul(b),
-                    "/" => a.checked_div(b),
-                    "%" => a.checked_rem(b),
-                    "<<" => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
-                    ">>" => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+                match ast.binary_op(n)? {
+                    BinaryOp::Add => a.checked_add(b),
+                    BinaryOp::Sub => a.checked_sub(b),
+                    BinaryOp::Mul => a.checked_mul(b),
+                    BinaryOp::Div => a.checked_div(b),
+                    BinaryOp::Rem => a.checked_rem(b),
+                    BinaryOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+                    BinaryOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
                     _ => None,
                 }
             }
@@ -222,7 +221,7 @@ impl Eval<'_> {
     fn constant_init(&self, r: NodeId) -> Option<NodeId> {
         let ast = self.ast;
         let d = ast.node(r).attrs.referenced?;
-        if ast.str(d.kind) != "VarDecl" {
+        if d.kind != NodeKind::VarDecl {
             return None;
         }
         let decl = ast.decl_node(d.id)?;
@@ -238,7 +237,7 @@ impl Eval<'_> {
     fn unchanged_local_init(&self, r: NodeId) -> Option<NodeId> {
         let ast = self.ast;
         let d = ast.node(r).attrs.referenced?;
-        if ast.str(d.kind) != "VarDecl" {
+        if d.kind != NodeKind::VarDecl {
             return None;
         }
         let decl = ast.decl_node(d.id)?;
@@ -248,7 +247,7 @@ impl Eval<'_> {
         }
         let mut changed = false;
         ast.walk(func, &mut |n| {
-            if ast.kind(n) == "DeclRefExpr" && ast.node(n).attrs.referenced.is_some_and(|x| x.id == d.id) {
+            if ast.kind(n) == NodeKind::DeclRefExpr && ast.node(n).attrs.referenced.is_some_and(|x| x.id == d.id) {
                 changed |= !only_read(ast, n);
             }
         });
@@ -264,7 +263,7 @@ impl Eval<'_> {
         };
         let var = |n: NodeId| {
             let n = strip(ast, n);
-            (ast.kind(n) == "DeclRefExpr")
+            (ast.kind(n) == NodeKind::DeclRefExpr)
                 .then(|| ast.node(n).attrs.referenced.map(|r| r.id))
                 .flatten()
         };
@@ -279,7 +278,9 @@ impl Eval<'_> {
 /// A variable's initializer: its last child that is not an attribute (CUDA gives `constexpr`
 /// variables an implicit `__constant__`).
 fn initializer(ast: &Ast, decl: NodeId) -> Option<NodeId> {
-    ast.children(decl).filter(|&c| !ast.kind(c).ends_with("Attr")).last()
+    ast.children(decl)
+        .filter(|&c| !ast.kind_str(c).ends_with("Attr"))
+        .last()
 }
 
 /// Whether a reference only reads its variable: loaded (`LValueToRValue`), or copied into a
@@ -289,11 +290,14 @@ fn only_read(ast: &Ast, r: NodeId) -> bool {
     loop {
         let Some(p) = ast.node(n).parent else { return false };
         match ast.kind(p) {
-            "ImplicitCastExpr" => {
-                let k = ast.node(p).attrs.cast_kind.map(|s| ast.str(s));
-                return matches!(k, Some("LValueToRValue" | "NoOp")) && (k == Some("LValueToRValue") || copied(ast, p));
+            NodeKind::ImplicitCastExpr => {
+                return match ast.cast_kind(p) {
+                    Some(CastKind::LValueToRValue) => true,
+                    Some(CastKind::NoOp) => copied(ast, p),
+                    _ => false,
+                };
             }
-            "ParenExpr" => n = p,
+            NodeKind::ParenExpr => n = p,
             _ => return false,
         }
     }
@@ -303,5 +307,5 @@ fn only_read(ast: &Ast, r: NodeId) -> bool {
 fn copied(ast: &Ast, n: NodeId) -> bool {
     ast.node(n)
         .parent
-        .is_some_and(|p| ast.kind(p) == "CXXConstructExpr" && ast.children(p).count() == 1)
+        .is_some_and(|p| ast.kind(p) == NodeKind::CXXConstructExpr && ast.children(p).count() == 1)
 }

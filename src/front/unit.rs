@@ -34,7 +34,7 @@ pub fn lower_parsed(
             format!("header flag `{flag}` ignored"),
         ));
     }
-    let all_helpers = lower::helpers::find(ast, &src);
+    let all_helpers = lower::barrier_helpers::find(ast, &src);
     let sites = launch_sites::find(ast, &src);
     let mut kernels = Vec::new();
     let mut helper_lists = Vec::new();
@@ -63,7 +63,7 @@ pub fn lower_parsed(
     for (mut k, node) in kernels {
         k.files = files.clone();
         let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
-        helper_lists.push(lower::helpers::for_kernel(&all_helpers, start, &k, &texts));
+        helper_lists.push(lower::barrier_helpers::for_kernel(&all_helpers, start, &k, &texts));
         out.push(k);
     }
     if let Some(k) = &opts.kernel {
@@ -92,7 +92,7 @@ pub fn lower_parsed(
 /// The names of a function's parameters, in order.
 fn param_names(ast: &ast::Ast, f: ast::NodeId) -> Vec<String> {
     ast.children(f)
-        .filter(|&c| ast.kind(c) == "ParmVarDecl")
+        .filter(|&c| ast.kind(c) == ast::NodeKind::ParmVarDecl)
         .map(|c| ast.name(c).to_string())
         .collect()
 }

@@ -476,7 +476,10 @@ impl<'de> Visitor<'de> for DeclRefSeed<'_, '_> {
         while let Some(k) = m.next_key::<Key>()? {
             match k {
                 Key::Id => id = parse_id(&m.next_value::<String>()?),
-                Key::Kind => kind = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                Key::Kind => {
+                    let ast = &mut self.r.ast;
+                    kind = Some(NodeKind::from_name(&m.next_value::<String>()?, |s| ast.sym(s)));
+                }
                 Key::Name => name = Some(self.r.ast.sym(&m.next_value::<String>()?)),
                 _ => m.next_value_seed(Skip { r: &mut *self.r })?,
             }
@@ -484,7 +487,7 @@ impl<'de> Visitor<'de> for DeclRefSeed<'_, '_> {
         let empty = self.r.ast.sym("");
         Ok(id.map(|id| DeclRef {
             id,
-            kind: kind.unwrap_or(empty),
+            kind: kind.unwrap_or(NodeKind::Other(empty)),
             name: name.unwrap_or(empty),
         }))
     }
@@ -536,16 +539,33 @@ fn parse_id(s: &str) -> Option<u64> {
 }
 
 /// Kinds of declarations whose children are declarations under their name.
-fn opens_scope(kind: &str) -> bool {
+fn opens_scope(kind: NodeKind) -> bool {
     matches!(
         kind,
-        "NamespaceDecl"
-            | "CXXRecordDecl"
-            | "ClassTemplateSpecializationDecl"
-            | "ClassTemplatePartialSpecializationDecl"
-            | "EnumDecl"
-            | "RecordDecl"
+        NodeKind::NamespaceDecl
+            | NodeKind::CXXRecordDecl
+            | NodeKind::ClassTemplateSpecializationDecl
+            | NodeKind::ClassTemplatePartialSpecializationDecl
+            | NodeKind::EnumDecl
+            | NodeKind::RecordDecl
     )
+}
+
+/// A cast kind; one not listed keeps its name.
+fn parse_cast_kind(ast: &mut Ast, text: &str) -> CastKind {
+    CastKind::parse(text).unwrap_or_else(|| CastKind::Other(ast.sym(text)))
+}
+
+/// The operator of an operator node, read by its kind (`-` is unary in a `UnaryOperator`, and
+/// a `CompoundAssignOperator`'s `+=` applies `+`); a spelling not listed keeps its text.
+fn parse_opcode(ast: &mut Ast, kind: NodeKind, text: &str) -> Opcode {
+    match kind {
+        NodeKind::UnaryOperator => Opcode::Unary(UnaryOp::parse(text).unwrap_or_else(|| UnaryOp::Other(ast.sym(text)))),
+        NodeKind::CompoundAssignOperator => {
+            Opcode::Binary(BinaryOp::parse_compound(text).unwrap_or_else(|| BinaryOp::Other(ast.sym(text))))
+        }
+        _ => Opcode::Binary(BinaryOp::parse(text).unwrap_or_else(|| BinaryOp::Other(ast.sym(text)))),
+    }
 }
 
 /// The translation unit: its `inner` holds the top-level declarations.
@@ -634,9 +654,10 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Option<NodeId>, A::Error> {
         let r = self.r;
         let mut id = 0u64;
-        let mut kind: Option<Sym> = None;
+        let mut kind: Option<NodeKind> = None;
+        let mut opcode: Option<String> = None;
         let mut node = Node {
-            kind: Sym(0),
+            kind: NodeKind::Other(Sym(0)),
             id: 0,
             name: None,
             ty: None,
@@ -656,7 +677,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 Key::Kind => {
                     let s: String = m.next_value()?;
                     is_decl = s.ends_with("Decl");
-                    kind = Some(r.ast.sym(&s));
+                    kind = Some(NodeKind::from_name(&s, |s| r.ast.sym(s)));
                 }
                 Key::Loc => node.loc = m.next_value_seed(LocSeed { r: &mut *r })?,
                 Key::Range => node.range = m.next_value_seed(RangeSeed { r: &mut *r })?,
@@ -665,8 +686,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 Key::Inner => {
                     // Everything before `inner` is known: record the declaration, then the
                     // children under its scope.
-                    let kind_s = kind.unwrap_or(Sym(0));
-                    let friend = r.ast.str(kind_s) == "FriendDecl";
+                    let kind_s = kind.unwrap_or(NodeKind::Other(Sym(0)));
+                    let friend = kind_s == NodeKind::FriendDecl;
                     hidden_friend = is_decl && id != 0 && is_hidden_friend(r, self.parent, kind_s, &node);
                     if hidden_friend {
                         // Declared nowhere else (`init` of `cuda::barrier`): indexed here, named
@@ -679,7 +700,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     if is_decl && id != 0 && r.in_friend == 0 {
                         pushed_scope = record_decl(r, id, kind_s, &node);
                     }
-                    let me = commit(r, id, kind_s, &mut node);
+                    let me = commit(r, id, kind_s, &mut node, opcode.as_deref());
                     committed = Some(me);
                     if is_decl && id != 0 {
                         if let Some(d) = r.ast.decls.get_mut(&id) {
@@ -711,8 +732,8 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 }
                 Key::IsInline => node.attrs.inline_ns = m.next_value()?,
                 Key::ValueCategory => node.attrs.value_category = Some(r.ast.sym(&m.next_value::<String>()?)),
-                Key::Opcode => node.attrs.opcode = Some(r.ast.sym(&m.next_value::<String>()?)),
-                Key::CastKind => node.attrs.cast_kind = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Opcode => opcode = Some(m.next_value::<String>()?),
+                Key::CastKind => node.attrs.cast_kind = Some(parse_cast_kind(&mut r.ast, &m.next_value::<String>()?)),
                 Key::Value => {
                     if let Some(v) = m.next_value_seed(ValueText)? {
                         node.attrs.value = Some(r.ast.sym(&v));
@@ -768,7 +789,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     r.scope.pop();
                 }
             }
-            let me = commit(r, id, kind_s, &mut node);
+            let me = commit(r, id, kind_s, &mut node, opcode.as_deref());
             if is_decl && id != 0 {
                 if let Some(d) = r.ast.decls.get_mut(&id) {
                     d.node.get_or_insert(me);
@@ -780,8 +801,9 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
     }
 }
 
-/// Adds the node to the arena (children are filled in later).
-fn commit(r: &mut Reader, id: u64, kind: Sym, node: &mut Node) -> NodeId {
+/// Adds the node to the arena (children are filled in later), with its operator read by its kind.
+fn commit(r: &mut Reader, id: u64, kind: NodeKind, node: &mut Node, opcode: Option<&str>) -> NodeId {
+    node.attrs.opcode = opcode.map(|t| parse_opcode(&mut r.ast, kind, t));
     let me = r.ast.nodes.len() as NodeId;
     let mut n = std::mem::replace(
         node,
@@ -805,31 +827,25 @@ fn commit(r: &mut Reader, id: u64, kind: Sym, node: &mut Node) -> NodeId {
 
 /// Whether a node is a function defined only as a friend of a record: the direct child of a
 /// `FriendDecl` redeclaring nothing (a hidden friend, found by argument-dependent lookup).
-fn is_hidden_friend(r: &Reader, parent: Option<NodeId>, kind: Sym, node: &Node) -> bool {
-    let in_friend = parent.is_some_and(|p| r.ast.kind(p) == "FriendDecl");
+fn is_hidden_friend(r: &Reader, parent: Option<NodeId>, kind: NodeKind, node: &Node) -> bool {
+    let in_friend = parent.is_some_and(|p| r.ast.kind(p) == NodeKind::FriendDecl);
     in_friend
         && r.in_friend == 1
         && node.attrs.previous.is_none()
-        && matches!(r.ast.str(kind), "FunctionDecl" | "FunctionTemplateDecl")
+        && matches!(kind, NodeKind::FunctionDecl | NodeKind::FunctionTemplateDecl)
 }
 
 /// The scope a hidden friend is declared in: the befriending record (where its body looks names
 /// up), with the qualified name of the innermost enclosing namespace (where it is a member).
 fn namespace_scope(r: &Reader) -> (u64, String) {
-    let is_ns = |id: &u64| {
-        r.ast
-            .decls
-            .get(id)
-            .is_some_and(|d| r.ast.str(d.kind) == "NamespaceDecl")
-    };
+    let is_ns = |id: &u64| r.ast.decls.get(id).is_some_and(|d| d.kind == NodeKind::NamespaceDecl);
     let record = r.scope.last().map(|(id, _)| *id).unwrap_or(0);
     let ns = r.scope.iter().rev().find(|(id, _)| is_ns(id)).map(|(_, q)| q.clone());
     (record, ns.unwrap_or_default())
 }
 
 /// Indexes a declaration; returns whether it opened a naming scope (to pop after its children).
-fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node) -> bool {
-    let kind_s = r.ast.str(kind).to_string();
+fn record_decl(r: &mut Reader, id: u64, kind: NodeKind, node: &Node) -> bool {
     let name = node.name.map(|s| r.ast.str(s).to_string()).unwrap_or_default();
     let prefix = r.scope.last().map(|(_, q)| q.clone()).unwrap_or_default();
     let qual = if name.is_empty() {
@@ -856,9 +872,9 @@ fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node) -> bool {
         file: node.loc.map(|l| l.expansion.file),
         members: Vec::new(),
     });
-    if opens_scope(&kind_s) {
+    if opens_scope(kind) {
         // Anonymous and inline namespaces do not appear in qualified names.
-        let scoped = if kind_s == "NamespaceDecl" && (name.is_empty() || node.attrs.inline_ns) {
+        let scoped = if kind == NodeKind::NamespaceDecl && (name.is_empty() || node.attrs.inline_ns) {
             prefix
         } else {
             qual
@@ -867,8 +883,12 @@ fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node) -> bool {
         return true;
     }
     if matches!(
-        kind_s.as_str(),
-        "FunctionDecl" | "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl"
+        kind,
+        NodeKind::FunctionDecl
+            | NodeKind::CXXMethodDecl
+            | NodeKind::CXXConstructorDecl
+            | NodeKind::CXXDestructorDecl
+            | NodeKind::CXXConversionDecl
     ) {
         // Locals and parameters: parent is the function; their names are not qualified.
         r.scope.push((id, prefix));
@@ -880,6 +900,39 @@ fn record_decl(r: &mut Reader, id: u64, kind: Sym, node: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read_slice;
+    use crate::front::ast::{BinaryOp, CastKind, NodeKind, Opcode, UnaryOp};
+
+    /// Kinds, operators and cast kinds are interned as enums; an operator is read by its node's
+    /// kind (`-` is unary in a `UnaryOperator`, `<<=` applies `<<`), and a kind, operator or cast
+    /// not listed keeps its name for messages.
+    #[test]
+    fn vocabulary_is_read_into_enums() {
+        let dump = br#"{"kind": "TranslationUnitDecl", "inner": [
+            {"id": "0x1", "kind": "UnaryOperator", "opcode": "-"},
+            {"id": "0x2", "kind": "CompoundAssignOperator", "opcode": "<<="},
+            {"id": "0x3", "kind": "BinaryOperator", "opcode": "<=>"},
+            {"id": "0x4", "kind": "BinaryOperator", "opcode": "@@"},
+            {"id": "0x5", "kind": "ImplicitCastExpr", "castKind": "MatrixCast"},
+            {"id": "0x6", "kind": "CoawaitExpr"}]}"#;
+        let ast = read_slice(dump, &|_| false).unwrap();
+        let r = &ast.roots;
+        assert_eq!(ast.unary_op(r[0]), Some(UnaryOp::Minus));
+        assert_eq!(
+            (ast.kind(r[1]), ast.binary_op(r[1])),
+            (NodeKind::CompoundAssignOperator, Some(BinaryOp::Shl))
+        );
+        assert_eq!(ast.binary_op(r[2]), Some(BinaryOp::Cmp));
+        let other = ast.node(r[3]).attrs.opcode.unwrap();
+        assert!(matches!(other, Opcode::Binary(BinaryOp::Other(_))));
+        assert_eq!(ast.op_spelling(other), "@@");
+        assert!(matches!(ast.cast_kind(r[4]), Some(CastKind::Other(_))));
+        assert_eq!(ast.cast_name(ast.cast_kind(r[4]).unwrap()), "MatrixCast");
+        assert_eq!(
+            (ast.kind(r[4]), ast.kind_str(r[5])),
+            (NodeKind::ImplicitCastExpr, "CoawaitExpr")
+        );
+        assert!(matches!(ast.kind(r[5]), NodeKind::Other(_)));
+    }
 
     /// Found by fuzzing: nodes whose `inner` comes before any `kind` (none interned yet) are
     /// read, not a panic.

@@ -11,7 +11,7 @@ use super::convert::*;
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::NodeId;
+use crate::front::ast::{BinaryOp, NodeId, NodeKind, UnaryOp};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use crate::front::intrinsics::{self, Model};
@@ -170,15 +170,15 @@ impl<'a> Lowerer<'a> {
     fn conjunction(&self, n: NodeId) -> Option<(NodeId, NodeId)> {
         let ast = self.ast;
         let s = self.strip(n);
-        if ast.kind(s) != "BinaryOperator" {
+        if ast.kind(s) != NodeKind::BinaryOperator {
             return None;
         }
-        let op = ast.node(s).attrs.opcode.map(|o| ast.str(o))?;
+        let op = ast.binary_op(s)?;
         let [l, r] = self.expr_children(s)[..] else {
             return None;
         };
         let truth = |x: NodeId| matches!(self.type_of(self.strip(x)), CType::Bool) || self.conjunction(x).is_some();
-        (op == "&&" || op == "&" && truth(l) && truth(r)).then_some((l, r))
+        (op == BinaryOp::LAnd || op == BinaryOp::BitAnd && truth(l) && truth(r)).then_some((l, r))
     }
 
     /// Why a condition cannot be assumed (`None`: it can): it must be a fact about the thread
@@ -186,35 +186,40 @@ impl<'a> Lowerer<'a> {
     fn not_assumable(&self, n: NodeId) -> Option<String> {
         let ast = self.ast;
         let kind = ast.kind(n);
-        let op = ast.node(n).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
         let kids = || self.expr_children(n);
         let all = |ks: Vec<NodeId>| ks.into_iter().find_map(|c| self.not_assumable(c));
         match kind {
-            "IntegerLiteral"
-            | "CXXBoolLiteralExpr"
-            | "CharacterLiteral"
-            | "FloatingLiteral"
-            | "CXXNullPtrLiteralExpr"
-            | "GNUNullExpr"
-            | "UnaryExprOrTypeTraitExpr"
-            | "PseudoObjectExpr" => None,
-            "ParenExpr"
-            | "ImplicitCastExpr"
-            | "CStyleCastExpr"
-            | "CXXStaticCastExpr"
-            | "CXXFunctionalCastExpr"
-            | "ConstantExpr"
-            | "ConditionalOperator"
-            | "SubstNonTypeTemplateParmExpr" => all(kids()),
-            "UnaryOperator" if matches!(op, "*" | "++" | "--") => Some("it reads memory or has effects".into()),
-            "UnaryOperator" => all(kids()),
-            "BinaryOperator" if matches!(op, "=" | ",") => Some("it has effects".into()),
-            "BinaryOperator" => all(kids()),
-            "MemberExpr" if ast.node(n).attrs.is_arrow => Some("it reads memory through a pointer".into()),
-            "MemberExpr" => all(kids()),
-            "ArraySubscriptExpr" => Some("it reads memory".into()),
-            "DeclRefExpr" => self.ref_not_assumable(n),
-            "CallExpr" => {
+            NodeKind::IntegerLiteral
+            | NodeKind::CXXBoolLiteralExpr
+            | NodeKind::CharacterLiteral
+            | NodeKind::FloatingLiteral
+            | NodeKind::CXXNullPtrLiteralExpr
+            | NodeKind::GNUNullExpr
+            | NodeKind::UnaryExprOrTypeTraitExpr
+            | NodeKind::PseudoObjectExpr => None,
+            NodeKind::ParenExpr
+            | NodeKind::ImplicitCastExpr
+            | NodeKind::CStyleCastExpr
+            | NodeKind::CXXStaticCastExpr
+            | NodeKind::CXXFunctionalCastExpr
+            | NodeKind::ConstantExpr
+            | NodeKind::ConditionalOperator
+            | NodeKind::SubstNonTypeTemplateParmExpr => all(kids()),
+            NodeKind::UnaryOperator
+                if matches!(ast.unary_op(n), Some(UnaryOp::Deref | UnaryOp::Inc | UnaryOp::Dec)) =>
+            {
+                Some("it reads memory or has effects".into())
+            }
+            NodeKind::UnaryOperator => all(kids()),
+            NodeKind::BinaryOperator if matches!(ast.binary_op(n), Some(BinaryOp::Assign | BinaryOp::Comma)) => {
+                Some("it has effects".into())
+            }
+            NodeKind::BinaryOperator => all(kids()),
+            NodeKind::MemberExpr if ast.node(n).attrs.is_arrow => Some("it reads memory through a pointer".into()),
+            NodeKind::MemberExpr => all(kids()),
+            NodeKind::ArraySubscriptExpr => Some("it reads memory".into()),
+            NodeKind::DeclRefExpr => self.ref_not_assumable(n),
+            NodeKind::CallExpr => {
                 let ks = kids();
                 let callee = ks.first().map(|&c| self.strip(c));
                 let decl = callee.and_then(|c| ast.node(c).attrs.referenced).map(|r| r.id);
@@ -234,7 +239,7 @@ impl<'a> Lowerer<'a> {
                     )),
                 }
             }
-            k => Some(format!("autosync does not assume a {k}")),
+            _ => Some(format!("autosync does not assume a {}", ast.kind_str(n))),
         }
     }
 
@@ -249,7 +254,7 @@ impl<'a> Lowerer<'a> {
                 Some(format!("it reads `{name}` from memory"))
             }
             Some(_) => None,
-            None if matches!(ast.str(r.kind), "EnumConstantDecl") || self.const_eval(n, 0).is_some() => None,
+            None if matches!(r.kind, NodeKind::EnumConstantDecl) || self.const_eval(n, 0).is_some() => None,
             None => Some(format!("autosync does not assume a fact about `{name}`")),
         }
     }
@@ -260,12 +265,17 @@ impl<'a> Lowerer<'a> {
         let ast = self.ast;
         let mut found = false;
         ast.walk(n, &mut |c| {
-            let op = ast.node(c).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
             found |= match ast.kind(c) {
-                "CompoundAssignOperator" | "LambdaExpr" | "StmtExpr" | "CXXConstructExpr" | "CXXNewExpr" => true,
-                "UnaryOperator" => matches!(op, "++" | "--"),
-                "BinaryOperator" => op == "=",
-                "CallExpr" | "CXXMemberCallExpr" | "CXXOperatorCallExpr" => !self.is_query_call(c),
+                NodeKind::CompoundAssignOperator
+                | NodeKind::LambdaExpr
+                | NodeKind::StmtExpr
+                | NodeKind::CXXConstructExpr
+                | NodeKind::CXXNewExpr => true,
+                NodeKind::UnaryOperator => matches!(ast.unary_op(c), Some(UnaryOp::Inc | UnaryOp::Dec)),
+                NodeKind::BinaryOperator => ast.binary_op(c) == Some(BinaryOp::Assign),
+                NodeKind::CallExpr | NodeKind::CXXMemberCallExpr | NodeKind::CXXOperatorCallExpr => {
+                    !self.is_query_call(c)
+                }
                 _ => false,
             };
         });
@@ -280,7 +290,7 @@ impl<'a> Lowerer<'a> {
             return false;
         };
         let callee = self.strip(callee);
-        if ast.kind(callee) == "MemberExpr" && ast.name(callee).starts_with("__fetch_builtin_") {
+        if ast.kind(callee) == NodeKind::MemberExpr && ast.name(callee).starts_with("__fetch_builtin_") {
             return true;
         }
         let Some(r) = ast.node(callee).attrs.referenced else {
@@ -346,19 +356,19 @@ impl<'a> Lowerer<'a> {
     fn names_kernel_parameter(&self, n: NodeId) -> bool {
         let ast = self.ast;
         let mut e = self.strip(n);
-        while ast.kind(e) == "MemberExpr" && !ast.node(e).attrs.is_arrow {
+        while ast.kind(e) == NodeKind::MemberExpr && !ast.node(e).attrs.is_arrow {
             match self.expr_children(e).first() {
                 Some(&b) => e = self.strip(b),
                 None => return false,
             }
         }
         self.frames.is_empty()
-            && ast.kind(e) == "DeclRefExpr"
+            && ast.kind(e) == NodeKind::DeclRefExpr
             && ast
                 .node(e)
                 .attrs
                 .referenced
-                .is_some_and(|r| ast.str(r.kind) == "ParmVarDecl")
+                .is_some_and(|r| r.kind == NodeKind::ParmVarDecl)
     }
 
     /// The pointer an effect-free expression denotes, when it can be lowered without emitting
@@ -468,8 +478,8 @@ impl<'a> Lowerer<'a> {
         let mut todo: Vec<NodeId> = ast.roots.clone();
         while let Some(n) = todo.pop() {
             match ast.kind(n) {
-                "NamespaceDecl" | "LinkageSpecDecl" => todo.extend(ast.children(n)),
-                "VarDecl" if ast.name(n).starts_with(AXIOM_PREFIX) => found.push(n),
+                NodeKind::NamespaceDecl | NodeKind::LinkageSpecDecl => todo.extend(ast.children(n)),
+                NodeKind::VarDecl if ast.name(n).starts_with(AXIOM_PREFIX) => found.push(n),
                 _ => {}
             }
         }
@@ -484,7 +494,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn axiom_decl(&mut self, d: NodeId) -> FResult<()> {
         let ast = self.ast;
         let span = self.span(d);
-        let Some(init) = ast.children(d).find(|&c| !ast.kind(c).ends_with("Attr")) else {
+        let Some(init) = ast.children(d).find(|&c| !ast.is_attr(c)) else {
             return Err(FrontError::input(span, "__axiom without a condition"));
         };
         self.assume_conjuncts(init, "__axiom", span)

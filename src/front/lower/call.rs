@@ -5,7 +5,7 @@ use super::convert::*;
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::{Ast, NodeId};
+use crate::front::ast::{Ast, NodeId, NodeKind};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -35,9 +35,9 @@ impl<'a> Lowerer<'a> {
             .first()
             .ok_or_else(|| FrontError::input(span, "call without a callee"))?;
         match ast.kind(n) {
-            "CXXMemberCallExpr" => {
+            NodeKind::CXXMemberCallExpr => {
                 let m = self.strip(first);
-                if ast.kind(m) != "MemberExpr" {
+                if ast.kind(m) != NodeKind::MemberExpr {
                     return Err(FrontError::unsupported(
                         span,
                         "a call through a pointer to member function",
@@ -58,8 +58,8 @@ impl<'a> Lowerer<'a> {
             _ => {
                 let c = self.strip(first);
                 let decl = match ast.kind(c) {
-                    "DeclRefExpr" => ast.node(c).attrs.referenced.map(|r| r.id),
-                    "MemberExpr" => ast.node(c).attrs.member,
+                    NodeKind::DeclRefExpr => ast.node(c).attrs.referenced.map(|r| r.id),
+                    NodeKind::MemberExpr => ast.node(c).attrs.member,
                     _ => None,
                 }
                 .ok_or_else(|| {
@@ -69,8 +69,8 @@ impl<'a> Lowerer<'a> {
                 let is_method = ast
                     .decls
                     .get(&decl)
-                    .is_some_and(|d| matches!(ast.str(d.kind), "CXXMethodDecl" | "CXXConversionDecl"));
-                if ast.kind(n) == "CXXOperatorCallExpr" && is_method {
+                    .is_some_and(|d| matches!(d.kind, NodeKind::CXXMethodDecl | NodeKind::CXXConversionDecl));
+                if ast.kind(n) == NodeKind::CXXOperatorCallExpr && is_method {
                     // A member operator: the first operand is the object.
                     return Ok(Callee {
                         decl,
@@ -80,13 +80,13 @@ impl<'a> Lowerer<'a> {
                     });
                 }
                 // A static member called as `obj.f()` keeps its object for its effects only.
-                let this = (ast.kind(c) == "MemberExpr")
+                let this = (ast.kind(c) == NodeKind::MemberExpr)
                     .then(|| self.expr_children(c).first().copied())
                     .flatten();
                 Ok(Callee {
                     decl,
                     this,
-                    arrow: ast.kind(c) == "MemberExpr" && ast.node(c).attrs.is_arrow,
+                    arrow: ast.kind(c) == NodeKind::MemberExpr && ast.node(c).attrs.is_arrow,
                     args: kids[1..].to_vec(),
                 })
             }
@@ -147,24 +147,23 @@ impl<'a> Lowerer<'a> {
     /// function pointer (`f(x)`, `(*f)(x)`, `table[i](x)`).
     fn indirect_callee(&self, n: NodeId) -> Option<(NodeId, Vec<NodeId>)> {
         let ast = self.ast;
-        if ast.kind(n) != "CallExpr" {
+        if ast.kind(n) != NodeKind::CallExpr {
             return None;
         }
         let kids = self.expr_children(n);
         let first = *kids.first()?;
         let c = self.strip(first);
-        let named = match ast.kind(c) {
-            "DeclRefExpr" => ast
-                .node(c)
-                .attrs
-                .referenced
-                .is_some_and(|r| !matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl" | "FieldDecl")),
-            "MemberExpr" => {
-                let member = ast.node(c).attrs.member;
-                member.is_none_or(|m| ast.decls.get(&m).is_none_or(|d| ast.str(d.kind) != "FieldDecl"))
-            }
-            _ => false,
-        };
+        let named =
+            match ast.kind(c) {
+                NodeKind::DeclRefExpr => ast.node(c).attrs.referenced.is_some_and(|r| {
+                    !matches!(r.kind, NodeKind::VarDecl | NodeKind::ParmVarDecl | NodeKind::FieldDecl)
+                }),
+                NodeKind::MemberExpr => {
+                    let member = ast.node(c).attrs.member;
+                    member.is_none_or(|m| ast.decls.get(&m).is_none_or(|d| d.kind != NodeKind::FieldDecl))
+                }
+                _ => false,
+            };
         (!named && self.type_of(first).is_pointer()).then(|| (first, kids[1..].to_vec()))
     }
 
@@ -173,7 +172,7 @@ impl<'a> Lowerer<'a> {
         let Some(d) = self.ast.decls.get(&def) else {
             return false;
         };
-        if self.ast.str(d.name) != "operator=" || self.ast.str(d.kind) != "CXXMethodDecl" {
+        if self.ast.str(d.name) != "operator=" || d.kind != NodeKind::CXXMethodDecl {
             return false;
         }
         match self.ast.decl_node(def) {
@@ -186,11 +185,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn has_body(&self, f: NodeId) -> bool {
-        self.ast.children(f).any(|c| self.ast.kind(c) == "CompoundStmt")
+        self.ast.children(f).any(|c| self.ast.kind(c) == NodeKind::CompoundStmt)
     }
 
     fn is_static_method(&self, f: NodeId) -> bool {
-        self.ast.kind(f) == "FunctionDecl"
+        self.ast.kind(f) == NodeKind::FunctionDecl
             || self
                 .ast
                 .node(f)
@@ -265,10 +264,10 @@ impl<'a> Lowerer<'a> {
         if ast.node(f).attrs.variadic {
             return Err(FrontError::unsupported(span, format!("variadic function `{name}`")));
         }
-        let params: Vec<NodeId> = ast.children_of_kind(f, "ParmVarDecl").collect();
+        let params: Vec<NodeId> = ast.children_of_kind(f, NodeKind::ParmVarDecl).collect();
         let callee_scope = self.types.scope_of(fid);
         // Arguments are evaluated in the caller, before the body.
-        let body = ast.children_of_kind(f, "CompoundStmt").last();
+        let body = ast.children_of_kind(f, NodeKind::CompoundStmt).last();
         let assigned = body
             .map(|b| super::kernels::assigned_params(ast, b))
             .unwrap_or_default();
@@ -276,7 +275,7 @@ impl<'a> Lowerer<'a> {
             self.scan_addressed(b);
         }
         let bound = self.bind_params(&params, args, body, &assigned, &callee_scope, span)?;
-        let is_ctor = ast.kind(f) == "CXXConstructorDecl";
+        let is_ctor = ast.kind(f) == NodeKind::CXXConstructorDecl;
         let ret = if is_ctor {
             RetSlot::None
         } else {
@@ -362,7 +361,7 @@ impl<'a> Lowerer<'a> {
         for (i, &p) in params.iter().enumerate() {
             let arg = args.get(i).copied();
             let arg = match arg {
-                Some(a) if ast.kind(a) == "CXXDefaultArgExpr" => self.default_arg(p, a)?,
+                Some(a) if ast.kind(a) == NodeKind::CXXDefaultArgExpr => self.default_arg(p, a)?,
                 Some(a) => a,
                 None => self.default_arg(p, p)?,
             };
@@ -431,7 +430,7 @@ impl<'a> Lowerer<'a> {
     fn default_arg(&self, p: NodeId, at: NodeId) -> FResult<NodeId> {
         self.ast
             .children(p)
-            .find(|&c| !self.ast.kind(c).ends_with("Attr"))
+            .find(|&c| !self.ast.is_attr(c))
             .ok_or_else(|| FrontError::unsupported(self.span(at), "a default argument autosync cannot find"))
     }
 
@@ -469,7 +468,10 @@ impl<'a> Lowerer<'a> {
                 }
                 let fresh = matches!(
                     self.ast.kind(arg),
-                    "CXXConstructExpr" | "CXXTemporaryObjectExpr" | "InitListExpr" | "MaterializeTemporaryExpr"
+                    NodeKind::CXXConstructExpr
+                        | NodeKind::CXXTemporaryObjectExpr
+                        | NodeKind::InitListExpr
+                        | NodeKind::MaterializeTemporaryExpr
                 );
                 match self.rvalue(arg)? {
                     RV::Obj(o) if fresh => Ok(Binding::Obj(o)),
@@ -517,7 +519,7 @@ impl<'a> Lowerer<'a> {
     fn ctor_initializers(&mut self, f: NodeId, span: Span) -> FResult<()> {
         let ast = self.ast;
         let Some(LV::Obj(o)) = self.frames.last().and_then(|fr| fr.this.clone()) else {
-            if ast.children_of_kind(f, "CXXCtorInitializer").next().is_some() {
+            if ast.children_of_kind(f, NodeKind::CXXCtorInitializer).next().is_some() {
                 return Err(FrontError::unsupported(
                     span,
                     "a constructor run on an object in memory",
@@ -525,18 +527,21 @@ impl<'a> Lowerer<'a> {
             }
             return Ok(());
         };
-        for init in ast.children_of_kind(f, "CXXCtorInitializer").collect::<Vec<_>>() {
+        for init in ast
+            .children_of_kind(f, NodeKind::CXXCtorInitializer)
+            .collect::<Vec<_>>()
+        {
             let Some(e) = self.expr_children(init).first().copied() else {
                 continue;
             };
             let a = &ast.node(init).attrs;
             if a.base_init.is_some() {
                 match ast.kind(e) {
-                    "CXXConstructExpr" | "ExprWithCleanups" => {
+                    NodeKind::CXXConstructExpr | NodeKind::ExprWithCleanups => {
                         let e = self.unwrap_cleanups(e);
                         self.construct_into(o, e)?;
                     }
-                    "InitListExpr" => self.init_obj_list_base(o, e, span)?,
+                    NodeKind::InitListExpr => self.init_obj_list_base(o, e, span)?,
                     _ => {
                         let rv = self.rvalue(e)?;
                         self.store(LV::Obj(o), rv, span)?;
@@ -550,7 +555,7 @@ impl<'a> Lowerer<'a> {
                     .and_then(|d| d.ty)
                     .map(|t| self.types.resolve(self.ast.type_str(t), &self.types.scope_of(field.id)))
                     .unwrap_or(CType::INT);
-                let e = if ast.kind(e) == "CXXDefaultInitExpr" {
+                let e = if ast.kind(e) == NodeKind::CXXDefaultInitExpr {
                     // The field's default member initializer.
                     match ast
                         .decl_node(field.id)
@@ -569,7 +574,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn unwrap_cleanups(&self, mut e: NodeId) -> NodeId {
-        while self.ast.kind(e) == "ExprWithCleanups" {
+        while self.ast.kind(e) == NodeKind::ExprWithCleanups {
             match self.expr_children(e).first() {
                 Some(&c) => e = c,
                 None => break,
@@ -617,7 +622,10 @@ impl<'a> Lowerer<'a> {
         let ast = self.ast;
         let span = self.span(n);
         let n = self.unwrap_cleanups(n);
-        if !matches!(ast.kind(n), "CXXConstructExpr" | "CXXTemporaryObjectExpr") {
+        if !matches!(
+            ast.kind(n),
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr
+        ) {
             return self.init_object(o, n, span);
         }
         let args = self.expr_children(n);
@@ -663,7 +671,7 @@ impl<'a> Lowerer<'a> {
         let d = self.ast.decls.get(&rec)?;
         let is_it = |m: &u64| {
             let md = &self.ast.decls[m];
-            self.ast.str(md.kind) == "CXXConstructorDecl" && md.ty.is_some_and(|t| self.ast.str(t.qual) == ctor_type)
+            md.kind == NodeKind::CXXConstructorDecl && md.ty.is_some_and(|t| self.ast.str(t.qual) == ctor_type)
         };
         // Two member templates may have specializations of one signature; the one Clang
         // instantiated (the one called) has the body.
@@ -695,7 +703,7 @@ fn unrepresentable(t: &CType) -> bool {
 fn names_decl(ast: &Ast, body: NodeId, id: u64) -> bool {
     let mut found = false;
     ast.walk(body, &mut |c| {
-        found |= ast.kind(c) == "DeclRefExpr" && ast.node(c).attrs.referenced.is_some_and(|r| r.id == id);
+        found |= ast.kind(c) == NodeKind::DeclRefExpr && ast.node(c).attrs.referenced.is_some_and(|r| r.id == id);
     });
     found
 }

@@ -18,7 +18,7 @@
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::NodeId;
+use crate::front::ast::{NodeId, NodeKind};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -53,7 +53,7 @@ impl Lowerer<'_> {
         }
         let params: Vec<CType> = self
             .ast
-            .children_of_kind(f, "ParmVarDecl")
+            .children_of_kind(f, NodeKind::ParmVarDecl)
             .map(|p| self.type_of(p))
             .collect();
         let mut reach = Vec::new();
@@ -139,8 +139,8 @@ impl Lowerer<'_> {
         let mut out = Vec::new();
         while let Some(d) = todo.pop() {
             match ast.kind(d) {
-                "NamespaceDecl" | "LinkageSpecDecl" => todo.extend(ast.children(d)),
-                "VarDecl" if self.is_file_device_var(d) => {
+                NodeKind::NamespaceDecl | NodeKind::LinkageSpecDecl => todo.extend(ast.children(d)),
+                NodeKind::VarDecl if self.is_file_device_var(d) => {
                     let id = ast.node(d).id;
                     let name = ast.name(d).to_string();
                     if let Value::L(LV::Mem(p)) = self.global_var(id, &name, span)? {
@@ -155,10 +155,10 @@ impl Lowerer<'_> {
 
     fn is_file_device_var(&self, d: NodeId) -> bool {
         let ast = self.ast;
-        let space = ast.has_attr(d, "CUDADeviceAttr")
-            || ast.has_attr(d, "CUDAManagedAttr")
-            || ast.has_attr(d, "CUDASharedAttr");
-        space && !ast.has_attr(d, "CUDAConstantAttr") && !ast.decl_is_system(ast.node(d).id)
+        let space = ast.has_attr(d, NodeKind::CUDADeviceAttr)
+            || ast.has_attr(d, NodeKind::CUDAManagedAttr)
+            || ast.has_attr(d, NodeKind::CUDASharedAttr);
+        space && !ast.has_attr(d, NodeKind::CUDAConstantAttr) && !ast.decl_is_system(ast.node(d).id)
     }
 
     /// What the callee may do through a pointer into `r`: read and write any element of the

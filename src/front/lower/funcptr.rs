@@ -11,7 +11,7 @@
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::{CodeAddr, Pointer, Region, RV};
-use crate::front::ast::NodeId;
+use crate::front::ast::{NodeId, NodeKind, UnaryOp};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::{BinOp, Expr, Op, ScalarTy, Span, StmtKind};
@@ -34,14 +34,14 @@ impl<'a> Lowerer<'a> {
         for i in 0..ast.nodes.len() {
             let n = i as NodeId;
             match ast.kind(n) {
-                "CallExpr" | "CUDAKernelCallExpr" => {
+                NodeKind::CallExpr | NodeKind::CUDAKernelCallExpr => {
                     if let Some(c) = ast.children(n).next() {
                         direct.insert(self.strip(c));
                     }
                 }
-                "DeclRefExpr" => {
+                NodeKind::DeclRefExpr => {
                     if let Some(r) = ast.node(n).attrs.referenced {
-                        if ast.str(r.kind) == "FunctionDecl" {
+                        if r.kind == NodeKind::FunctionDecl {
                             referenced.push((n, r.id));
                         }
                     }
@@ -55,7 +55,7 @@ impl<'a> Lowerer<'a> {
             .filter_map(|(_, id)| {
                 let def = self.types.definition(id);
                 let node = ast.decl_node(def)?;
-                let has_body = ast.children(node).any(|c| ast.kind(c) == "CompoundStmt");
+                let has_body = ast.children(node).any(|c| ast.kind(c) == NodeKind::CompoundStmt);
                 has_body.then_some((def, node))
             })
             .collect();
@@ -97,19 +97,20 @@ impl<'a> Lowerer<'a> {
         let e = self.strip(e);
         let span = self.span(e);
         match ast.kind(e) {
-            "DeclRefExpr" => {
+            NodeKind::DeclRefExpr => {
                 if let Some(r) = ast
                     .node(e)
                     .attrs
                     .referenced
-                    .filter(|r| ast.str(r.kind) == "FunctionDecl")
+                    .filter(|r| r.kind == NodeKind::FunctionDecl)
                 {
                     return self.function_address(r.id, span);
                 }
             }
-            "UnaryOperator" => {
-                let op = ast.node(e).attrs.opcode.map(|o| ast.str(o)).unwrap_or("");
-                if let (Some(c), "*" | "&") = (self.expr_children(e).first().copied(), op) {
+            NodeKind::UnaryOperator => {
+                let op = ast.unary_op(e);
+                if let (Some(c), Some(UnaryOp::Deref | UnaryOp::AddrOf)) = (self.expr_children(e).first().copied(), op)
+                {
                     return self.code_pointer(c);
                 }
             }
@@ -215,7 +216,7 @@ impl<'a> Lowerer<'a> {
         let all = self.address_taken().to_vec();
         all.into_iter()
             .filter(|c| {
-                let params: Vec<NodeId> = self.ast.children_of_kind(c.def, "ParmVarDecl").collect();
+                let params: Vec<NodeId> = self.ast.children_of_kind(c.def, NodeKind::ParmVarDecl).collect();
                 params.len() == arg_types.len()
                     && params
                         .iter()

@@ -6,7 +6,7 @@ use super::source::SourceMap;
 use super::types::TemplateArg;
 use super::types::Types;
 use super::values::*;
-use crate::front::ast::{Ast, NodeId};
+use crate::front::ast::{Ast, BinaryOp, NodeId, NodeKind, UnaryOp};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -71,9 +71,9 @@ fn in_user_file(ast: &Ast, src: &SourceMap, n: NodeId) -> bool {
 }
 
 fn is_kernel_def(ast: &Ast, n: NodeId) -> bool {
-    ast.kind(n) == "FunctionDecl"
-        && ast.has_attr(n, "CUDAGlobalAttr")
-        && ast.children(n).any(|c| ast.kind(c) == "CompoundStmt")
+    ast.kind(n) == NodeKind::FunctionDecl
+        && ast.has_attr(n, NodeKind::CUDAGlobalAttr)
+        && ast.children(n).any(|c| ast.kind(c) == NodeKind::CompoundStmt)
 }
 
 fn walk(
@@ -85,25 +85,25 @@ fn walk(
     templates: &mut Vec<Uninstantiated>,
 ) {
     match ast.kind(n) {
-        "NamespaceDecl" | "LinkageSpecDecl" | "ExportDecl" => {
+        NodeKind::NamespaceDecl | NodeKind::LinkageSpecDecl | NodeKind::ExportDecl => {
             for c in ast.children(n).collect::<Vec<_>>() {
                 walk(ast, src, types, c, out, templates);
             }
         }
-        "FunctionDecl" if is_kernel_def(ast, n) && in_user_file(ast, src, n) => {
+        NodeKind::FunctionDecl if is_kernel_def(ast, n) && in_user_file(ast, src, n) => {
             out.push(def(ast, types, n, String::new()));
         }
-        "FunctionTemplateDecl" if in_user_file(ast, src, n) => {
-            let funcs: Vec<NodeId> = ast.children_of_kind(n, "FunctionDecl").collect();
+        NodeKind::FunctionTemplateDecl if in_user_file(ast, src, n) => {
+            let funcs: Vec<NodeId> = ast.children_of_kind(n, NodeKind::FunctionDecl).collect();
             let Some(&pattern) = funcs.first() else { return };
-            if !ast.has_attr(pattern, "CUDAGlobalAttr") {
+            if !ast.has_attr(pattern, NodeKind::CUDAGlobalAttr) {
                 return;
             }
             let params: Vec<(String, bool, String)> = ast
                 .children(n)
                 .filter_map(|c| match ast.kind(c) {
-                    "TemplateTypeParmDecl" => Some((ast.name(c).to_string(), true, String::new())),
-                    "NonTypeTemplateParmDecl" => Some((
+                    NodeKind::TemplateTypeParmDecl => Some((ast.name(c).to_string(), true, String::new())),
+                    NodeKind::NonTypeTemplateParmDecl => Some((
                         ast.name(c).to_string(),
                         false,
                         ast.node(c).ty.map(|t| ast.type_str(t).to_string()).unwrap_or_default(),
@@ -146,16 +146,19 @@ fn walk(
 }
 
 fn def(ast: &Ast, types: &Types, n: NodeId, args: String) -> KernelDef {
-    let launch_bounds = ast.children_of_kind(n, "CUDALaunchBoundsAttr").next().and_then(|a| {
-        let first = ast.children(a).next()?;
-        let mut v = None;
-        ast.walk(first, &mut |c| {
-            if v.is_none() {
-                v = types.const_value(c);
-            }
+    let launch_bounds = ast
+        .children_of_kind(n, NodeKind::CUDALaunchBoundsAttr)
+        .next()
+        .and_then(|a| {
+            let first = ast.children(a).next()?;
+            let mut v = None;
+            ast.walk(first, &mut |c| {
+                if v.is_none() {
+                    v = types.const_value(c);
+                }
+            });
+            Some((v? as u64, a))
         });
-        Some((v? as u64, a))
-    });
     KernelDef {
         node: n,
         name: ast.name(n).to_string(),
@@ -195,13 +198,13 @@ impl<'a> Lowerer<'a> {
         let f = k.node;
         self.kernel_fn = ast.node(f).id;
         let body = ast
-            .children_of_kind(f, "CompoundStmt")
+            .children_of_kind(f, NodeKind::CompoundStmt)
             .last()
             .ok_or_else(|| FrontError::input(self.span(f), "kernel without a body"))?;
         self.blocks.push(Vec::new());
         self.scan_addressed(body);
         let assigned = assigned_params(ast, body);
-        for p in ast.children_of_kind(f, "ParmVarDecl").collect::<Vec<_>>() {
+        for p in ast.children_of_kind(f, NodeKind::ParmVarDecl).collect::<Vec<_>>() {
             self.kernel_param(p, assigned.contains(&ast.node(p).id))?;
         }
         self.stmt_span = self.src.node_span(body);
@@ -378,27 +381,21 @@ pub(crate) fn assigned_params(ast: &Ast, body: NodeId) -> Vec<u64> {
     let mut out = Vec::new();
     ast.walk(body, &mut |c| {
         let target = match ast.kind(c) {
-            "BinaryOperator" if ast.node(c).attrs.opcode.is_some_and(|o| ast.str(o) == "=") => ast.children(c).next(),
-            "CompoundAssignOperator" => ast.children(c).next(),
-            "UnaryOperator"
-                if ast
-                    .node(c)
-                    .attrs
-                    .opcode
-                    .is_some_and(|o| matches!(ast.str(o), "++" | "--")) =>
-            {
+            NodeKind::BinaryOperator if ast.binary_op(c) == Some(BinaryOp::Assign) => ast.children(c).next(),
+            NodeKind::CompoundAssignOperator => ast.children(c).next(),
+            NodeKind::UnaryOperator if matches!(ast.unary_op(c), Some(UnaryOp::Inc | UnaryOp::Dec)) => {
                 ast.children(c).next()
             }
             _ => None,
         };
         if let Some(mut t) = target {
-            while matches!(ast.kind(t), "ParenExpr" | "ImplicitCastExpr") {
+            while matches!(ast.kind(t), NodeKind::ParenExpr | NodeKind::ImplicitCastExpr) {
                 match ast.children(t).next() {
                     Some(x) => t = x,
                     None => break,
                 }
             }
-            if ast.kind(t) == "DeclRefExpr" {
+            if ast.kind(t) == NodeKind::DeclRefExpr {
                 if let Some(r) = ast.node(t).attrs.referenced {
                     out.push(r.id);
                 }

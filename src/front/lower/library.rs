@@ -8,7 +8,7 @@ use super::convert::*;
 use super::expr::Value;
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::NodeId;
+use crate::front::ast::{NodeId, NodeKind};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use crate::front::intrinsics::{self, Model};
@@ -89,7 +89,7 @@ impl<'a> Lowerer<'a> {
             .args
             .iter()
             .copied()
-            .filter(|&a| ast.kind(a) != "CXXDefaultArgExpr")
+            .filter(|&a| ast.kind(a) != NodeKind::CXXDefaultArgExpr)
             .collect();
         let rt = self.type_of(n);
         // Members of the C++ library's std namespace behave like their global forms.
@@ -706,7 +706,7 @@ impl<'a> Lowerer<'a> {
             let dst = self.objs[o].fields.get(&f.id).cloned();
             let Some(dst) = dst else { continue };
             let rv = match args.get(i) {
-                Some(&a) if self.ast.kind(a) != "CXXDefaultArgExpr" => self.rvalue(a)?,
+                Some(&a) if self.ast.kind(a) != NodeKind::CXXDefaultArgExpr => self.rvalue(a)?,
                 _ if qual == "dim3" => RV::Scalar(Expr::Const(1, ScalarTy::U32), CType::UINT),
                 _ => RV::Scalar(Expr::Const(0, f.ty.scalar()), f.ty.clone()),
             };

@@ -6,7 +6,7 @@
 use super::source::SourceMap;
 use super::types::Types;
 use super::values::*;
-use crate::front::ast::{Ast, NodeId};
+use crate::front::ast::{Ast, NodeId, NodeKind, UnaryOp};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -299,18 +299,18 @@ impl<'a> Lowerer<'a> {
         let ast = self.ast;
         let mut found = Vec::new();
         ast.walk(body, &mut |c| {
-            if ast.kind(c) != "UnaryOperator" || ast.node(c).attrs.opcode.is_none_or(|o| ast.str(o) != "&") {
+            if ast.kind(c) != NodeKind::UnaryOperator || ast.unary_op(c) != Some(UnaryOp::AddrOf) {
                 return;
             }
             let mut t = ast.children(c).next();
-            while let Some(x) = t.filter(|&x| matches!(ast.kind(x), "ParenExpr" | "ImplicitCastExpr")) {
+            while let Some(x) = t.filter(|&x| matches!(ast.kind(x), NodeKind::ParenExpr | NodeKind::ImplicitCastExpr)) {
                 t = ast.children(x).next();
             }
             if let Some(r) = t
-                .filter(|&x| ast.kind(x) == "DeclRefExpr")
+                .filter(|&x| ast.kind(x) == NodeKind::DeclRefExpr)
                 .and_then(|x| ast.node(x).attrs.referenced)
             {
-                if matches!(ast.str(r.kind), "VarDecl" | "ParmVarDecl") {
+                if matches!(r.kind, NodeKind::VarDecl | NodeKind::ParmVarDecl) {
                     found.push(r.id);
                 }
             }

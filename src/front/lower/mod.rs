@@ -12,12 +12,12 @@
 mod annotations;
 mod asm;
 mod async_ops;
+pub mod barrier_helpers;
 mod call;
 mod convert;
 mod expr;
 mod external;
 mod funcptr;
-pub mod helpers;
 pub mod kernels;
 pub(crate) mod library;
 mod lowerer;

@@ -1,7 +1,7 @@
 //! Source files and spans: Clang's locations turned into IR [`Span`]s of the original files,
 //! statement ends that include their `;`, and the text of a node (for inline asm).
 
-use crate::front::ast::{Ast, FileIdx, Loc, NodeId, Pos};
+use crate::front::ast::{Ast, FileIdx, Loc, NodeId, NodeKind, Pos};
 use crate::front::clang::STDIN_NAME;
 use autosync_oracle::ir::{FileId, SourceFile, Span};
 use std::cell::RefCell;
@@ -166,10 +166,17 @@ impl<'a> SourceMap<'a> {
         let kind = ast.kind(n);
         let last_child = || ast.node(n).inner.iter().rev().flatten().next().copied();
         match kind {
-            "CompoundStmt" => Some(self.node_span(n).hi),
-            "IfStmt" | "ForStmt" | "WhileStmt" | "CXXForRangeStmt" | "SwitchStmt" | "CaseStmt" | "DefaultStmt"
-            | "LabelStmt" | "AttributedStmt" => last_child().and_then(|c| self.stmt_end(c)),
-            "DeclStmt" => {
+            NodeKind::CompoundStmt => Some(self.node_span(n).hi),
+            NodeKind::IfStmt
+            | NodeKind::ForStmt
+            | NodeKind::WhileStmt
+            | NodeKind::CXXForRangeStmt
+            | NodeKind::SwitchStmt
+            | NodeKind::CaseStmt
+            | NodeKind::DefaultStmt
+            | NodeKind::LabelStmt
+            | NodeKind::AttributedStmt => last_child().and_then(|c| self.stmt_end(c)),
+            NodeKind::DeclStmt => {
                 let s = self.node_span(n);
                 let text = self.text(s.file)?;
                 if text.as_bytes().get(s.hi as usize - 1) == Some(&b';') {
@@ -178,7 +185,7 @@ impl<'a> SourceMap<'a> {
                     self.semicolon_after(s)
                 }
             }
-            "NullStmt" => Some(self.node_span(n).hi),
+            NodeKind::NullStmt => Some(self.node_span(n).hi),
             _ => self.semicolon_after(self.node_span(n)),
         }
     }

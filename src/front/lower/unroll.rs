@@ -6,7 +6,7 @@
 
 use super::lowerer::Lowerer;
 use super::values::*;
-use crate::front::ast::NodeId;
+use crate::front::ast::{BinaryOp, NodeId, NodeKind, Opcode, UnaryOp};
 use crate::front::error::FResult;
 
 /// The longest loop unrolled.
@@ -17,7 +17,7 @@ impl Lowerer<'_> {
     /// unrolled, when it is library code of the shape above. Whether it did.
     pub(crate) fn try_unroll(&mut self, attributed: NodeId, f: NodeId) -> FResult<bool> {
         let ast = self.ast;
-        if !ast.has_attr(attributed, "LoopHintAttr") || !self.node_is_system(f) {
+        if !ast.has_attr(attributed, NodeKind::LoopHintAttr) || !self.node_is_system(f) {
             return Ok(false);
         }
         let Some((d, var, start, trip)) = self.constant_trip(f) else {
@@ -47,15 +47,15 @@ impl Lowerer<'_> {
     /// `v <= b`, `v++`, `v += 1`) with constant `a` and `b`.
     fn constant_trip(&self, f: NodeId) -> Option<(NodeId, u64, i64, i64)> {
         let ast = self.ast;
-        let init = ast.child(f, 0).filter(|&i| ast.kind(i) == "DeclStmt")?;
+        let init = ast.child(f, 0).filter(|&i| ast.kind(i) == NodeKind::DeclStmt)?;
         let mut decls = ast.children(init);
         let (d, None) = (decls.next()?, decls.next()) else {
             return None;
         };
         let var = ast.node(d).id;
-        let start = self.const_eval(ast.children(d).find(|&c| !ast.kind(c).ends_with("Attr"))?, 0)?;
+        let start = self.const_eval(ast.children(d).find(|&c| !ast.is_attr(c))?, 0)?;
         let cond = ast.child(f, 2)?;
-        let op = ast.str(ast.node(cond).attrs.opcode?);
+        let op = ast.binary_op(cond)?;
         let [l, r] = ast.children(cond).collect::<Vec<_>>()[..] else {
             return None;
         };
@@ -64,8 +64,8 @@ impl Lowerer<'_> {
         }
         let end = self.const_eval(r, 0)?;
         let trip = match op {
-            "<" => end - start,
-            "<=" => end - start + 1,
+            BinaryOp::Lt => end - start,
+            BinaryOp::Le => end - start + 1,
             _ => return None,
         };
         let step_ok = ast.child(f, 3).is_some_and(|s| is_increment(self, s, var));
@@ -87,22 +87,22 @@ impl Lowerer<'_> {
 /// The declaration a (possibly cast) reference names.
 fn refers_to(lw: &Lowerer, mut n: NodeId) -> Option<u64> {
     let ast = lw.ast;
-    while matches!(ast.kind(n), "ImplicitCastExpr" | "ParenExpr") {
+    while matches!(ast.kind(n), NodeKind::ImplicitCastExpr | NodeKind::ParenExpr) {
         n = ast.children(n).next()?;
     }
-    (ast.kind(n) == "DeclRefExpr").then(|| ast.node(n).attrs.referenced.map(|r| r.id))?
+    (ast.kind(n) == NodeKind::DeclRefExpr).then(|| ast.node(n).attrs.referenced.map(|r| r.id))?
 }
 
 /// `++v`, `v++` or `v += 1`.
 fn is_increment(lw: &Lowerer, s: NodeId, var: u64) -> bool {
     let ast = lw.ast;
-    let Some(op) = ast.node(s).attrs.opcode.map(|o| ast.str(o)) else {
+    let Some(op) = ast.node(s).attrs.opcode else {
         return false;
     };
     let kids: Vec<NodeId> = ast.children(s).collect();
     match (ast.kind(s), op, &kids[..]) {
-        ("UnaryOperator", "++", [v]) => refers_to(lw, *v) == Some(var),
-        ("CompoundAssignOperator", "+=", [v, one]) => {
+        (NodeKind::UnaryOperator, Opcode::Unary(UnaryOp::Inc), [v]) => refers_to(lw, *v) == Some(var),
+        (NodeKind::CompoundAssignOperator, Opcode::Binary(BinaryOp::Add), [v, one]) => {
             refers_to(lw, *v) == Some(var) && lw.const_eval(*one, 0) == Some(1)
         }
         _ => false,
@@ -116,7 +116,12 @@ fn has_jump(ast: &crate::front::ast::Ast, n: NodeId) -> bool {
     ast.walk(n, &mut |c| {
         found |= matches!(
             ast.kind(c),
-            "BreakStmt" | "ContinueStmt" | "ReturnStmt" | "GotoStmt" | "LabelStmt" | "IndirectGotoStmt"
+            NodeKind::BreakStmt
+                | NodeKind::ContinueStmt
+                | NodeKind::ReturnStmt
+                | NodeKind::GotoStmt
+                | NodeKind::LabelStmt
+                | NodeKind::IndirectGotoStmt
         );
     });
     found

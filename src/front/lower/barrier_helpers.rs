@@ -5,7 +5,7 @@
 
 use super::asm::{barrier_kind, parse_asm};
 use super::source::SourceMap;
-use crate::front::ast::{Ast, NodeId};
+use crate::front::ast::{Ast, NodeId, NodeKind};
 use autosync_oracle::ir::{BarrierHelper, HelperKind, Kernel};
 
 /// A helper and where its definition is (a kernel before it cannot call it).
@@ -42,14 +42,14 @@ fn collect_functions(ast: &Ast, src: &SourceMap, n: NodeId, out: &mut Vec<Found>
         return;
     }
     match ast.kind(n) {
-        "NamespaceDecl" | "LinkageSpecDecl" => {
+        NodeKind::NamespaceDecl | NodeKind::LinkageSpecDecl => {
             for c in ast.children(n).collect::<Vec<_>>() {
                 collect_functions(ast, src, c, out, names);
             }
         }
-        "FunctionDecl" => {
+        NodeKind::FunctionDecl => {
             names.push(ast.name(n).to_string());
-            if ast.has_attr(n, "CUDAGlobalAttr") {
+            if ast.has_attr(n, NodeKind::CUDAGlobalAttr) {
                 return;
             }
             if let Some(h) = from_function(ast, src, n) {
@@ -62,7 +62,7 @@ fn collect_functions(ast: &Ast, src: &SourceMap, n: NodeId, out: &mut Vec<Found>
                 out.push(Found { at, helper: h });
             }
         }
-        "FunctionTemplateDecl" => names.push(ast.name(n).to_string()),
+        NodeKind::FunctionTemplateDecl => names.push(ast.name(n).to_string()),
         _ => {}
     }
 }
@@ -70,7 +70,7 @@ fn collect_functions(ast: &Ast, src: &SourceMap, n: NodeId, out: &mut Vec<Found>
 /// Recognizes a helper function: two integer parameters, a body that is one barrier asm whose
 /// operands are those parameters.
 fn from_function(ast: &Ast, src: &SourceMap, f: NodeId) -> Option<BarrierHelper> {
-    let params: Vec<NodeId> = ast.children_of_kind(f, "ParmVarDecl").collect();
+    let params: Vec<NodeId> = ast.children_of_kind(f, NodeKind::ParmVarDecl).collect();
     if params.len() != 2 {
         return None;
     }
@@ -80,7 +80,7 @@ fn from_function(ast: &Ast, src: &SourceMap, f: NodeId) -> Option<BarrierHelper>
             return None;
         }
     }
-    let body = ast.children_of_kind(f, "CompoundStmt").last()?;
+    let body = ast.children_of_kind(f, NodeKind::CompoundStmt).last()?;
     let asm = single_asm(ast, body)?;
     let text = src.spelled_text(asm)?;
     let a = parse_asm(&text).ok()?;
@@ -92,7 +92,7 @@ fn from_function(ast: &Ast, src: &SourceMap, f: NodeId) -> Option<BarrierHelper>
     let param_ids: Vec<u64> = params.iter().map(|&p| ast.node(p).id).collect();
     let which = |i: usize| -> Option<usize> {
         let mut e = *operands.get(i)?;
-        while ast.kind(e) == "ImplicitCastExpr" || ast.kind(e) == "ParenExpr" {
+        while ast.kind(e) == NodeKind::ImplicitCastExpr || ast.kind(e) == NodeKind::ParenExpr {
             e = ast.children(e).next()?;
         }
         let r = ast.node(e).attrs.referenced?;
@@ -121,17 +121,20 @@ fn is_int_type(t: &str) -> bool {
 /// The one asm statement a body consists of (also inside `do { ... } while (0)` and nested
 /// braces).
 fn single_asm(ast: &Ast, body: NodeId) -> Option<NodeId> {
-    let stmts: Vec<NodeId> = ast.children(body).filter(|&c| ast.kind(c) != "NullStmt").collect();
+    let stmts: Vec<NodeId> = ast
+        .children(body)
+        .filter(|&c| ast.kind(c) != NodeKind::NullStmt)
+        .collect();
     let [s] = stmts[..] else { return None };
     match ast.kind(s) {
-        "GCCAsmStmt" => Some(s),
-        "CompoundStmt" => single_asm(ast, s),
-        "DoStmt" => {
+        NodeKind::GCCAsmStmt => Some(s),
+        NodeKind::CompoundStmt => single_asm(ast, s),
+        NodeKind::DoStmt => {
             let kids: Vec<NodeId> = ast.children(s).collect();
             let [b, c] = kids[..] else { return None };
             let mut cv = None;
             ast.walk(c, &mut |x| {
-                if cv.is_none() && matches!(ast.kind(x), "IntegerLiteral" | "CXXBoolLiteralExpr") {
+                if cv.is_none() && matches!(ast.kind(x), NodeKind::IntegerLiteral | NodeKind::CXXBoolLiteralExpr) {
                     cv = ast.value(x).map(str::to_string);
                 }
             });
