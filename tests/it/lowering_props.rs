@@ -1,6 +1,8 @@
 //! Lowering never panics: random truncations and byte mutations of corpus files give either a
-//! kernel or an error.
+//! kernel or an error. The two properties run a fraction of their 300 cases by default (the
+//! merge gate), all of them with `AUTOSYNC_FULL_SWEEPS=1` (`common::sweep`).
 
+use crate::common::sweep;
 use autosync::front::{lower_text, FrontOptions};
 use proptest::prelude::*;
 use std::path::Path;
@@ -53,7 +55,7 @@ const TOKENS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: sweep::cases(300) as u32, .. ProptestConfig::default() })]
 
     #[test]
     fn truncation_never_panics(file in 0usize..1000, cut in 0.0f64..1.0) {

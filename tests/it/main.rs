@@ -2,6 +2,10 @@
 //! area, so the product and Z3 are linked once rather than once per file. Run one area with a
 //! filter on its module path, `cargo test --release --test it corpus_check::`.
 //!
+//! Randomized sweeps (generated kernels and pipelines, property tests) run a fraction of their
+//! cases by default, which is what the merge gate runs; `AUTOSYNC_FULL_SWEEPS=1` runs them in
+//! full, and `AUTOSYNC_GEN_CASES=F` runs F times the full counts (`common::sweep`).
+//!
 //! The tests marked `#[ignore]` need PyPI (`precommit::`, `sarif::`), and `.ci/run` runs them
 //! with `--ignored`.
 

@@ -2,8 +2,11 @@
 //! checker on async pipelines: the corpus kernels of `corpus/pipeline/`, then generated rings
 //! (`autosync_devtools::pipelines`). Every race and defect the executor observes under any
 //! schedule must be reported by the checker (zero misses); the checker's findings the
-//! executor did not observe are counted (printed), not failures.
+//! executor did not observe are counted (printed), not failures. The generated rings run a
+//! fraction of their full count by default (the merge gate), all of it with
+//! `AUTOSYNC_FULL_SWEEPS=1` (`common::sweep`).
 
+use crate::common::sweep::cases;
 use autosync::front::{self, FrontOptions};
 use autosync_devtools::manifest::{self, Entry};
 use autosync_devtools::pipelines::{generate_pipeline, Producer};
@@ -116,17 +119,9 @@ fn warp_executor_agrees_with_the_pipeline_corpus() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Generated pipelines checked per run: seeds `0..250`, about 30 s in release on 2 cores
-/// (`AUTOSYNC_GEN_CASES` scales it; `gen_ring SEED` prints one).
+/// Generated pipelines checked by a full run: seeds `0..250`, about 30 s in release on 2 cores
+/// (`common::sweep` scales it; `gen_ring SEED` prints one).
 const GEN_CASES: u64 = 250;
-
-fn cases(base: u64) -> u64 {
-    let f: f64 = std::env::var("AUTOSYNC_GEN_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1.0);
-    ((base as f64 * f) as u64).max(1)
-}
 
 /// Counts over the generated cases.
 #[derive(Default, Debug)]

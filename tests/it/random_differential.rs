@@ -3,10 +3,12 @@
 //! - `fix` output, lowered again, is race-free under the executor for several values of `n`;
 //! - the SDV and named-barrier checkers agree on concrete `__syncthreads` kernels.
 //!
-//! Case counts scale with `AUTOSYNC_GEN_CASES` (a factor, default 1) so a long local run
-//! can search more seeds; a failing seed is printed with its kernel text. Cases run in parallel
-//! on rayon's pool (almost all their time is Z3 solving, which is per thread).
+//! The three generated sweeps run a fraction of their full counts by default (the merge gate),
+//! all of them with `AUTOSYNC_FULL_SWEEPS=1`, and `AUTOSYNC_GEN_CASES=F` times them for a
+//! longer local search (`common::sweep`); a failing seed is printed with its kernel text. Cases
+//! run in parallel on rayon's pool (almost all their time is Z3 solving, which is per thread).
 
+use crate::common::sweep::cases;
 use autosync::front::{self, FrontOptions};
 use autosync::jobs::fix::{fix_file, FixOptions};
 use autosync_devtools::gen::{generate, GenConfig, GenKernel};
@@ -21,23 +23,14 @@ use std::time::{Duration, Instant};
 
 type Pair = (Label, Label, ArrayId);
 
-/// Default case counts of the three generated tests (before `AUTOSYNC_GEN_CASES` scaling):
-/// 2,200 in all, about 62 s of wall clock on 2 idle cores (nearly all of it Z3).
+/// Full case counts of the three generated tests (`common::sweep` scales them): 2,200 in all,
+/// about 62 s of wall clock on 2 idle cores (nearly all of it Z3).
 /// `AUTOSYNC_GEN_CASES=10` runs 22,000 for a longer local search.
 const SDV_CASES: u64 = 1500;
 /// See [`SDV_CASES`].
 const FIX_CASES: u64 = 200;
 /// See [`SDV_CASES`].
 const AGREE_CASES: u64 = 500;
-
-/// `base` scaled by the factor in `AUTOSYNC_GEN_CASES` (default 1; 0.1 for a quick run).
-fn cases(base: u64) -> u64 {
-    let f: f64 = std::env::var("AUTOSYNC_GEN_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1.0);
-    ((base as f64 * f) as u64).max(1)
-}
 
 /// Lowers a generated kernel; every generated kernel must lower.
 fn lower(g: &GenKernel, text: &str) -> Kernel {

@@ -7,8 +7,10 @@
 //! The base kernel of each case is checked as synthesis's first call checks it (one race per
 //! place pair); candidates are every block-uniform position at once and random subsets of them.
 //! The uniformity synthesis derives from the first call's (as if reads settled) is compared
-//! with the one computed afresh.
+//! with the one computed afresh. The generated kernels are a sweep of 200 seeds, a fraction of
+//! them by default (the merge gate), all with `AUTOSYNC_FULL_SWEEPS=1` (`common::sweep`).
 
+use crate::common::sweep::cases;
 use autosync::front::{self, FrontOptions};
 use autosync::synth::block::{block_uniform_positions, planning_options};
 use autosync::synth::space::SynthOptions;
@@ -165,7 +167,7 @@ fn reuse_reports_what_a_full_check_reports_on_corpus_placements() {
 #[test]
 fn reuse_reports_what_a_full_check_reports_on_generated_placements() {
     let cfg = GenConfig::default();
-    let counts = (0..200u64)
+    let counts = (0..cases(200))
         .into_par_iter()
         .map(|seed| {
             let g = generate(seed, &cfg);

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests: running the binary, copying corpus files to a
-//! scratch directory, snapshotting a directory tree, and a Python virtualenv for the tests that
-//! drive third-party tools.
+//! scratch directory, snapshotting a directory tree, a Python virtualenv for the tests that
+//! drive third-party tools, and the case counts of the randomized sweeps.
 
+pub mod sweep;
 pub mod venv;
 
 use assert_cmd::Command;
