@@ -480,7 +480,7 @@ fn sdv_values_after_counted_loops() {
 }
 
 /// Replays one seed with every checker and prints the results:
-/// `AUTOSYNC_GEN_SEED=65 AUTOSYNC_GEN_CONCRETE=1 cargo test --release --test random_differential replay -- --ignored --nocapture`.
+/// `AUTOSYNC_GEN_SEED=65 AUTOSYNC_GEN_CONCRETE=1 cargo test --release --test it random_differential::replay -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn replay() {
