@@ -1,0 +1,23 @@
+//! Case counts of the randomized sweeps: a fraction of the full count by default (the merge
+//! gate), the full count with `AUTOSYNC_FULL_SWEEPS=1`, and `F` times it with
+//! `AUTOSYNC_GEN_CASES=F` (a longer local search, or a quick run with `F` below 1).
+
+/// The share of each sweep's full count that a default run (and so the merge gate) checks.
+pub const GATE_FRACTION: f64 = 0.25;
+
+/// The factor applied to every full count: `AUTOSYNC_GEN_CASES` when set, else 1 with
+/// `AUTOSYNC_FULL_SWEEPS=1`, else [`GATE_FRACTION`].
+pub fn factor() -> f64 {
+    if let Some(f) = std::env::var("AUTOSYNC_GEN_CASES").ok().and_then(|v| v.parse().ok()) {
+        return f;
+    }
+    match std::env::var("AUTOSYNC_FULL_SWEEPS").as_deref() {
+        Ok("1") => 1.0,
+        _ => GATE_FRACTION,
+    }
+}
+
+/// `full` cases scaled by [`factor`], at least one.
+pub fn cases(full: u64) -> u64 {
+    ((full as f64 * factor()) as u64).max(1)
+}
