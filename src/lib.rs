@@ -1,6 +1,6 @@
 //! autosync: synthesizes verified `__syncthreads()` and PTX named barriers for CUDA kernels.
 //!
-//! Imports run one way (ARCHITECTURE.md; checked by `tests/layering.rs`): [`cli`] →
+//! Imports run one way (ARCHITECTURE.md; checked by `tests/it/layering.rs`): [`cli`] →
 //! [`workflow`] → [`jobs`] → ([`front`], [`synth`], [`emit`], [`output`]) → [`vocab`], and all
 //! of them → the `autosync-oracle` crate.
 

@@ -2,9 +2,11 @@
 //! shipped in the product crate: the random kernel generator ([`gen`]), generated benchmark
 //! workloads ([`workload`], Singe-shaped kernels in [`singe`]), random async pipelines
 //! ([`pipelines`]), the corpus manifest schema
-//! ([`manifest`]), the module layering check ([`layering`]), function lengths ([`lengths`]) and
-//! the CUDA toolkit the tests read kernels with ([`toolkit`]).
+//! ([`manifest`]), the module layering check ([`layering`]), function lengths ([`lengths`]), what
+//! ARCHITECTURE.md claims ([`architecture`]) and the CUDA toolkit the tests read kernels with
+//! ([`toolkit`]).
 
+pub mod architecture;
 pub mod gen;
 pub mod layering;
 pub mod lengths;

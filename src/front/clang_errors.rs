@@ -2,8 +2,9 @@
 //! tolerated with a note (autosync reads device code only); any other stops the file, located
 //! at its source (or at the main file's include line), with what to do.
 
+use super::error::{FResult, FrontError};
 use super::lower::source::SourceMap;
-use super::{ast, clang, FResult, FrontError};
+use super::{ast, clang};
 use autosync_oracle::ir::{FileId, Span};
 use std::path::Path;
 

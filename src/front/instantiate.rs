@@ -1,9 +1,11 @@
 //! Kernel templates the file never instantiates, instantiated with the user's values
 //! (`--define`, `template_args:` in autosync.yaml) by host functions appended to the text.
 
+use super::ast;
+use super::error::{FResult, FrontError};
 use super::lower::kernels::Uninstantiated;
 use super::lower::source::SourceMap;
-use super::{ast, FResult, FrontError, FrontOptions};
+use super::options::FrontOptions;
 
 /// Host functions that instantiate kernel templates with the user's `--define` values.
 pub(super) fn instantiations(

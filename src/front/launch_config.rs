@@ -4,11 +4,13 @@
 //! (one dimension equal to a kernel argument, the others constant) becomes assumptions at the
 //! kernel's entry.
 
+use super::error::{FResult, FrontError};
 use super::launch;
 use super::launch_sites::{Extent, LaunchSite};
 use super::lower::kernels::KernelDef;
 use super::lower::source::SourceMap;
-use super::{base_name, FResult, FrontError, FrontOptions};
+use super::options::FrontOptions;
+use super::source_unit::{base_name, ASSUMPTION};
 use autosync_oracle::ir::{BinOp, Builtin, Dim, Expr, FileId, Kernel, LaunchConfig, ScalarTy, Span, VarKind};
 
 /// Launch configuration: CLI > config file > header > the file's launches of the kernel
@@ -103,11 +105,7 @@ fn from_sites(k: &Kernel, sites: &[LaunchSite], notes: &mut Vec<(Span, String)>)
             first.span,
             format!(
                 "{}kernel `{}` is checked with blockDim = ({}, {}, {}), as launched here{also}",
-                super::ASSUMPTION,
-                k.name,
-                b[0],
-                b[1],
-                b[2],
+                ASSUMPTION, k.name, b[0], b[1], b[2],
             ),
         ));
         return Some(b);

@@ -15,85 +15,20 @@ pub mod launch;
 mod launch_config;
 mod launch_sites;
 pub mod lower;
+mod options;
+mod source_unit;
 mod unit;
 
+pub use options::FrontOptions;
+pub use source_unit::{base_name, SourceUnit, ASSUMPTION};
 pub use unit::lower_parsed;
 
-use autosync_oracle::ir::{BarrierHelper, FileId, Kernel, Span};
+use autosync_oracle::ir::{FileId, Span};
 pub use error::{FResult, FrontError, FrontErrorKind};
 use lower::kernels::Uninstantiated;
 use lower::source::SourceMap;
 use lower::types::Types;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// What the user told us about how to read a file.
-#[derive(Clone, Debug, Default)]
-pub struct FrontOptions {
-    /// Only this kernel (by function name).
-    pub kernel: Option<String>,
-    /// `-D NAME[=VALUE]` macros.
-    pub defines: Vec<(String, Option<String>)>,
-    /// `--define NAME=VALUE`: values of kernel template parameters, by parameter name.
-    pub template_values: BTreeMap<String, String>,
-    /// `template_args:` of autosync.yaml: parameter values by kernel name (a `--define` of the
-    /// same parameter wins).
-    pub kernel_template_values: BTreeMap<String, BTreeMap<String, String>>,
-    /// `-I` directories.
-    pub include_dirs: Vec<PathBuf>,
-    /// CLI launch configuration (wins over everything in the file).
-    pub block_dim: Option<[u32; 3]>,
-    /// CLI grid dimension.
-    pub grid_dim: Option<[u32; 3]>,
-    /// CLI `--warp-sync`.
-    pub warp_sync: Option<u32>,
-    /// `--param n=V`.
-    pub params: BTreeMap<String, i64>,
-    /// Launch settings from the config file (below the CLI, above the in-source header).
-    pub file_launch: launch::FileLaunch,
-    /// How to run Clang (executable, CUDA toolkit, architecture, standard).
-    pub clang: clang::ClangOptions,
-    /// Do not read flags from a `compile_commands.json`.
-    pub no_compile_db: bool,
-    /// `-p DIR`: the compilation database to read flags from (a build directory or the file),
-    /// instead of searching above the file.
-    pub compile_db: Option<PathBuf>,
-    /// Functions declared free of memory effects and synchronization (`--assume-pure`).
-    pub assume_pure: Vec<String>,
-}
-
-/// How a note that a verdict rests on begins (a call modelled without its body): such notes
-/// are shown without `--verbose`.
-pub const ASSUMPTION: &str = "assumed: ";
-
-/// One source file with its kernels in IR form.
-#[derive(Clone, Debug)]
-pub struct SourceUnit {
-    /// The file as given.
-    pub path: PathBuf,
-    /// Original text of the main file (index 0) and of the included user files.
-    pub texts: Vec<String>,
-    /// The kernels found (in file order; a kernel template once per instantiation).
-    pub kernels: Vec<Kernel>,
-    /// Notes for the user (tolerated errors in host code, annotations, assumptions).
-    pub notes: Vec<(Span, String)>,
-    /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
-    /// `used` set for those it calls.
-    pub helpers: Vec<Vec<BarrierHelper>>,
-    /// Where it was read: Clang, CUDA toolkit or shim, architecture (None for an AST no Clang
-    /// run produced).
-    pub env: Option<clang::Toolchain>,
-}
-
-impl SourceUnit {
-    /// `path:line:col` for a span.
-    pub fn loc(&self, span: Span) -> String {
-        match self.kernels.first() {
-            Some(k) => k.loc(span),
-            None => self.path.display().to_string(),
-        }
-    }
-}
+use std::path::Path;
 
 /// Reads and lowers a file. IO problems and invalid UTF-8 are input errors.
 pub fn load(path: &Path, opts: &FrontOptions) -> FResult<SourceUnit> {
@@ -113,11 +48,6 @@ pub fn load(path: &Path, opts: &FrontOptions) -> FResult<SourceUnit> {
     })?;
     let _ = file0;
     lower_text(path, &text, opts)
-}
-
-/// The name of a kernel without template arguments (`reduce<256>` → `reduce`).
-pub fn base_name(kernel: &str) -> &str {
-    kernel.split('<').next().unwrap_or(kernel)
 }
 
 /// Lowers text that is the content of `path` (used by `load`, tests, re-verification of

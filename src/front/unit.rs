@@ -1,12 +1,14 @@
 //! Lowering a parsed file: the kernels it defines (those `--kernel` selects), each with its
 //! launch configuration and the barrier helpers the file defines, into a [`SourceUnit`].
 
+use super::error::{FResult, FrontError};
 use super::launch_sites::{self, LaunchSite};
 use super::lower::kernels::KernelDef;
 use super::lower::source::SourceMap;
 use super::lower::types::Types;
-use super::{ast, base_name, clang, clang_errors, error, launch, launch_config, lower};
-use super::{FResult, FrontError, FrontOptions, SourceUnit};
+use super::options::FrontOptions;
+use super::source_unit::{base_name, SourceUnit};
+use super::{ast, clang, clang_errors, error, launch, launch_config, lower};
 use autosync_oracle::ir::{Expr, FileId, Kernel, Span, Stmt, StmtKind};
 use std::path::Path;
 

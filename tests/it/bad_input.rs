@@ -7,7 +7,7 @@
 //! pointers) or cannot conclude on; `check` reports named-barrier misuse as a defect (1)
 //! and `fix` calls such a kernel unfixable (3): it never rewrites barriers it did not write.
 
-use crate::common::run;
+use crate::common::{self, run};
 
 /// One table row: the file contents and, per command, the exit code and a message fragment.
 struct Case {

@@ -1,5 +1,5 @@
 //! Prints the generated async pipeline of a seed (`autosync_devtools::pipelines`), as the
-//! differential test `tests/pipeline_differential.rs` draws it: `gen_ring SEED`.
+//! differential test `tests/it/pipeline_differential.rs` draws it: `gen_ring SEED`.
 
 use autosync_devtools::pipelines::generate_pipeline;
 use std::process::ExitCode;

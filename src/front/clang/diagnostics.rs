@@ -2,7 +2,8 @@
 //! `In file included from` context that locates an error in a header at the main file's
 //! include line.
 
-use super::STDIN_NAME;
+/// The name Clang gives the main file (it is read from standard input).
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// A diagnostic Clang printed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -166,7 +166,7 @@ impl SystemDirs {
 
     /// Whether a file Clang named is a system header.
     pub fn is_system(&self, name: &str) -> bool {
-        if name == super::STDIN_NAME {
+        if name == super::diagnostics::STDIN_NAME {
             return false;
         }
         let p = Path::new(name);

@@ -14,7 +14,7 @@ pub mod select;
 pub mod shim;
 pub mod toolkit;
 
-pub use diagnostics::{parse_diagnostics, Diagnostic};
+pub use diagnostics::{parse_diagnostics, Diagnostic, STDIN_NAME};
 pub use env::{Environment, Prelude, SystemDirs};
 pub use options::{ClangError, ClangOptions, DEFAULT_ARCH, MIN_VERSION};
 pub use select::Toolchain;
@@ -23,9 +23,6 @@ use super::ast::{self, Ast};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-
-/// The name Clang gives the main file (it is read from standard input).
-pub const STDIN_NAME: &str = "<stdin>";
 
 /// What one Clang run produced (warnings are read only to explain errors).
 #[derive(Debug)]

@@ -1,0 +1,44 @@
+//! What the front end hands on: one source file with its kernels in IR form, the notes a
+//! verdict rests on, and how kernels are named.
+
+use super::clang;
+use autosync_oracle::ir::{BarrierHelper, Kernel, Span};
+use std::path::PathBuf;
+
+/// How a note that a verdict rests on begins (a call modelled without its body): such notes
+/// are shown without `--verbose`.
+pub const ASSUMPTION: &str = "assumed: ";
+
+/// One source file with its kernels in IR form.
+#[derive(Clone, Debug)]
+pub struct SourceUnit {
+    /// The file as given.
+    pub path: PathBuf,
+    /// Original text of the main file (index 0) and of the included user files.
+    pub texts: Vec<String>,
+    /// The kernels found (in file order; a kernel template once per instantiation).
+    pub kernels: Vec<Kernel>,
+    /// Notes for the user (tolerated errors in host code, annotations, assumptions).
+    pub notes: Vec<(Span, String)>,
+    /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
+    /// `used` set for those it calls.
+    pub helpers: Vec<Vec<BarrierHelper>>,
+    /// Where it was read: Clang, CUDA toolkit or shim, architecture (None for an AST no Clang
+    /// run produced).
+    pub env: Option<clang::Toolchain>,
+}
+
+impl SourceUnit {
+    /// `path:line:col` for a span.
+    pub fn loc(&self, span: Span) -> String {
+        match self.kernels.first() {
+            Some(k) => k.loc(span),
+            None => self.path.display().to_string(),
+        }
+    }
+}
+
+/// The name of a kernel without template arguments (`reduce<256>` → `reduce`).
+pub fn base_name(kernel: &str) -> &str {
+    kernel.split('<').next().unwrap_or(kernel)
+}
