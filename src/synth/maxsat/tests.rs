@@ -9,6 +9,15 @@ use rustsat::{
 
 use super::*;
 
+/// Cases of a randomized sweep: a quarter of `full` by default (the merge gate), all of them
+/// with `AUTOSYNC_FULL_SWEEPS=1` (as the integration tests' sweeps).
+fn sweep(full: u32) -> u32 {
+    match std::env::var("AUTOSYNC_FULL_SWEEPS").as_deref() {
+        Ok("1") => full,
+        _ => (full / 4).max(1),
+    }
+}
+
 fn algorithms() -> Vec<(&'static str, Box<dyn MaxSatSolver>)> {
     vec![("linear", Algorithm::Linear.solver()), ("oll", Algorithm::Oll.solver())]
 }
@@ -329,7 +338,7 @@ fn add_at_least(p: &mut MaxSatProblem, lits: &[Lit], k: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(sweep(300)))]
 
     #[test]
     fn algorithms_match_brute_force(p in instance()) {
