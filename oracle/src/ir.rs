@@ -901,6 +901,11 @@ pub struct LaunchConfig {
     pub warp_sync: Option<u32>,
     /// Concrete values of scalar parameters, by name.
     pub params: BTreeMap<String, i64>,
+    /// Conditions on the block every thread may assume at entry, from what the host code's
+    /// launches say about a block they do not fix (`blockDim.x == p` for a launch
+    /// `k<<<g, dim3(p, 1, 1)>>>(…, p)`, `blockDim.y == 1`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<Expr>,
 }
 
 impl LaunchConfig {

@@ -259,6 +259,9 @@ pub fn kernel(k: &Kernel) -> String {
         l.warp_sync.map(|w| format!(" warp-sync={w}")).unwrap_or_default(),
         l.params.iter().map(|(n, v)| format!(" {n}={v}")).collect::<String>()
     );
+    for f in &l.facts {
+        let _ = writeln!(p.out, "launch fact {}", expr(k, f));
+    }
     for a in &k.arrays {
         let ext: String = a
             .dims

@@ -1,8 +1,8 @@
 //! Which launch configuration a kernel is checked with: the command line, then the project's
 //! config file, then the file's GPUVerify-style header line, then the launches the file's host
 //! code writes, then `__launch_bounds__`. What the launches say about a block they do not fix
-//! (one dimension equal to a kernel argument, the others constant) becomes assumptions at the
-//! kernel's entry.
+//! (one dimension equal to a kernel argument, the others constant) becomes facts of the launch
+//! configuration, which the checker assumes at the kernel's entry.
 
 use super::error::{FResult, FrontError};
 use super::launch;
@@ -87,6 +87,7 @@ pub(super) fn resolve_launch(
         grid_dim,
         warp_sync: opts.warp_sync.or(file.warp_sync).or(header.warp_sync),
         params,
+        facts: Vec::new(),
     })
 }
 
@@ -145,7 +146,7 @@ fn from_sites(k: &Kernel, sites: &[LaunchSite], notes: &mut Vec<(Span, String)>)
 
 /// What every launch of the kernel says about a block dimension it does not fix: the
 /// dimension's size is a constant, or equal to one of the kernel's arguments. Facts all the
-/// launches share, as conditions on `blockDim` for the kernel's entry.
+/// launches share, as conditions on `blockDim` (the launch configuration's `facts`).
 pub(super) fn launch_facts(k: &Kernel, params: &[String], sites: &[LaunchSite]) -> Vec<Expr> {
     let mut out = Vec::new();
     if sites.is_empty() || k.launch.block_dim.is_some() {

@@ -9,7 +9,7 @@ use super::lower::types::Types;
 use super::options::FrontOptions;
 use super::source_unit::{base_name, SourceUnit};
 use super::{ast, clang, clang_errors, error, launch, launch_config, lower};
-use autosync_oracle::ir::{Expr, FileId, Kernel, Span, Stmt, StmtKind};
+use autosync_oracle::ir::{FileId, Span};
 use std::path::Path;
 
 /// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
@@ -56,8 +56,7 @@ pub fn lower_parsed(
         let id = ast.node(d.node).id;
         let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
         k.launch = launch_config::resolve_launch(&src, d, header, opts, &k, &mine, &mut notes)?;
-        let facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
-        assume_at_entry(&mut k, facts);
+        k.launch.facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
         kernels.push((k, d.node));
     }
     let (files, texts) = src.files();
@@ -97,20 +96,4 @@ fn param_names(ast: &ast::Ast, f: ast::NodeId) -> Vec<String> {
         .filter(|&c| ast.kind(c) == ast::NodeKind::ParmVarDecl)
         .map(|c| ast.name(c).to_string())
         .collect()
-}
-
-/// Conditions every thread may assume at the kernel's entry (what its launches say about the
-/// block), as `assume` statements no barrier is written after.
-fn assume_at_entry(k: &mut Kernel, facts: Vec<Expr>) {
-    let mut front = Vec::with_capacity(facts.len());
-    for f in facts {
-        let label = k.fresh_label();
-        front.push(Stmt {
-            label,
-            span: k.span,
-            emit_after: false,
-            kind: StmtKind::Assume(f),
-        });
-    }
-    k.body.stmts.splice(0..0, front);
 }

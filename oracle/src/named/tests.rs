@@ -53,6 +53,7 @@ impl B {
                 grid_dim: None,
                 warp_sync: None,
                 params: BTreeMap::new(),
+                facts: vec![],
             },
             next_label: 1,
         };

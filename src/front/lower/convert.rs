@@ -24,16 +24,11 @@ pub(crate) fn convert(e: Expr, from: &CType, to: &CType) -> Expr {
     }
 }
 
-/// A constant converted to an integer type.
+/// A constant converted to an integer type (the IR's normalization of the type's scalar;
+/// other types keep the value).
 pub(crate) fn fold_cast(v: i64, to: &CType) -> i64 {
     match to {
-        CType::Bool => (v != 0) as i64,
-        CType::Int { bits: 64, .. } => v,
-        CType::Int { bits, signed: true } => {
-            let sh = 64 - *bits as u32;
-            (v << sh) >> sh
-        }
-        CType::Int { bits, signed: false } => v & ((1i64 << *bits) - 1),
+        CType::Bool | CType::Int { .. } => to.scalar().normalize(v),
         _ => v,
     }
 }

@@ -6,9 +6,7 @@
 //! evaluate (values read from memory, lane-dependent conditions) makes the labels under it
 //! [`Exec::Maybe`]; synthesis never places a named barrier at such a label.
 
-use autosync_oracle::ir::{
-    BinOp, Builtin, Expr, Kernel, Label, Loop, LoopKind, Op, ScalarTy, Stmt, StmtKind, UnOp, VarId, VarKind,
-};
+use autosync_oracle::ir::{Builtin, Expr, Kernel, Label, Loop, LoopKind, Op, Stmt, StmtKind, VarId, VarKind};
 use autosync_oracle::sdv::{Level, Uniformity};
 use autosync_oracle::tree::{leaves_early, visit_stmt, LabelTree, Position};
 use std::collections::{HashMap, HashSet};
@@ -363,7 +361,7 @@ impl Walker<'_> {
 
     fn eval(&self, e: &Expr, env: &Env) -> Option<i64> {
         Some(match e {
-            Expr::Const(v, ty) => canon(*ty, *v),
+            Expr::Const(v, ty) => ty.normalize(*v),
             Expr::Builtin(b) => match b {
                 Builtin::ThreadIdx(d) => self.tid[d.index()] as i64,
                 Builtin::BlockDim(d) => self.dim[d.index()] as i64,
@@ -377,23 +375,12 @@ impl Walker<'_> {
                     if var.kind != VarKind::Param {
                         return None;
                     }
-                    canon(var.ty, *self.k.launch.params.get(&var.name)?)
+                    var.ty.normalize(*self.k.launch.params.get(&var.name)?)
                 }
             },
-            Expr::Un(op, ty, a) => {
-                let a = canon(*ty, self.eval(a, env)?);
-                match op {
-                    UnOp::Neg => canon(*ty, a.wrapping_neg()),
-                    UnOp::BitNot => canon(*ty, !a),
-                    UnOp::Not => (a == 0) as i64,
-                }
-            }
-            Expr::Bin(op, ty, a, b) => {
-                let a = canon(*ty, self.eval(a, env)?);
-                let b = canon(*ty, self.eval(b, env)?);
-                binary(*op, *ty, a, b)?
-            }
-            Expr::Cast(ty, a) => canon(*ty, self.eval(a, env)?),
+            Expr::Un(op, ty, a) => op.fold(*ty, ty.normalize(self.eval(a, env)?))?,
+            Expr::Bin(op, ty, a, b) => op.fold(*ty, self.eval(a, env)?, self.eval(b, env)?)?,
+            Expr::Cast(ty, a) => ty.normalize(self.eval(a, env)?),
             Expr::Select(c, a, b) => {
                 if self.eval(c, env)? != 0 {
                     self.eval(a, env)?
@@ -417,56 +404,6 @@ fn collect_assigned(s: &Stmt, out: &mut HashSet<VarId>) {
             }
         }
     }
-}
-
-/// The value `v` as the type `ty` holds it (truncated, sign- or zero-extended).
-fn canon(ty: ScalarTy, v: i64) -> i64 {
-    match ty {
-        ScalarTy::Int { bits: 64, .. } | ScalarTy::Opaque => v,
-        ScalarTy::Int { bits, signed } => {
-            let sh = 64 - bits as u32;
-            if signed {
-                (v << sh) >> sh
-            } else {
-                ((v as u64) << sh >> sh) as i64
-            }
-        }
-        ScalarTy::Bool => (v != 0) as i64,
-    }
-}
-
-fn binary(op: BinOp, ty: ScalarTy, a: i64, b: i64) -> Option<i64> {
-    let unsigned = matches!(ty, ScalarTy::Int { signed: false, .. });
-    let (ua, ub) = (a as u64, b as u64);
-    let r = match op {
-        BinOp::Add => canon(ty, a.wrapping_add(b)),
-        BinOp::Sub => canon(ty, a.wrapping_sub(b)),
-        BinOp::Mul => canon(ty, a.wrapping_mul(b)),
-        BinOp::Div | BinOp::Rem if b == 0 => return None,
-        BinOp::Div if unsigned => canon(ty, (ua / ub) as i64),
-        BinOp::Div => canon(ty, a.wrapping_div(b)),
-        BinOp::Rem if unsigned => canon(ty, (ua % ub) as i64),
-        BinOp::Rem => canon(ty, a.wrapping_rem(b)),
-        BinOp::Shl => canon(ty, a.wrapping_shl(b as u32)),
-        BinOp::Shr if unsigned => canon(ty, (ua.wrapping_shr(b as u32)) as i64),
-        BinOp::Shr => canon(ty, a.wrapping_shr(b as u32)),
-        BinOp::BitAnd => a & b,
-        BinOp::BitOr => a | b,
-        BinOp::BitXor => a ^ b,
-        BinOp::Lt if unsigned => (ua < ub) as i64,
-        BinOp::Le if unsigned => (ua <= ub) as i64,
-        BinOp::Gt if unsigned => (ua > ub) as i64,
-        BinOp::Ge if unsigned => (ua >= ub) as i64,
-        BinOp::Lt => (a < b) as i64,
-        BinOp::Le => (a <= b) as i64,
-        BinOp::Gt => (a > b) as i64,
-        BinOp::Ge => (a >= b) as i64,
-        BinOp::Eq => (a == b) as i64,
-        BinOp::Ne => (a != b) as i64,
-        BinOp::And => (a != 0 && b != 0) as i64,
-        BinOp::Or => (a != 0 || b != 0) as i64,
-    };
-    Some(r)
 }
 
 /// Whether loop statement `s` is a one-shot `do { ... } while (false)`, as the front end lowers

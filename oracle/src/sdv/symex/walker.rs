@@ -70,6 +70,12 @@ pub(crate) fn walk_with_params(
     for v in k.vars.iter().filter(|v| v.kind == VarKind::Param) {
         w.var(v.id);
     }
+    // What the launch says about the block holds from the entry on, as an `assume` there would.
+    for f in &k.launch.facts {
+        let c = w.eval_bool(f);
+        w.flush_ub();
+        w.facts = Bool::and(&[w.facts.clone(), c]);
+    }
     w.block(&k.body);
     w.out
 }
