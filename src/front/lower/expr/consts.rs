@@ -2,8 +2,7 @@
 //! initializer, and integer expressions folded with C's fixed-width semantics.
 
 use super::value::*;
-use crate::front::ast::{BinaryOp, CastKind, NodeId, NodeKind, UnaryOp};
-use crate::front::ctype::CType;
+use crate::front::ast::{CastKind, NodeId, NodeKind, UnaryOp};
 use crate::front::error::{FResult, FrontError};
 use crate::front::lower::convert::*;
 use crate::front::lower::lowerer::Lowerer;
@@ -130,9 +129,10 @@ impl<'a> Lowerer<'a> {
             }
             NodeKind::UnaryOperator => {
                 let v = self.const_eval(child(0)?, depth + 1)?;
+                let ty = self.type_of(n).scalar();
                 match ast.unary_op(n)? {
-                    UnaryOp::Minus => Some(v.wrapping_neg()),
-                    UnaryOp::Not => Some(!v),
+                    UnaryOp::Minus => UnOp::Neg.fold(ty, ty.normalize(v)),
+                    UnaryOp::Not => UnOp::BitNot.fold(ty, ty.normalize(v)),
                     UnaryOp::LNot => Some((v == 0) as i64),
                     UnaryOp::Plus => Some(v),
                     _ => None,
@@ -141,48 +141,11 @@ impl<'a> Lowerer<'a> {
             NodeKind::BinaryOperator => {
                 let a = self.const_eval(child(0)?, depth + 1)?;
                 let b = self.const_eval(child(1)?, depth + 1)?;
-                let t = self.type_of(n);
-                let unsigned = matches!(self.type_of(child(0)?), CType::Int { signed: false, .. });
-                let v = match ast.binary_op(n)? {
-                    BinaryOp::Add => a.wrapping_add(b),
-                    BinaryOp::Sub => a.wrapping_sub(b),
-                    BinaryOp::Mul => a.wrapping_mul(b),
-                    BinaryOp::Div if b != 0 => {
-                        if unsigned {
-                            ((a as u64) / (b as u64)) as i64
-                        } else {
-                            a.wrapping_div(b)
-                        }
-                    }
-                    BinaryOp::Rem if b != 0 => {
-                        if unsigned {
-                            ((a as u64) % (b as u64)) as i64
-                        } else {
-                            a.wrapping_rem(b)
-                        }
-                    }
-                    BinaryOp::Shl => a.wrapping_shl(b as u32),
-                    BinaryOp::Shr => {
-                        if unsigned {
-                            ((a as u64) >> (b as u32 & 63)) as i64
-                        } else {
-                            a.wrapping_shr(b as u32)
-                        }
-                    }
-                    BinaryOp::BitAnd => a & b,
-                    BinaryOp::BitOr => a | b,
-                    BinaryOp::BitXor => a ^ b,
-                    BinaryOp::Lt => (a < b) as i64,
-                    BinaryOp::Le => (a <= b) as i64,
-                    BinaryOp::Gt => (a > b) as i64,
-                    BinaryOp::Ge => (a >= b) as i64,
-                    BinaryOp::Eq => (a == b) as i64,
-                    BinaryOp::Ne => (a != b) as i64,
-                    BinaryOp::LAnd => (a != 0 && b != 0) as i64,
-                    BinaryOp::LOr => (a != 0 || b != 0) as i64,
-                    _ => return None,
-                };
-                Some(fold_cast(v, &t))
+                // Clang made the usual arithmetic conversions explicit: the left operand has
+                // the type the operation is done in (for a shift, the promoted left type).
+                let operand = self.type_of(child(0)?).scalar();
+                let v = super::operators::ir_op(ast.binary_op(n)?)?.fold(operand, a, b)?;
+                Some(fold_cast(v, &self.type_of(n)))
             }
             NodeKind::ConditionalOperator => {
                 let c = self.const_eval(child(0)?, depth + 1)?;
