@@ -158,18 +158,23 @@ pub(super) fn launch_facts(k: &Kernel, params: &[String], sites: &[LaunchSite]) 
             continue;
         }
         let size = Expr::Builtin(Builtin::BlockDim(dim));
-        let value = match e {
-            Extent::Const(c) => Expr::Const(c as i64, ScalarTy::U32),
-            Extent::Arg(a) => {
-                let Some(name) = params.get(a) else { continue };
-                let Some(v) = k.vars.iter().find(|v| v.kind == VarKind::Param && v.name == *name) else {
-                    continue;
-                };
-                // The launch converts the argument to `unsigned int`, as `dim3`'s constructor does.
-                Expr::Cast(ScalarTy::U32, Box::new(Expr::Var(v.id)))
-            }
-            Extent::Unknown => continue,
-        };
+        let value =
+            match e {
+                Extent::Const(c) => Expr::Const(c as i64, ScalarTy::U32),
+                Extent::Arg(a) => {
+                    let Some(name) = params.get(a) else { continue };
+                    // An integer parameter wide enough for any block size (1024): a float, or a char
+                    // that truncates the size, says nothing about it.
+                    let Some(v) = k.vars.iter().find(|v| {
+                        v.kind == VarKind::Param && v.name == *name && v.ty.int_bits().is_some_and(|b| b >= 16)
+                    }) else {
+                        continue;
+                    };
+                    // The launch converts the argument to `unsigned int`, as `dim3`'s constructor does.
+                    Expr::Cast(ScalarTy::U32, Box::new(Expr::Var(v.id)))
+                }
+                Extent::Unknown => continue,
+            };
         out.push(Expr::Bin(BinOp::Eq, ScalarTy::U32, Box::new(size), Box::new(value)));
     }
     out
