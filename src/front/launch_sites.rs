@@ -69,7 +69,7 @@ fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId) -> Option<LaunchSite> {
     };
     let mut block = ev.dim3(block_expr).map(|d| d.map_or(Extent::Unknown, Extent::Const));
     if block[0] == Extent::Unknown {
-        block[0] = ev.same_as_arg(dim3_operand(ast, block_expr, 0), &args);
+        block[0] = ev.same_as_arg(ev.dim3_operand(block_expr, 0), &args);
     }
     Some(LaunchSite {
         kernel,
@@ -122,16 +122,6 @@ fn strip(ast: &Ast, mut n: NodeId) -> NodeId {
     }
 }
 
-/// The `i`-th operand of a `dim3` built in place (`dim3(p)`, `dim3(p, 1, 1)`, a plain `p`
-/// converted to `dim3`), when there is one.
-fn dim3_operand(ast: &Ast, n: NodeId, i: usize) -> Option<NodeId> {
-    let n = strip_dim3(ast, n);
-    match ast.kind(n) {
-        NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => ast.child(n, i),
-        _ => None,
-    }
-}
-
 /// Conversions to `dim3` (a constructor call written as a cast, or implicit).
 fn strip_dim3(ast: &Ast, mut n: NodeId) -> NodeId {
     loop {
@@ -158,6 +148,18 @@ struct Eval<'a> {
 }
 
 impl Eval<'_> {
+    /// The `i`-th operand of a `dim3` built in place (`dim3(p)`, `dim3(p, 1, 1)`, a plain `p`
+    /// converted to `dim3`) or by a local the launching function never changes.
+    fn dim3_operand(&self, n: NodeId, i: usize) -> Option<NodeId> {
+        let ast = self.ast;
+        let n = strip_dim3(ast, n);
+        match ast.kind(n) {
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => ast.child(n, i),
+            NodeKind::DeclRefExpr => self.dim3_operand(self.unchanged_local_init(n)?, i),
+            _ => None,
+        }
+    }
+
     /// The three extents of a `dim3` expression.
     fn dim3(&self, n: NodeId) -> [Option<u32>; 3] {
         let ast = self.ast;

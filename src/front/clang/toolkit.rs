@@ -243,7 +243,9 @@ fn nvcc_build_from_wheel(site: &Path) -> Option<u32> {
 fn assemble(wheels: &Path) -> Result<(PathBuf, Version), String> {
     // The view links to the wheels from the cache directory: a relative path (`--cuda-path
     // venv/lib/...` given from the working directory) would make every link dangle.
-    let canonical = wheels.canonicalize().map_err(|e| format!("cannot read {}: {e}", wheels.display()))?;
+    let canonical = wheels
+        .canonicalize()
+        .map_err(|e| format!("cannot read {}: {e}", wheels.display()))?;
     let wheels = canonical.as_path();
     // Every wheel's headers (runtime, CCCL, nvcc's crt, and whichever libraries are installed:
     // cuRAND, cuBLAS, ...), as a toolkit root's `include/` holds them all.
