@@ -148,39 +148,36 @@ struct Eval<'a> {
 }
 
 impl Eval<'_> {
-    /// The `i`-th operand of a `dim3` built in place (`dim3(p)`, `dim3(p, 1, 1)`, a plain `p`
-    /// converted to `dim3`) or by a local the launching function never changes.
-    fn dim3_operand(&self, n: NodeId, i: usize) -> Option<NodeId> {
+    /// The constructor call that builds a `dim3` expression's value: in place (`dim3(p)`,
+    /// `dim3(p, 1, 1)`, a plain `p` converted to `dim3`) or in a local the launching function
+    /// never changes.
+    fn dim3_ctor(&self, n: NodeId) -> Option<NodeId> {
         let ast = self.ast;
         let n = strip_dim3(ast, n);
         match ast.kind(n) {
-            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => ast.child(n, i),
-            NodeKind::DeclRefExpr => self.dim3_operand(self.unchanged_local_init(n)?, i),
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => Some(n),
+            NodeKind::DeclRefExpr => self.dim3_ctor(self.unchanged_local_init(n)?),
             _ => None,
         }
     }
 
-    /// The three extents of a `dim3` expression.
+    /// The `i`-th operand of a `dim3` expression's constructor.
+    fn dim3_operand(&self, n: NodeId, i: usize) -> Option<NodeId> {
+        self.ast.child(self.dim3_ctor(n)?, i)
+    }
+
+    /// The three extents of a `dim3` expression; a size of 0 (a launch CUDA refuses) is not
+    /// taken as a block to check.
     fn dim3(&self, n: NodeId) -> [Option<u32>; 3] {
         let ast = self.ast;
-        let n = strip_dim3(ast, n);
-        match ast.kind(n) {
-            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr if ast.children(n).count() == 3 => {
-                let v = |i| {
-                    ast.child(n, i)
-                        .and_then(|c| self.int(c))
-                        .and_then(|v| u32::try_from(v).ok())
-                };
-                [v(0), v(1), v(2)]
-            }
-            // A single integer converted to `dim3` (`<<<g, 256>>>` is `dim3(256, 1, 1)`).
-            _ if ast.ty(n).is_some_and(|t| !t.contains("dim3")) => {
-                [self.int(n).and_then(|v| u32::try_from(v).ok()), Some(1), Some(1)]
-            }
-            NodeKind::DeclRefExpr => match self.unchanged_local_init(n) {
-                Some(init) => self.dim3(init),
-                None => [None; 3],
-            },
+        let size = |c: NodeId| self.int(c).and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
+        let inner = strip_dim3(ast, n);
+        // A single integer converted to `dim3` (`<<<g, 256>>>` is `dim3(256, 1, 1)`).
+        if ast.ty(inner).is_some_and(|t| !t.contains("dim3")) {
+            return [size(inner), Some(1), Some(1)];
+        }
+        match self.dim3_ctor(n) {
+            Some(c) if ast.children(c).count() == 3 => [0, 1, 2].map(|i| ast.child(c, i).and_then(size)),
             _ => [None; 3],
         }
     }
