@@ -137,6 +137,8 @@ fn oracle_verdicts_match_the_manifest() {
 
 /// Every kernel that does not need the real toolkit gets the same verdict when read with it
 /// as with autosync's shim (the manifest's), so the shim stands in for the toolkit faithfully.
+/// The C++ constructs (group `cpp`) always; of the rest an evenly spread share on the merge
+/// gate, all with `AUTOSYNC_FULL_SWEEPS=1`.
 #[test]
 fn toolkit_verdicts_match_the_shims() {
     let Some(tk) = autosync_devtools::toolkit::for_test("toolkit_verdicts_match_the_shims") else {
@@ -146,6 +148,9 @@ fn toolkit_verdicts_match_the_shims() {
     let shim_only: Vec<&Entry> = m
         .kernels
         .iter()
+        .enumerate()
+        .filter(|(i, e)| e.group == "cpp" || autosync_devtools::sweep::keeps(*i, 2))
+        .map(|(_, e)| e)
         .filter(|e| !e.needs_toolkit() && !e.shim_only())
         .collect();
     let failures: Vec<String> = shim_only

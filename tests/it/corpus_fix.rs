@@ -8,6 +8,7 @@ use autosync::synth::block::{self, block_uniform_positions, existing_barrier_cos
 use autosync::synth::named::{self, NamedOutcome};
 use autosync::synth::space::SynthOptions;
 use autosync_devtools::manifest::{self, Entry};
+use autosync_devtools::sweep;
 use autosync_oracle::ir::{Barrier, BarrierSyntax, Kernel, StmtKind};
 use autosync_oracle::sdv;
 use autosync_oracle::tree::uses_named_barriers;
@@ -219,7 +220,8 @@ fn synthesized_placements_are_optimal_by_brute_force() {
     assert!(checked >= 8, "only {checked} kernels small enough");
 }
 
-/// `fix` on its own output changes nothing, for every corpus file it fixes.
+/// `fix` on its own output changes nothing, for every corpus file it fixes (a sweep: an evenly
+/// spread share of the manifest's entries on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`).
 #[test]
 fn fix_is_idempotent_over_the_corpus() {
     let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
@@ -229,7 +231,8 @@ fn fix_is_idempotent_over_the_corpus() {
         ..Default::default()
     };
     let mut fixed = 0;
-    for e in &m.kernels {
+    let sampled = m.kernels.iter().enumerate().filter(|(i, _)| sweep::keeps(*i, 0));
+    for (_, e) in sampled {
         let src = e.file(Path::new("corpus"));
         let first = match fix_file(&src, &e.front_options(), &fo) {
             Ok(r) => r,
@@ -258,19 +261,25 @@ fn fix_is_idempotent_over_the_corpus() {
             second.kernels
         );
     }
-    assert!(fixed >= 20, "only {fixed} files fixed");
+    let least = if sweep::full() { 20 } else { 5 };
+    assert!(fixed >= least, "only {fixed} files fixed");
 }
 
-/// `--minimize` finds the cheaper placements the manifest records, and only those.
+/// `--minimize` finds the cheaper placements the manifest records, and only those. Every
+/// kernel with a recorded cheaper placement is minimized; of the others (which must keep
+/// their barriers) an evenly spread share on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`.
 #[test]
 fn minimize_matches_the_manifest() {
     let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
     let mut found = 0;
-    for (e, k) in block_kernels(&m) {
+    for (i, (e, k)) in block_kernels(&m).into_iter().enumerate() {
         if !e.check.imprecise.is_empty() || e.check.outcome != "clean" {
             continue;
         }
         let want = e.fix.as_ref().and_then(|f| f.minimized_cost);
+        if want.is_none() && !sweep::keeps(i, 0) {
+            continue;
+        }
         let got = block::minimize(&k, &opts());
         match (want, &got) {
             (Some(c), Some(g)) => {

@@ -9,13 +9,10 @@ use rustsat::{
 
 use super::*;
 
-/// Cases of a randomized sweep: a quarter of `full` by default (the merge gate), all of them
-/// with `AUTOSYNC_FULL_SWEEPS=1` (as the integration tests' sweeps).
+/// Cases of a randomized sweep: a share of `full` on the merge gate, all of them with
+/// `AUTOSYNC_FULL_SWEEPS=1` (`autosync_devtools::sweep`).
 fn sweep(full: u32) -> u32 {
-    match std::env::var("AUTOSYNC_FULL_SWEEPS").as_deref() {
-        Ok("1") => full,
-        _ => (full / 4).max(1),
-    }
+    autosync_devtools::sweep::cases(full.into()) as u32
 }
 
 fn algorithms() -> Vec<(&'static str, Box<dyn MaxSatSolver>)> {

@@ -2,7 +2,7 @@
 //! scratch directory, snapshotting a directory tree, a Python virtualenv for the tests that
 //! drive third-party tools, and the case counts of the randomized sweeps.
 
-pub mod sweep;
+pub use autosync_devtools::sweep;
 pub mod venv;
 
 use assert_cmd::Command;
