@@ -28,6 +28,10 @@ pub struct FileName {
     pub system: bool,
 }
 
+/// Qualified type alias name (`int32_t`, `std::size_t`) → the type it stands for, as Clang
+/// prints it.
+pub type PreludeTypes = std::sync::Arc<HashMap<String, String>>;
+
 /// The AST of one translation unit.
 #[derive(Debug, Default)]
 pub struct Ast {
@@ -41,6 +45,9 @@ pub struct Ast {
     pub files: Vec<FileName>,
     /// Interned strings.
     pub strs: Vec<String>,
+    /// The type aliases a precompiled prelude declares (the dump does not show them), by
+    /// qualified name: empty without one.
+    pub prelude_types: PreludeTypes,
     intern: HashMap<String, Sym>,
 }
 

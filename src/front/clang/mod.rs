@@ -10,6 +10,7 @@ mod diagnostics;
 mod env;
 mod options;
 mod pch;
+pub mod prelude_types;
 pub mod select;
 pub mod shim;
 pub mod toolkit;
@@ -91,18 +92,26 @@ pub fn parse(text: &str, main_dir: &Path, env: &Environment) -> Result<Parsed, C
         Prelude::Precompiled(pch) => {
             let first = run(env, text, main_dir, None)?;
             if !refused_prelude(pch, &first) {
-                return Ok(first);
+                return Ok(with_prelude_types(first, env, pch));
             }
+            prelude_types::forget(pch);
             let fresh = env.with_rebuilt_prelude();
             let again = run(&fresh, text, main_dir, None)?;
             match &fresh.prelude {
                 Prelude::Precompiled(p) if refused_prelude(p, &again) => {
                     run(&env.with_header_prelude(), text, main_dir, None)
                 }
+                Prelude::Precompiled(p) => Ok(with_prelude_types(again, &fresh, p)),
                 _ => Ok(again),
             }
         }
     }
+}
+
+/// A dump read with the precompiled prelude `pch`, given the type aliases the prelude declares.
+fn with_prelude_types(mut parsed: Parsed, env: &Environment, pch: &Path) -> Parsed {
+    parsed.ast.prelude_types = prelude_types::of(&env.toolchain.clang, &env.flags, pch);
+    parsed
 }
 
 /// The shim's lean read (only the declaration families the file mentions), or the full one

@@ -118,7 +118,9 @@ impl<'a> Types<'a> {
                 // A CUDA vector type only the precompiled prelude declares.
                 match crate::front::lower::vector_types::record_id(&segs[0].name) {
                     Some(id) => CType::Record(id),
-                    None => CType::Other(segs_text(segs)),
+                    None => self
+                        .prelude_alias(segs, scope, depth)
+                        .unwrap_or_else(|| CType::Other(segs_text(segs))),
                 }
             }
             TyExpr::Named(segs) => match self.resolve_path(segs, scope) {
@@ -136,14 +138,47 @@ impl<'a> Types<'a> {
                             Some(x) => self.lower(&x, &inner_scope, depth + 1),
                             None => CType::Other(self.ast.type_str(t).to_string()),
                         },
-                        // Typedef nodes carry their type as a child node in some versions.
-                        None => CType::Other(segs_text(segs)),
+                        // Known only from references to it (a precompiled prelude's), or its
+                        // type is a child node (some Clang versions).
+                        None => self
+                            .prelude_alias(segs, scope, depth)
+                            .unwrap_or_else(|| CType::Other(segs_text(segs))),
                     }
                 }
                 Some(Resolved::Enum(id)) => self.enum_type(id),
-                None => CType::Other(segs_text(segs)),
+                None => self
+                    .prelude_alias(segs, scope, depth)
+                    .unwrap_or_else(|| CType::Other(segs_text(segs))),
             },
         }
+    }
+
+    /// A type alias only the precompiled prelude declares (`int32_t`, `std::size_t`): the type
+    /// Clang said it stands for, looked up from `scope` outwards.
+    fn prelude_alias(&self, segs: &[Seg], scope: &str, depth: u32) -> Option<CType> {
+        let table = &self.ast.prelude_types;
+        if table.is_empty() || segs.iter().any(|s| s.args.is_some()) {
+            return None;
+        }
+        let name = segs_text(segs);
+        let mut prefix = scope.to_string();
+        let target = loop {
+            let key = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}::{name}")
+            };
+            if let Some(t) = table.get(&key) {
+                break t;
+            }
+            match prefix.rfind("::") {
+                Some(i) => prefix.truncate(i),
+                None if !prefix.is_empty() => prefix.clear(),
+                None => return None,
+            }
+        };
+        let t = self.lower(&parse(target)?, "", depth + 1);
+        (!matches!(t, CType::Other(_))).then_some(t)
     }
 
     /// The unnamed struct or union `printed` (`(unnamed union at FILE:LINE:COL)`) declared in

@@ -1,0 +1,149 @@
+//! The type names a precompiled prelude declares. The prelude's declarations stay out of every
+//! later dump, so a type spelled with one of its typedefs (`const int32_t *`, `size_t`,
+//! `cudaStream_t`) could not be resolved from the file's own dump. Clang is asked once per
+//! prelude for them: the empty translation unit the prelude was built from is dumped, and every
+//! namespace-scope `typedef`/`using` alias is kept with the type Clang says it stands for
+//! (desugared at the top level). The table is cached beside the precompiled header.
+
+use super::shim::fnv;
+use crate::front::ast::{self, Ast, NodeKind};
+pub use crate::front::ast::PreludeTypes;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The aliases of the prelude precompiled into `pch` (built with `flags`), from the table
+/// beside it or, the first time, from Clang. Empty when Clang cannot be asked: the types then
+/// stay unknown, as without the table.
+pub fn of(clang: &Path, flags: &[String], pch: &Path) -> PreludeTypes {
+    static MEM: OnceLock<Mutex<HashMap<PathBuf, PreludeTypes>>> = OnceLock::new();
+    let mem = MEM.get_or_init(Default::default);
+    if let Some(t) = mem.lock().unwrap_or_else(|e| e.into_inner()).get(pch) {
+        return t.clone();
+    }
+    let file = pch.with_extension("types");
+    let table = read_table(&file).unwrap_or_else(|| {
+        let t = ask_clang(clang, flags).unwrap_or_default();
+        if !t.is_empty() {
+            write_table(&file, &t);
+        }
+        t
+    });
+    let table = Arc::new(table);
+    mem.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(pch.to_path_buf(), table.clone());
+    table
+}
+
+/// Forgets the table of a prelude that is being built again.
+pub fn forget(pch: &Path) {
+    let _ = std::fs::remove_file(pch.with_extension("types"));
+}
+
+/// Dumps the empty translation unit (the prelude alone) and collects its aliases.
+fn ask_clang(clang: &Path, flags: &[String]) -> Option<HashMap<String, String>> {
+    let mut child = Command::new(clang)
+        .args(flags)
+        .args(["-fsyntax-only", "-w", "-Xclang", "-ast-dump=json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    if let Some(mut i) = child.stdin.take() {
+        let _ = i.write_all(b"\n");
+    }
+    let stdout = child.stdout.take()?;
+    let ast = ast::read::read(stdout, &|_| true);
+    let status = child.wait().ok()?;
+    let ast = ast.ok().filter(|_| status.success())?;
+    Some(aliases(&ast))
+}
+
+/// Every alias declared at namespace scope, by qualified name.
+pub fn aliases(ast: &Ast) -> HashMap<String, String> {
+    let at_namespace_scope = |parent: Option<u64>| match parent {
+        None => true,
+        Some(p) => ast
+            .decls
+            .get(&p)
+            .is_some_and(|d| d.kind == NodeKind::NamespaceDecl || d.kind == NodeKind::LinkageSpecDecl),
+    };
+    let mut out = HashMap::new();
+    for d in ast.decls.values() {
+        if !matches!(d.kind, NodeKind::TypedefDecl | NodeKind::TypeAliasDecl) || !at_namespace_scope(d.parent) {
+            continue;
+        }
+        let Some(t) = d.ty else { continue };
+        let ty = ast.type_str(t);
+        // A dependent or unnamed target says nothing usable.
+        if d.qual.is_empty() || ty.contains("(unnamed") || ty.contains("(anonymous") {
+            continue;
+        }
+        out.entry(d.qual.clone()).or_insert_with(|| ty.to_string());
+    }
+    out
+}
+
+fn read_table(file: &Path) -> Option<HashMap<String, String>> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let body = text.strip_prefix("autosync prelude types 1\n")?;
+    Some(
+        body.lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+}
+
+/// Writes the table through a temporary file, so a concurrent reader sees all of it or none.
+fn write_table(file: &Path, table: &HashMap<String, String>) {
+    let mut entries: Vec<_> = table
+        .iter()
+        .filter(|(k, v)| !k.contains(['\t', '\n']) && !v.contains('\n'))
+        .collect();
+    entries.sort();
+    let mut text = String::from("autosync prelude types 1\n");
+    for (k, v) in entries {
+        text.push_str(&format!("{k}\t{v}\n"));
+    }
+    let tmp = file.with_extension(format!("types.{}.{:x}.tmp", std::process::id(), fnv(text.as_bytes())));
+    if std::fs::write(&tmp, &text).is_ok() && std::fs::rename(&tmp, file).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_at_namespace_scope_are_kept_with_their_desugared_type() {
+        let dump = br#"{"id":"0x1","kind":"TranslationUnitDecl","inner":[
+          {"id":"0x2","kind":"TypedefDecl","name":"int32_t","type":{"qualType":"__int32_t","desugaredQualType":"int"}},
+          {"id":"0x3","kind":"NamespaceDecl","name":"std","inner":[
+            {"id":"0x4","kind":"TypeAliasDecl","name":"size_t","type":{"qualType":"unsigned long"}}]},
+          {"id":"0x5","kind":"CXXRecordDecl","name":"S","tagUsed":"struct","completeDefinition":true,"inner":[
+            {"id":"0x6","kind":"TypedefDecl","name":"inner_t","type":{"qualType":"short"}}]}]}"#;
+        let ast = ast::read::read_slice(dump, &|_| true).unwrap();
+        let t = aliases(&ast);
+        assert_eq!(t.get("int32_t").map(String::as_str), Some("int"));
+        assert_eq!(t.get("std::size_t").map(String::as_str), Some("unsigned long"));
+        assert!(!t.contains_key("S::inner_t"), "{t:?}");
+    }
+
+    #[test]
+    fn the_table_survives_a_round_trip_through_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.types");
+        let table: HashMap<String, String> = [("int32_t", "int"), ("std::size_t", "unsigned long")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        write_table(&file, &table);
+        assert_eq!(read_table(&file), Some(table));
+    }
+}
