@@ -20,7 +20,7 @@ mod source_unit;
 mod unit;
 
 pub use options::FrontOptions;
-pub use source_unit::{base_name, SourceUnit, ASSUMPTION};
+pub use source_unit::{base_name, SourceUnit, Unlowered, ASSUMPTION};
 pub use unit::lower_parsed;
 
 use autosync_oracle::ir::{FileId, Span};

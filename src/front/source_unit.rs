@@ -2,7 +2,8 @@
 //! verdict rests on, and how kernels are named.
 
 use super::clang;
-use autosync_oracle::ir::{BarrierHelper, Kernel, Span};
+use super::error::FrontError;
+use autosync_oracle::ir::{BarrierHelper, Kernel, SourceFile, Span};
 use std::path::PathBuf;
 
 /// How a note that a verdict rests on begins (a call modelled without its body): such notes
@@ -26,6 +27,23 @@ pub struct SourceUnit {
     /// Where it was read: Clang, CUDA toolkit or shim, architecture (None for an AST no Clang
     /// run produced).
     pub env: Option<clang::Toolchain>,
+    /// Kernels the front end could not lower (each inconclusive on its own; the others are
+    /// still checked), in file order.
+    pub unlowered: Vec<Unlowered>,
+    /// The unit's files (main file first), as the kernels name them.
+    pub files: Vec<SourceFile>,
+}
+
+/// A kernel the front end could not lower: a construct it does not model, or a value it
+/// needs. That kernel is inconclusive; the file's other kernels get their verdicts.
+#[derive(Clone, Debug)]
+pub struct Unlowered {
+    /// The kernel's name as shown (`k` or `k<256>`).
+    pub kernel: String,
+    /// Where the kernel is defined.
+    pub span: Span,
+    /// Why it could not be lowered (located at the construct).
+    pub error: FrontError,
 }
 
 impl SourceUnit {

@@ -7,7 +7,7 @@ use super::lower::kernels::KernelDef;
 use super::lower::source::SourceMap;
 use super::lower::types::Types;
 use super::options::FrontOptions;
-use super::source_unit::{base_name, SourceUnit};
+use super::source_unit::{base_name, SourceUnit, Unlowered};
 use super::{ast, clang, clang_errors, error, launch, launch_config, lower};
 use autosync_oracle::ir::{FileId, Span};
 use std::path::Path;
@@ -49,20 +49,32 @@ pub fn lower_parsed(
                 .is_none_or(|k| k == d.display_name() || base_name(k) == d.name && !k.contains('<'))
         })
         .collect();
+    let mut unlowered = Vec::new();
     for d in &chosen {
-        let lw = lower::Lowerer::new(ast, &types, &src, &lopts, d.scope.clone());
-        let (mut k, knotes) = lw.kernel(d).map_err(|e| e.naming_main_file(path))?;
-        notes.extend(knotes.into_iter().map(|(s, n)| (s, error::name_main_file(&n, path))));
-        let id = ast.node(d.node).id;
-        let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
-        k.launch = launch_config::resolve_launch(&src, d, header, opts, &k, &mine, &mut notes)?;
-        k.launch.facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
-        kernels.push((k, d.node));
+        let mut knotes = Vec::new();
+        match lower_kernel(ast, &types, &src, &lopts, d, header, opts, &sites, &mut knotes) {
+            Ok(k) => {
+                notes.extend(knotes);
+                kernels.push((k, d.node));
+            }
+            // Input errors are the file's (Clang accepted something malformed); an
+            // unsupported construct or a missing value is this kernel's alone.
+            Err(e) if e.kind == error::FrontErrorKind::Input => return Err(e),
+            Err(error) => unlowered.push(Unlowered {
+                kernel: d.display_name(),
+                span: src.node_span(d.node),
+                error,
+            }),
+        }
+    }
+    // With no kernel left there is no verdict to give: the file stops on the first error.
+    if kernels.is_empty() && !unlowered.is_empty() {
+        return Err(unlowered.swap_remove(0).error);
     }
     let (files, texts) = src.files();
     let mut out = Vec::new();
     for (mut k, node) in kernels {
-        k.files = files.clone();
+        k.files.clone_from(&files);
         let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
         helper_lists.push(lower::barrier_helpers::for_kernel(&all_helpers, start, &k, &texts));
         out.push(k);
@@ -87,7 +99,33 @@ pub fn lower_parsed(
         notes,
         helpers: helper_lists,
         env: None,
+        unlowered,
+        files,
     })
+}
+
+/// Lowers one kernel with its launch configuration; its notes go to `notes`.
+#[allow(clippy::too_many_arguments)]
+fn lower_kernel(
+    ast: &ast::Ast,
+    types: &Types,
+    src: &SourceMap,
+    lopts: &lower::LowerOptions,
+    d: &KernelDef,
+    header: &launch::Header,
+    opts: &FrontOptions,
+    sites: &[LaunchSite],
+    notes: &mut Vec<(Span, String)>,
+) -> FResult<autosync_oracle::ir::Kernel> {
+    let path = src.main_path().to_path_buf();
+    let lw = lower::Lowerer::new(ast, types, src, lopts, d.scope.clone());
+    let (mut k, knotes) = lw.kernel(d).map_err(|e| e.naming_main_file(&path))?;
+    notes.extend(knotes.into_iter().map(|(s, n)| (s, error::name_main_file(&n, &path))));
+    let id = ast.node(d.node).id;
+    let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
+    k.launch = launch_config::resolve_launch(src, d, header, opts, &k, &mine, notes)?;
+    k.launch.facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
+    Ok(k)
 }
 
 /// The names of a function's parameters, in order.

@@ -130,7 +130,11 @@ pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
     if !k.suppressed.is_empty() {
         summary.push_str(&format!(" ({} suppressed)", k.suppressed.len()));
     }
-    let mut out = format!("{loc}: kernel `{}` ({} checker): {summary}\n", k.kernel, k.checker);
+    let by = match k.checker.as_str() {
+        "front end" => "not lowered".to_string(),
+        c => format!("{c} checker"),
+    };
+    let mut out = format!("{loc}: kernel `{}` ({by}): {summary}\n", k.kernel);
     for d in &k.defects {
         render_defect(&mut out, d, tx, st);
     }
@@ -357,6 +361,19 @@ pub fn fix_messages(out: &mut Vec<String>, file: &str, k: &KernelFix, kr: &Kerne
             k.kernel, k.stats.oracle_calls, k.stats.maxsat_calls, k.stats.rounds, k.stats.millis
         ));
     }
+}
+
+/// `fix`'s lines for a kernel the front end could not lower: left as it is, and why.
+pub fn unlowered_fix_lines(kr: &KernelResult) -> Vec<String> {
+    let loc = |l: &crate::vocab::texts::Location| format!("{}:{}:{}", l.file, l.line, l.column);
+    let at = kr.location.as_ref().map_or_else(|| kr.file.clone(), loc);
+    let mut out = vec![format!("{at}: kernel `{}` is inconclusive; left as it is", kr.kernel)];
+    for d in &kr.defects {
+        let at = d.primary.as_ref().map_or_else(|| kr.file.clone(), |p| loc(&p.location));
+        out.push(format!("  {at}: {}", d.message));
+        out.extend(d.notes.iter().map(|n| format!("  {n}")));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -3,12 +3,12 @@
 //! Locations are 1-based lines and columns counted in Unicode code points (what SARIF calls
 //! `unicodeCodePoints`), so they are right for non-ASCII sources too.
 
-use super::defect::Defect;
+use super::defect::{Defect, Labeled};
 use super::fixes::{BarrierJson, KernelFix};
 use crate::vocab::exit;
 use crate::vocab::filter::Filter;
 use crate::vocab::texts::{Location, Texts};
-use autosync_oracle::ir::Kernel;
+use autosync_oracle::ir::{Kernel, SourceFile, Span};
 use autosync_oracle::report::Report;
 use serde::Serialize;
 
@@ -135,7 +135,7 @@ pub struct KernelResult {
     /// `check` only: the verdict (same as status; kept for version-1 readers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
-    /// Which checker ran (`sdv` or `named`).
+    /// Which checker ran (`sdv` or `named`; `front end` for a kernel that could not be lowered).
     pub checker: String,
     /// Races in the input (for `fix`, also when `defects` is not filled in).
     pub races: usize,
@@ -229,6 +229,63 @@ pub fn from_check(file: &str, k: &Kernel, tx: &Texts, c: Checked) -> KernelResul
             millis: c.millis,
         },
         report: Some(c.report),
+    }
+}
+
+/// A kernel the front end could not lower, as the outputs show it.
+pub struct NotLowered<'a> {
+    /// The kernel's name as shown.
+    pub kernel: &'a str,
+    /// Where the kernel is defined.
+    pub at: Span,
+    /// `unsupported` or `needs a value`.
+    pub kind: &'a str,
+    /// What it could not lower.
+    pub message: &'a str,
+    /// What the user can do.
+    pub help: Option<&'a str>,
+    /// Where the construct is.
+    pub span: Span,
+}
+
+/// The result of a kernel the front end could not lower (`check` and `fix` alike): inconclusive,
+/// with the construct's location and what to do.
+pub fn from_unlowered(file: &str, u: &NotLowered, files: &[SourceFile], tx: &Texts, fix: bool) -> KernelResult {
+    let kind = u.kind;
+    let mut d = Defect::plain(&crate::vocab::rules::INCONCLUSIVE);
+    d.message = format!("{kind}: {}", u.message);
+    d.primary = tx.location_in(files, u.span).map(|location| Labeled {
+        location,
+        label: kind.to_string(),
+    });
+    d.notes.extend(u.help.iter().map(|h| format!("help: {h}")));
+    KernelResult {
+        environment: None,
+        file: file.to_string(),
+        kernel: u.kernel.to_string(),
+        location: tx.location_in(files, u.at),
+        status: "inconclusive".into(),
+        verdict: (!fix).then_some(Verdict::Inconclusive),
+        checker: "front end".into(),
+        races: 0,
+        defects: vec![d],
+        suppressed: vec![],
+        barriers: vec![],
+        cost: 0.0,
+        reasons: if fix {
+            vec![format!("{kind}: {}", u.message)]
+        } else {
+            vec![]
+        },
+        notes: vec![],
+        minimized: None,
+        stats: Stats {
+            oracle_calls: 0,
+            maxsat_calls: 0,
+            rounds: 0,
+            millis: 0.0,
+        },
+        report: None,
     }
 }
 
@@ -410,6 +467,10 @@ pub struct FileResult {
     /// The exit code this file implies.
     #[serde(skip)]
     pub exit_code: u8,
+    /// A file named on the command line that has code but no kernel (host code only): noted,
+    /// so the run is not "no kernel in the given paths".
+    #[serde(skip)]
+    pub kernel_free: bool,
     /// Front-end notes and other messages for stderr (text mode).
     #[serde(skip)]
     pub messages: Vec<String>,

@@ -2,7 +2,7 @@
 //! counted in Unicode code points (what SARIF calls `unicodeCodePoints`), right for non-ASCII
 //! sources too.
 
-use autosync_oracle::ir::{Kernel, Span};
+use autosync_oracle::ir::{Kernel, SourceFile, Span};
 use serde::Serialize;
 
 /// A place in a source file.
@@ -46,6 +46,11 @@ impl Texts<'_> {
 
     /// The location of a span of kernel `k` (None for synthesized spans).
     pub fn location(&self, k: &Kernel, span: Span) -> Option<Location> {
+        self.location_in(&k.files, span)
+    }
+
+    /// The location of a span in the unit whose files are `files`.
+    pub fn location_in(&self, files: &[SourceFile], span: Span) -> Option<Location> {
         if span.is_dummy() {
             return None;
         }
@@ -53,7 +58,7 @@ impl Texts<'_> {
         let (line, column) = self.line_col(fi, span.lo)?;
         let (end_line, end_column) = self.line_col(fi, span.hi.max(span.lo))?;
         Some(Location {
-            file: k.files.get(fi).map(|f| f.path.clone()).unwrap_or_default(),
+            file: files.get(fi).map(|f| f.path.clone()).unwrap_or_default(),
             line,
             column,
             end_line,

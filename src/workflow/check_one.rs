@@ -6,6 +6,7 @@ use super::errors::{error_free, error_result, front_error};
 use super::inputs::{load, no_kernels, Input};
 use super::notes::{describe_unit, render_warnings, suppression_warnings};
 use super::options::{CheckOptions, Format};
+use super::unlowered::add_unlowered;
 use crate::jobs::check::check_kernel_within;
 use crate::output::diag::{self, Style};
 use crate::output::results::{self, Checked, FileResult, Findings, Verdict};
@@ -67,6 +68,7 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult
         }
         res.kernels.push(kr);
     }
+    add_unlowered(&mut res, &unit, o.run.format, style, false);
     res.warnings = suppression_warnings(&unit, &res.kernels, &sup, front_opts.kernel.is_some());
     render_warnings(&mut res, o.run.format, true);
     res

@@ -25,6 +25,7 @@ pub(super) fn error_free(file: &str) -> FileResult {
         warnings: vec![],
         environment: None,
         exit_code: exit::OK,
+        kernel_free: false,
         messages: vec![],
         stdout: String::new(),
     }
@@ -51,11 +52,7 @@ pub fn front_error(path: &str, texts: Option<&[String]>, e: &FrontError) -> File
         let (l, c) = f.line_col(e.span.lo.min(text.len() as u32));
         (Some(l), Some(c))
     };
-    let kind = match e.kind {
-        FrontErrorKind::Input => "error",
-        FrontErrorKind::Unsupported => "unsupported",
-        FrontErrorKind::MissingValue => "needs a value",
-    };
+    let kind = kind_word(e.kind);
     FileError {
         file: path.to_string(),
         line,
@@ -67,5 +64,14 @@ pub fn front_error(path: &str, texts: Option<&[String]>, e: &FrontError) -> File
             FrontErrorKind::Input => exit::INPUT,
             _ => exit::INCONCLUSIVE,
         },
+    }
+}
+
+/// How a front-end error's kind is named in messages.
+pub(super) fn kind_word(k: FrontErrorKind) -> &'static str {
+    match k {
+        FrontErrorKind::Input => "error",
+        FrontErrorKind::Unsupported => "unsupported",
+        FrontErrorKind::MissingValue => "needs a value",
     }
 }

@@ -8,6 +8,7 @@ use super::inputs::{no_kernels, Input};
 use super::notes::{describe_unit, render_warnings, suppression_warnings};
 use super::options::{FixMode, FixRequest, Format};
 use super::suppress::Suppressions;
+use super::unlowered::add_unlowered;
 use crate::jobs::check::{check_kernel_within, OracleChoice};
 use crate::jobs::fix::{fix_file, fix_text, write_back_with, FileFix, FixError, FixOptions};
 use crate::output::diag;
@@ -111,6 +112,7 @@ pub(super) fn fix_one(i: &Input, o: &FixRequest) -> FileResult {
         }
         res.kernels.push(kr);
     }
+    add_unlowered(&mut res, unit, o.run.format, diag::Style::new(false), true);
     res.warnings = suppression_warnings(unit, &res.kernels, &sup, front_opts.kernel.is_some());
     render_warnings(&mut res, o.run.format, false);
     let human = o.run.format != Format::Json && o.run.format != Format::Sarif;

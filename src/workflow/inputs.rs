@@ -158,16 +158,19 @@ pub(super) fn load(i: &Input, opts: &FrontOptions) -> Result<SourceUnit, front::
     }
 }
 
-/// A file without kernels: an input error when the user named it, a note when a directory
-/// search found it (headers have no kernels).
+/// A file without kernels. An empty file is an input error when the user named it; a file
+/// with code but no kernel (host code only, or device helpers) is a note: there is nothing to
+/// check in it, which is not the user's mistake. A directory search notes both (headers have
+/// no kernels).
 pub(super) fn no_kernels(i: &Input, text: &str) -> FileResult {
-    let what = if text.trim().is_empty() {
+    let empty = text.trim().is_empty();
+    let what = if empty {
         "file is empty"
     } else {
         "no __global__ kernel in this file"
     };
     let file = i.name();
-    if i.explicit {
+    if i.explicit && empty {
         return error_result(&FileError::input(
             &file,
             what,
@@ -175,6 +178,8 @@ pub(super) fn no_kernels(i: &Input, text: &str) -> FileResult {
         ));
     }
     let mut r = error_free(&file);
-    r.messages.push(format!("{file}: note: {what}"));
+    r.kernel_free = i.explicit;
+    let tail = if i.explicit { " (nothing to check)" } else { "" };
+    r.messages.push(format!("{file}: note: {what}{tail}"));
     r
 }

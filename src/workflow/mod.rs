@@ -4,8 +4,8 @@
 //!
 //! It takes plain option structs (`options.rs`); only `cli.rs` knows the command line.
 //! `inputs.rs` finds the inputs, `parallel.rs` runs one job per file, `check_one.rs` and
-//! `fix_one.rs` are those jobs, `notes.rs` and `errors.rs` what a file's result says besides
-//! its findings, and `present.rs` prints the results and decides the exit code.
+//! `fix_one.rs` are those jobs, `notes.rs`, `errors.rs` and `unlowered.rs` (kernels the front
+//! end could not lower) what a file's result says besides its findings, and `present.rs` prints the results and decides the exit code.
 
 mod check_one;
 pub mod config;
@@ -17,6 +17,7 @@ mod options;
 mod parallel;
 mod present;
 pub mod suppress;
+mod unlowered;
 pub mod walk;
 
 pub use errors::front_error;

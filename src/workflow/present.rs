@@ -28,7 +28,10 @@ pub(super) fn finish(command: &str, mut results: Vec<FileResult>, run: &RunOptio
     for r in &results {
         code = worst(code, r.exit_code);
     }
-    if code == exit::OK && !results.is_empty() && results.iter().all(|r| r.kernels.is_empty()) {
+    // A directory search that finds no kernel anywhere is most likely the wrong path; a file
+    // the user named that holds only host code was noted as such.
+    let nothing_found = |r: &FileResult| r.kernels.is_empty() && !r.kernel_free;
+    if code == exit::OK && !results.is_empty() && results.iter().all(nothing_found) {
         eprintln!("error: no __global__ kernel in the given paths");
         code = exit::INPUT;
     }

@@ -133,12 +133,6 @@ fn table() -> Vec<Case> {
             (4, "pointer_array_copy.cu:7:10: unsupported: a write into `s`, an array of pointers"),
             (4, "an array of pointers"),
         ),
-        case(
-            "no_kernel.cu",
-            "__device__ int helper(int a) { return a + 1; }\n",
-            (2, "no_kernel.cu: error: no __global__ kernel in this file"),
-            (2, "no __global__ kernel in this file"),
-        ),
         // No launch configuration: gridDim stays symbolic, and across blocks `o[threadIdx.x]`
         // is written by every block (with a barrier-fixable race too, `fix` writes that barrier
         // and exits 3: tests/workflow.rs).
@@ -229,6 +223,66 @@ fn a_block_over_1024_threads_is_an_error_except_on_a_verifier_header_line() {
         err.contains("blockDim has 2048 threads; CUDA allows at most 1024"),
         "{err}"
     );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+/// One kernel the front end cannot read leaves the file's other kernels their verdicts: the
+/// race in one is reported (and fixed), the other is inconclusive with the construct's place.
+#[test]
+fn an_unsupported_construct_makes_only_its_kernel_inconclusive() {
+    let (_dir, path) = common::copy_to_temp("cpp/kernel_isolation.cu");
+    let (code, out) = run(&["check", "--format", "json"], &path);
+    assert_eq!(code, 4, "{out}");
+    let doc: serde_json::Value = serde_json::from_str(out.trim_start_matches(|c| c != '{')).unwrap();
+    let kernels = doc["kernels"].as_array().unwrap();
+    let status: Vec<(&str, &str)> = kernels
+        .iter()
+        .map(|k| (k["kernel"].as_str().unwrap(), k["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        status,
+        [("mirrored_fields<>", "inconclusive"), ("neighbour_sum", "defects")],
+        "{out}"
+    );
+    let why = &kernels[0]["defects"][0];
+    assert_eq!(why["rule"], "inconclusive");
+    assert_eq!(why["message"], "unsupported: operator `.*` is not supported");
+    assert_eq!(
+        (why["primary"]["line"].as_u64(), why["primary"]["column"].as_u64()),
+        (Some(18), Some(30))
+    );
+    assert!(doc["errors"].as_array().unwrap().is_empty(), "{out}");
+    let (code, out) = run(&["check"], &path);
+    assert_eq!(code, 4);
+    assert!(out.contains("kernel_isolation.cu:18:30"), "{out}");
+    assert!(out.contains("kernel `neighbour_sum` (sdv checker): 1 race"), "{out}");
+    // fix writes the race's barrier and leaves the unread kernel as it is.
+    let (code, out) = run(&["fix"], &path);
+    assert_eq!(code, 4, "{out}");
+    assert!(
+        out.contains("kernel `mirrored_fields<>` is inconclusive; left as it is"),
+        "{out}"
+    );
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(fixed.matches("__syncthreads();").count(), 2, "{fixed}");
+}
+
+#[test]
+fn a_named_file_with_host_code_only_is_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "#include <cstdio>\n__device__ int helper(int a) { return a + 1; }\n\
+                void launch_nothing() { printf(\"%d\\n\", 1); }\n";
+    let path = dir.path().join("host_only.cu");
+    std::fs::write(&path, text).unwrap();
+    for cmd in ["check", "fix"] {
+        let (code, err) = run(&[cmd], &path);
+        assert_eq!(code, 0, "{cmd}: {err}");
+        assert!(
+            err.contains("host_only.cu: note: no __global__ kernel in this file (nothing to check)"),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("error"), "{cmd}: {err}");
+    }
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
 

@@ -117,3 +117,77 @@ fn compile_commands_and_arch_decide_what_the_device_pass_sees() {
     let (code, _) = run(&["check", "--no-compile-commands"], &k);
     assert_eq!(code, 2);
 }
+
+/// A kernel whose barrier and tile width come from a header only the build's include folder
+/// holds, switched by a define only the build passes.
+const CMAKE_KERNEL: &str = "//--blockDim=64 --gridDim=1\n\
+#include \"tile_config.h\"\n\
+__global__ void k(const float *in, float *out)\n\
+{\n\
+    __shared__ float s[TILE];\n\
+    s[threadIdx.x] = in[threadIdx.x];\n\
+    TILE_SYNC();\n\
+    out[threadIdx.x] = s[(threadIdx.x + 1) % TILE];\n\
+}\n";
+
+const CMAKE_HEADER: &str = "#pragma once\n\
+#define TILE 64\n\
+#ifdef TILE_SAFE_SYNC\n\
+#define TILE_SYNC() __syncthreads()\n\
+#else\n\
+#define TILE_SYNC()\n\
+#endif\n";
+
+/// One entry as CMake's CUDA language support writes it for nvcc (CMake 3.2x).
+fn cmake_entry(build: &Path, src: &Path, include: &Path, defines: &str) -> String {
+    let command = format!(
+        "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler {defines} -I{inc} -O3 -DNDEBUG -std=c++17 \
+         \\\"--generate-code=arch=compute_80,code=[compute_80,sm_80]\\\" -Xcompiler=-fPIC \
+         --expt-relaxed-constexpr -use_fast_math -MD -MT CMakeFiles/k.dir/src/k.cu.o \
+         -MF CMakeFiles/k.dir/src/k.cu.o.d -x cu -c {src} -o CMakeFiles/k.dir/src/k.cu.o",
+        inc = include.display(),
+        src = src.display()
+    );
+    format!(
+        "[{{\"directory\": \"{}\", \"command\": \"{command}\", \"file\": \"{}\", \"output\": \"CMakeFiles/k.dir/src/k.cu.o\"}}]",
+        build.display(),
+        src.display()
+    )
+}
+
+/// `cmake -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON` puts the database in the build folder:
+/// found without a flag when that folder is `build/` beside an ancestor (as clangd looks),
+/// named with `-p DIR` anywhere else (as clang-tidy takes it). Its include folder and defines
+/// decide the verdict, and `--verbose` names the entry used.
+#[test]
+fn a_cmake_build_folders_nvcc_commands_decide_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("proj");
+    let k = write(&proj, "src/k.cu", CMAKE_KERNEL);
+    write(&proj, "include/tile_config.h", CMAKE_HEADER);
+    // Without the build's include folder the header is not found.
+    let (code, out) = run(&["check"], &k);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("'tile_config.h' file not found"), "{out}");
+    // proj/build, found without a flag: the build defines TILE_SAFE_SYNC, so the barrier is there.
+    let build = proj.join("build");
+    let db = cmake_entry(&build, &k, &proj.join("include"), "-DTILE_SAFE_SYNC");
+    write(&build, "compile_commands.json", &db);
+    let (code, out) = run(&["check", "--verbose"], &k);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("compile_commands.json"), "{out}");
+    assert!(out.contains("--generate-code=arch=compute_80"), "{out}");
+    // An out-of-tree build folder without the define, named with -p: the barrier is gone.
+    let out_dir = dir.path().join("out");
+    write(
+        &out_dir,
+        "compile_commands.json",
+        &cmake_entry(&out_dir, &k, &proj.join("include"), ""),
+    );
+    let p = out_dir.display().to_string();
+    for flag in ["-p", "--compile-commands"] {
+        let (code, out) = run(&["check", flag, &p], &k);
+        assert_eq!(code, 1, "{flag}: {out}");
+        assert!(out.contains("race (RAW) on `s`"), "{flag}: {out}");
+    }
+}
