@@ -10,7 +10,8 @@ Every file is checked on its own, as a user would run it from the code base's ro
 `autosync check --format json -j 1 --no-config --cuda-path TOOLKIT -I ... FILE`.
 
 Per kernel instantiation the table says: clean / defects (the rules found) / inconclusive (with
-the reason); per file: kernels, seconds (median of --repeat runs), the file error if the file
+the reason) / elsewhere (a kernel template the file neither instantiates nor launches: the code
+base instantiates it in another file, where it is checked; not counted as this file's); per file: kernels, seconds (median of --repeat runs), the file error if the file
 stopped before any kernel was checked (its kind and message), and with --clang-baseline the
 time of Clang's own `-fsyntax-only` on the same file with the same toolkit, flags and
 architecture (what autosync's front end costs at least) and the ratio.
@@ -68,7 +69,12 @@ def run_autosync(path, opts):
 def kernel_row(k):
     rules = sorted({d.get("rule") for d in k.get("defects", []) if d.get("rule") != "inconclusive"})
     reasons = [d.get("message", "") for d in k.get("defects", []) if d.get("rule") == "inconclusive"]
-    return {"kernel": k.get("kernel"), "verdict": k.get("verdict") or k.get("status"),
+    verdict = k.get("verdict") or k.get("status")
+    # A kernel template this file neither instantiates nor launches is checked where the code
+    # base instantiates it: not one of this file's kernel instantiations.
+    if k.get("checker") == "front end" and any("has no instantiation in this file" in r for r in reasons):
+        verdict = "elsewhere"
+    return {"kernel": k.get("kernel"), "verdict": verdict,
             "rules": rules, "reason": reasons[0] if reasons else "",
             "errors": sum(1 for d in k.get("defects", []) if d.get("severity") == "error"
                           and d.get("rule") != "inconclusive"),
@@ -112,7 +118,9 @@ def short(s, n=90):
 
 
 def summarize(results):
-    kernels = [k for r in results for k in r.get("kernels", [])]
+    every = [k for r in results for k in r.get("kernels", [])]
+    elsewhere = sum(1 for k in every if k["verdict"] == "elsewhere")
+    kernels = [k for k in every if k["verdict"] != "elsewhere"]
     verdicts = {}
     for k in kernels:
         verdicts[k["verdict"]] = verdicts.get(k["verdict"], 0) + 1
@@ -123,10 +131,12 @@ def summarize(results):
     p90 = secs[min(len(secs) - 1, int(0.9 * len(secs)))] if secs else 0
     decided = verdicts.get("clean", 0) + verdicts.get("defects", 0)
     return {"files": len(results), "file_outcomes": files, "kernels": len(kernels),
+            "templates_instantiated_elsewhere": elsewhere,
             "verdicts": verdicts, "decided": decided,
             "decided_share": decided / len(kernels) if kernels else 0.0,
             "files_all_decided": sum(1 for r in results if r.get("kernels") and
-                                     all(k["verdict"] in ("clean", "defects") for k in r["kernels"])),
+                                     all(k["verdict"] in ("clean", "defects", "elsewhere")
+                                         for k in r["kernels"])),
             "median_seconds": statistics.median(secs) if secs else 0, "p90_seconds": p90,
             "max_seconds": secs[-1] if secs else 0}
 
@@ -154,6 +164,7 @@ def markdown(results, summary):
     s = summary
     out.append("")
     out.append(f"Files: {s['files']} ({s['file_outcomes']}); kernel instantiations: {s['kernels']} "
+               f"(and {s['templates_instantiated_elsewhere']} kernel templates instantiated in other files) "
                f"({s['verdicts']}); with a verdict: {s['decided']} ({100 * s['decided_share']:.1f} %); "
                f"files with a verdict for every kernel: {s['files_all_decided']}; seconds per file: "
                f"median {s['median_seconds']:.2f}, p90 {s['p90_seconds']:.2f}, max {s['max_seconds']:.2f}.")

@@ -11,6 +11,10 @@ pub enum FrontErrorKind {
     Unsupported,
     /// A value that must be concrete is not given (template argument, ...): exit code 4.
     MissingValue,
+    /// A kernel template the file neither instantiates nor launches, with no values given: the
+    /// code base instantiates it elsewhere. Exit code 4 for a file named on the command line,
+    /// a note when a directory is checked.
+    Uninstantiated,
 }
 
 /// A front-end error with its location.
@@ -24,6 +28,9 @@ pub struct FrontError {
     pub message: String,
     /// What the user can do about it.
     pub help: Option<String>,
+    /// The included file the span is in, when it is not the main file (known once the unit's
+    /// files are: set where the error leaves the front end).
+    pub header: Option<std::path::PathBuf>,
 }
 
 impl FrontError {
@@ -34,6 +41,7 @@ impl FrontError {
             span,
             message: message.into(),
             help: None,
+            header: None,
         }
     }
     /// An unsupported construct.
@@ -43,6 +51,7 @@ impl FrontError {
             span,
             message: message.into(),
             help: None,
+            header: None,
         }
     }
     /// A missing concrete value.
@@ -52,6 +61,7 @@ impl FrontError {
             span,
             message: message.into(),
             help: Some(help.into()),
+            header: None,
         }
     }
     /// Names the main file where Clang's spellings call it `<stdin>` (autosync feeds it to

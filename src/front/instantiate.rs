@@ -2,19 +2,23 @@
 //! (`--define`, `template_args:` in autosync.yaml) by host functions appended to the text.
 
 use super::ast;
-use super::error::{FResult, FrontError};
+use super::error::{FrontError, FrontErrorKind};
 use super::lower::kernels::Uninstantiated;
 use super::lower::source::SourceMap;
 use super::options::FrontOptions;
+use super::source_unit::Unlowered;
 
-/// Host functions that instantiate kernel templates with the user's `--define` values.
+/// Host functions that instantiate kernel templates with the user's `--define` values, and
+/// for each template some of whose values are not given, the kernel (as shown) and why it is
+/// not checked.
 pub(super) fn instantiations(
     ast: &ast::Ast,
     src: &SourceMap,
     templates: &[&Uninstantiated],
     opts: &FrontOptions,
-) -> FResult<String> {
+) -> (String, Vec<Unlowered>) {
     let mut out = String::new();
+    let mut open = Vec::new();
     for (i, t) in templates.iter().enumerate() {
         let mut args = Vec::new();
         let mut missing = Vec::new();
@@ -34,7 +38,7 @@ pub(super) fn instantiations(
                 .collect();
             let example: Vec<String> = missing.iter().map(|m| format!("--define {m}=VALUE")).collect();
             let _ = ast;
-            return Err(FrontError::missing(
+            let mut error = FrontError::missing(
                 span,
                 format!(
                     "kernel template `{}<{}>` has no instantiation in this file, so autosync does not know its template arguments",
@@ -45,7 +49,14 @@ pub(super) fn instantiations(
                     "give them with {} (or `template_args:` for this kernel in autosync.yaml), or add an explicit instantiation",
                     example.join(" ")
                 ),
-            ));
+            );
+            error.kind = FrontErrorKind::Uninstantiated;
+            open.push(Unlowered {
+                kernel: format!("{}<{}>", t.name, params.join(", ")),
+                span,
+                error,
+            });
+            continue;
         }
         out.push_str(&format!(
             "static void __autosync_instantiate_{i}() {{ (void)&::{}<{}>; }}\n",
@@ -53,5 +64,5 @@ pub(super) fn instantiations(
             args.join(", ")
         ));
     }
-    Ok(out)
+    (out, open)
 }

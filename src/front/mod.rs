@@ -81,6 +81,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     let mut ast = parsed.ast;
     let mut errors = parsed.errors;
     let mut appended = String::new();
+    let mut open_templates = Vec::new();
     // Kernel templates the file never instantiates: instantiate them with the user's values.
     {
         let types = Types::new(&ast).with_main_text(text);
@@ -91,7 +92,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
             .filter(|t| opts.kernel.as_deref().is_none_or(|k| base_name(k) == t.name))
             .collect();
         if !wanted.is_empty() {
-            appended = instantiate::instantiations(&ast, &src, &wanted, opts)?;
+            (appended, open_templates) = instantiate::instantiations(&ast, &src, &wanted, opts);
         }
     }
     if !appended.is_empty() {
@@ -101,6 +102,9 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
         errors = again.errors;
     }
     let mut unit = lower_parsed(path, text, &ast, &errors, &header, notes, opts)?;
+    // Templates left open are kernels not checked here, each with why (in file order).
+    unit.unlowered.extend(open_templates);
+    unit.unlowered.sort_by_key(|u| (u.span.file.0, u.span.lo));
     release(ast);
     unit.env = Some(env.toolchain);
     Ok(unit)

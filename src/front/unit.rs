@@ -69,7 +69,11 @@ pub fn lower_parsed(
     }
     // With no kernel left there is no verdict to give: the file stops on the first error.
     if kernels.is_empty() && !unlowered.is_empty() {
-        return Err(unlowered.swap_remove(0).error);
+        let mut e = unlowered.swap_remove(0).error;
+        if e.span.file.0 != 0 {
+            e.header = src.files().0.get(e.span.file.0 as usize).map(|f| f.path.clone().into());
+        }
+        return Err(e);
     }
     let (files, texts) = src.files();
     let mut out = Vec::new();

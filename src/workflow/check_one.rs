@@ -24,7 +24,7 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult
     };
     let mut res = error_free(&file);
     describe_unit(&mut res, &unit, o.run.verbose);
-    if unit.kernels.is_empty() {
+    if unit.kernels.is_empty() && unit.unlowered.is_empty() {
         return no_kernels(i, unit.texts.first().map_or("", String::as_str));
     }
     let tx = Texts { texts: &unit.texts };
@@ -68,7 +68,7 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult
         }
         res.kernels.push(kr);
     }
-    add_unlowered(&mut res, &unit, o.run.format, style, false);
+    add_unlowered(&mut res, &unit, i.explicit, o.run.format, style, false);
     res.warnings = suppression_warnings(&unit, &res.kernels, &sup, front_opts.kernel.is_some());
     render_warnings(&mut res, o.run.format, true);
     res

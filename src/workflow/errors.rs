@@ -34,6 +34,12 @@ pub(super) fn error_free(file: &str) -> FileResult {
 /// A located record (`file:line:col`) of a front-end error, with its exit code; `texts` are the
 /// unit's texts when the front end got that far.
 pub fn front_error(path: &str, texts: Option<&[String]>, e: &FrontError) -> FileError {
+    // An error in an included file is located in that file.
+    let header = e.header.as_ref().map(|h| h.display().to_string());
+    let (path, texts) = match &header {
+        Some(h) => (h.as_str(), None),
+        None => (path, texts),
+    };
     let (line, column) = if e.span.is_dummy() {
         (None, None)
     } else {
@@ -72,6 +78,6 @@ pub(super) fn kind_word(k: FrontErrorKind) -> &'static str {
     match k {
         FrontErrorKind::Input => "error",
         FrontErrorKind::Unsupported => "unsupported",
-        FrontErrorKind::MissingValue => "needs a value",
+        FrontErrorKind::MissingValue | FrontErrorKind::Uninstantiated => "needs a value",
     }
 }

@@ -72,7 +72,8 @@ pub(super) fn fix_one(i: &Input, o: &FixRequest) -> FileResult {
             return stdin_echo(i, error_result(&e));
         }
     };
-    if fixed.kernels.is_empty() {
+    let unlowered = fixed.unit.as_ref().is_some_and(|u| !u.unlowered.is_empty());
+    if fixed.kernels.is_empty() && !unlowered {
         return stdin_echo(i, no_kernels(i, &fixed.original));
     }
     let Some(unit) = &fixed.unit else {
@@ -112,7 +113,7 @@ pub(super) fn fix_one(i: &Input, o: &FixRequest) -> FileResult {
         }
         res.kernels.push(kr);
     }
-    add_unlowered(&mut res, unit, o.run.format, diag::Style::new(false), true);
+    add_unlowered(&mut res, unit, i.explicit, o.run.format, diag::Style::new(false), true);
     res.warnings = suppression_warnings(unit, &res.kernels, &sup, front_opts.kernel.is_some());
     render_warnings(&mut res, o.run.format, false);
     let human = o.run.format != Format::Json && o.run.format != Format::Sarif;

@@ -191,3 +191,32 @@ fn a_cmake_build_folders_nvcc_commands_decide_the_verdict() {
         assert!(out.contains("race (RAW) on `s`"), "{flag}: {out}");
     }
 }
+
+/// A kernel template the file leaves open (the code base instantiates it in another file):
+/// named on the command line it is inconclusive with what to give, beside the verdicts of the
+/// file's other kernels; found in a directory it is a note and the run is not inconclusive.
+#[test]
+fn a_template_instantiated_elsewhere_is_a_note_when_a_directory_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{TEMPLATE}\n__global__ void plain(const int *in, int *out)\n{{\n    out[blockIdx.x * 64 + threadIdx.x] = in[threadIdx.x];\n}}\n"
+    );
+    let k = write(dir.path(), "ops/k.cu", &text);
+    let (code, out) = run(&["check"], &k);
+    assert_eq!(code, 4, "{out}");
+    assert!(out.contains("kernel `plain` (sdv checker): clean"), "{out}");
+    assert!(
+        out.contains("kernel `shift<SHIFT, typename T>` (not lowered): inconclusive"),
+        "{out}"
+    );
+    assert!(out.contains("--define SHIFT=VALUE --define T=VALUE"), "{out}");
+    let (code, out) = run(&["check"], &dir.path().join("ops"));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("kernel `plain` (sdv checker): clean"), "{out}");
+    assert!(
+        out.contains(
+            "k.cu:2:1: note: kernel template `shift<SHIFT, typename T>` has no instantiation in this file; it is checked where the code base instantiates it"
+        ),
+        "{out}"
+    );
+}

@@ -123,9 +123,10 @@ fn stdin_is_checked_and_fixed_under_its_stdin_filename() {
     assert!(!sub.join("k.cu").exists());
     let expected = bin().args(["fix", "--stdout", RACY]).output().unwrap().stdout;
     assert_eq!(patched.as_bytes(), expected.as_slice());
-    // A file without kernels on stdin comes back unchanged (an editor keeps its buffer).
+    // A file without kernels on stdin comes back unchanged (an editor keeps its buffer): host
+    // code only is a note, not an error.
     let out = bin().args(["fix", "-"]).write_stdin("int x;\n").output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(0));
     assert_eq!(out.stdout, b"int x;\n");
 }
 

@@ -70,6 +70,7 @@ node_kinds! {
     UsingDirectiveDecl,
     UsingShadowDecl,
     VarDecl,
+    VarTemplateSpecializationDecl,
     // Statements.
     AttributedStmt,
     BreakStmt,

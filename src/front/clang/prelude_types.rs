@@ -6,8 +6,8 @@
 //! (desugared at the top level). The table is cached beside the precompiled header.
 
 use super::shim::fnv;
-use crate::front::ast::{self, Ast, NodeKind};
 pub use crate::front::ast::PreludeTypes;
+use crate::front::ast::{self, Ast, NodeKind};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -405,6 +405,17 @@ impl<'a> Lowerer<'a> {
         }
         let p = self.pointer(args[si])?;
         let state_ty = p.pointee.clone();
+        let mtgp32 =
+            |t: &CType| matches!(t, CType::Record(r) if self.types.record_name(*r).contains("curandStateMtgp32"));
+        if name.starts_with("curand_mtgp32") || mtgp32(&state_ty) {
+            // One state per block, and the block synchronizes inside each call: a per-thread
+            // update of the state would be a false race. Only the shim's model has the body.
+            return Err(FrontError::unsupported(
+                span,
+                format!("`{name}` on cuRAND's MTGP32 generator (a block-shared state that synchronizes the block inside the call) is not modelled with the real toolkit"),
+            )
+            .with_help("check the kernel with --cuda-shim, whose MTGP32 model has the call's barriers"));
+        }
         let access_span = self.span(args[si]);
         if let LV::Mem(place) = self.deref(p, state_ty.clone(), access_span)? {
             if !write_only {

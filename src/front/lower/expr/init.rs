@@ -95,6 +95,16 @@ impl<'a> Lowerer<'a> {
         Ok(Value::R(RV::Obj(o)))
     }
 
+    /// The field of object `o` that a field declaration only the precompiled prelude shows
+    /// stands for: a record autosync lays out itself (`__half`, the vector types) numbers its
+    /// fields apart, so the prelude's field is found by its name.
+    fn prelude_field(&self, o: usize, fid: u64) -> Option<u64> {
+        let d = self.ast.decls.get(&fid).filter(|d| d.node.is_none())?;
+        let name = self.ast.str(d.name);
+        let layout = self.types.layout(self.objs[o].record).ok()?;
+        layout.fields.iter().find(|f| f.name == name).map(|f| f.id)
+    }
+
     /// Initializes field `fid` of object `o` from expression `init`.
     pub(crate) fn init_field(&mut self, o: usize, fid: u64, ty: &CType, init: NodeId, span: Span) -> FResult<()> {
         if let CType::Ref(_) = ty {
@@ -106,6 +116,7 @@ impl<'a> Lowerer<'a> {
         let dst = self.objs[o]
             .fields
             .get(&fid)
+            .or_else(|| self.prelude_field(o, fid).and_then(|f| self.objs[o].fields.get(&f)))
             .cloned()
             .ok_or_else(|| FrontError::unsupported(span, "initializer for an unknown field"))?;
         let dst = self.binding_lv(&dst);

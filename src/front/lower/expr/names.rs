@@ -44,7 +44,9 @@ impl<'a> Lowerer<'a> {
         }
         let name = ast.str(r.name).to_string();
         match r.kind {
-            NodeKind::VarDecl => self.global_var(r.id, &name, span),
+            // A variable template's specialization (`is_any<T, float>`) is a variable like any
+            // other: a constant when its initializer is one.
+            NodeKind::VarDecl | NodeKind::VarTemplateSpecializationDecl => self.global_var(r.id, &name, span),
             NodeKind::EnumConstantDecl => {
                 let t = self.type_of(n);
                 let v = self.enumerator(r.id).ok_or_else(|| {

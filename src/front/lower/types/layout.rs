@@ -100,6 +100,14 @@ impl<'a> Types<'a> {
             .decls
             .get(&id)
             .ok_or_else(|| "a record autosync has not seen".to_string())?;
+        // Known only from references to it (a precompiled prelude's record): its fields are
+        // not in the dump, and an empty layout would give it a wrong size.
+        if self.ast.decl_node(id).is_none() && d.members.is_empty() {
+            return Err(format!(
+                "the layout of `{}` is unknown (its definition is not in the dump)",
+                d.qual
+            ));
+        }
         let scope = d.qual.clone();
         let union = self
             .ast

@@ -6,6 +6,12 @@ use crate::front::ctype::CType;
 /// An integer as Clang prints it (`42`, `-1`, `16UL`, `0x10`).
 pub fn parse_int(s: &str) -> Option<i64> {
     let s = s.trim();
+    // Clang prints a constant's value of type bool (`if constexpr` conditions) as a word.
+    match s {
+        "true" => return Some(1),
+        "false" => return Some(0),
+        _ => {}
+    }
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s),
