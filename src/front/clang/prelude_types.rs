@@ -19,9 +19,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// stay unknown, as without the table.
 pub fn of(clang: &Path, flags: &[String], pch: &Path) -> PreludeTypes {
     static MEM: OnceLock<Mutex<HashMap<PathBuf, PreludeTypes>>> = OnceLock::new();
+    // One table is worked out at a time: files read in parallel would otherwise each dump the
+    // whole prelude at once.
+    static BUILD: Mutex<()> = Mutex::new(());
     let mem = MEM.get_or_init(Default::default);
-    if let Some(t) = mem.lock().unwrap_or_else(|e| e.into_inner()).get(pch) {
-        return t.clone();
+    let known = || mem.lock().unwrap_or_else(|e| e.into_inner()).get(pch).cloned();
+    if let Some(t) = known() {
+        return t;
+    }
+    let _building = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = known() {
+        return t;
     }
     let file = pch.with_extension("types");
     let table = read_table(&file).unwrap_or_else(|| {
