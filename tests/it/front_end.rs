@@ -220,3 +220,28 @@ fn a_template_instantiated_elsewhere_is_a_note_when_a_directory_is_checked() {
         "{out}"
     );
 }
+
+/// `__launch_bounds__` with an expression of the template's parameters is read as the
+/// instantiation computes it (it was read as its first constant, 32, and the launch's 128
+/// threads were refused).
+#[test]
+fn launch_bounds_computed_from_template_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = write(
+        dir.path(),
+        "rows.cu",
+        "#define WARP 32\n\
+         template <int ROWS>\n\
+         __global__ void __launch_bounds__(WARP * ROWS, 2) rows(const float *in, float *out) {\n\
+         \x20 out[((unsigned long long)blockIdx.x * ROWS + threadIdx.y) * WARP + threadIdx.x] = in[threadIdx.x];\n\
+         }\n\
+         void launch(const float *in, float *out, int n) {\n\
+         \x20 constexpr int rows_per_block = 4;\n\
+         \x20 rows<rows_per_block><<<1, dim3(WARP, rows_per_block)>>>(in, out + n);\n\
+         }\n",
+    );
+    let (code, out) = run(&["check"], &k);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("kernel `rows<4>` (sdv checker): clean"), "{out}");
+    assert!(out.contains("blockDim = (32, 4, 1)"), "{out}");
+}

@@ -151,13 +151,7 @@ fn def(ast: &Ast, types: &Types, n: NodeId, args: String) -> KernelDef {
         .next()
         .and_then(|a| {
             let first = ast.children(a).next()?;
-            let mut v = None;
-            ast.walk(first, &mut |c| {
-                if v.is_none() {
-                    v = types.const_value(c);
-                }
-            });
-            Some((v? as u64, a))
+            Some((u64::try_from(types.attr_value(first)?).ok()?, a))
         });
     KernelDef {
         node: n,

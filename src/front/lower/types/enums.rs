@@ -129,4 +129,37 @@ impl<'a> Types<'a> {
             _ => None,
         }
     }
+
+    /// The value of an attribute's integer argument (`__launch_bounds__(32 * ROWS)`, `alignas`):
+    /// Clang's value when it computed one, else the argument's integer arithmetic folded, with
+    /// template parameters as the instantiation substitutes them. None when it is anything else
+    /// (an unknown is never taken for a constant inside it).
+    pub fn attr_value(&self, n: NodeId) -> Option<i64> {
+        use crate::front::ast::BinaryOp::*;
+        if let Some(v) = self.const_value(n) {
+            return Some(v);
+        }
+        let last = || self.ast.children(n).filter(|&c| !self.ast.is_decl(c)).last();
+        match self.ast.kind(n) {
+            NodeKind::ConstantExpr
+            | NodeKind::ImplicitCastExpr
+            | NodeKind::ParenExpr
+            | NodeKind::SubstNonTypeTemplateParmExpr => self.attr_value(last()?),
+            NodeKind::BinaryOperator => {
+                let mut c = self.ast.children(n);
+                let (a, b) = (self.attr_value(c.next()?)?, self.attr_value(c.next()?)?);
+                match self.ast.binary_op(n)? {
+                    Add => a.checked_add(b),
+                    Sub => a.checked_sub(b),
+                    Mul => a.checked_mul(b),
+                    Div => a.checked_div(b),
+                    Rem => a.checked_rem(b),
+                    Shl => u32::try_from(b).ok().and_then(|s| a.checked_shl(s)),
+                    Shr => u32::try_from(b).ok().and_then(|s| a.checked_shr(s)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
 }

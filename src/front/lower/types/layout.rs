@@ -188,12 +188,7 @@ impl<'a> Types<'a> {
     fn explicit_align(&self, id: u64) -> Option<u64> {
         let n = self.ast.decl_node(id)?;
         let attr = self.ast.children_of_kind(n, NodeKind::AlignedAttr).next()?;
-        let mut v = None;
-        self.ast.walk(attr, &mut |x| {
-            if v.is_none() {
-                v = self.const_value(x);
-            }
-        });
-        v.map(|v| v as u64)
+        let arg = self.ast.children(attr).next()?;
+        self.attr_value(arg).and_then(|v| u64::try_from(v).ok())
     }
 }
