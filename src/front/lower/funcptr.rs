@@ -114,6 +114,13 @@ impl<'a> Lowerer<'a> {
                     return self.code_pointer(c);
                 }
             }
+            // A function pointer given as a template argument (`template <deq_t f>`): the
+            // instantiation substitutes the function (`&f`).
+            NodeKind::SubstNonTypeTemplateParmExpr => {
+                if let Some(c) = ast.children(e).filter(|&c| !ast.is_decl(c)).last() {
+                    return self.code_pointer(c);
+                }
+            }
             _ => {}
         }
         self.pointer(e)
