@@ -159,6 +159,23 @@ impl<'a> Types<'a> {
                 }
             }
         }
+        // A class's injected name (the implicit `struct S` inside `S`, which its own members'
+        // types name) is the class itself.
+        for (id, d) in &ast.decls {
+            let is_record = |k: NodeKind| {
+                matches!(
+                    k,
+                    NodeKind::CXXRecordDecl | NodeKind::RecordDecl | NodeKind::ClassTemplateSpecializationDecl
+                )
+            };
+            let Some(parent) = d.parent.and_then(|p| ast.decls.get(&p).map(|pd| (p, pd))) else {
+                continue;
+            };
+            if is_record(d.kind) && is_record(parent.1.kind) && d.members.is_empty() && d.name == parent.1.name {
+                let target = definitions.get(&parent.0).copied().unwrap_or(parent.0);
+                definitions.entry(*id).or_insert(target);
+            }
+        }
         let used_enumerators = used_enumerators(ast);
         let inline_namespaces = ast
             .decls
