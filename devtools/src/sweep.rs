@@ -28,6 +28,15 @@ pub fn full() -> bool {
     factor() >= 1.0
 }
 
+/// The items of a sweep this run checks, in order: those whose index [`keeps`] accepts.
+pub fn sample<I: IntoIterator>(items: I, salt: usize) -> impl Iterator<Item = I::Item> {
+    items
+        .into_iter()
+        .enumerate()
+        .filter(move |(i, _)| keeps(*i, salt))
+        .map(|(_, x)| x)
+}
+
 /// Whether case `i` of a sweep over items taken in a fixed order is checked in this run: all
 /// of them in a full run, else an evenly spread [`factor`] share (every 4th at the gate's
 /// quarter), shifted by `salt` so that sweeps over different lists do not all keep their

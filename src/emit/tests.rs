@@ -178,12 +178,7 @@ fn every_candidate_position_of_the_corpus_relowers() {
         for k in &unit.kernels {
             let positions = candidate_positions(k);
             salt += 1;
-            let sampled = positions
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| autosync_devtools::sweep::keeps(*i, salt))
-                .map(|(_, p)| p);
-            for &p in sampled {
+            for &p in autosync_devtools::sweep::sample(&positions, salt) {
                 let fix = plan(k, src, &[sync(p)]).unwrap_or_else(|e| panic!("{}: {p:?}: {e}", path.display()));
                 assert_relowers_near(k, &apply(src, &fix), &[p], path.parent());
                 checked += 1;

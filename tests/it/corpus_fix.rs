@@ -244,8 +244,7 @@ fn fix_is_idempotent_over_the_corpus() {
         ..Default::default()
     };
     let mut fixed = 0;
-    let sampled = m.kernels.iter().enumerate().filter(|(i, _)| sweep::keeps(*i, 0));
-    for (_, e) in sampled {
+    for e in sweep::sample(&m.kernels, 0) {
         let src = e.file(Path::new("corpus"));
         let first = match fix_file(&src, &e.front_options(), &fo) {
             Ok(r) => r,

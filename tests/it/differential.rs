@@ -45,11 +45,7 @@ fn load(e: &Entry) -> Kernel {
 /// The manifest's kernels these corpus sweeps compare: an evenly spread share on the merge
 /// gate, all of them with `AUTOSYNC_FULL_SWEEPS=1` (`common::sweep`).
 fn sampled(m: &manifest::Manifest) -> impl Iterator<Item = &Entry> {
-    m.kernels
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| sweep::keeps(*i, 3))
-        .map(|(_, e)| e)
+    sweep::sample(&m.kernels, 3)
 }
 
 #[test]

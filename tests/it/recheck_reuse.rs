@@ -196,13 +196,7 @@ fn levels(k: &Kernel, u: &sdv::Uniformity) -> Vec<(Label, sdv::Level, sdv::Level
 #[test]
 fn settled_uniformity_from_the_kernels_own_is_the_fresh_one() {
     let m = manifest::load(Path::new("corpus/manifest.yaml")).expect("manifest");
-    let sampled: Vec<_> = m
-        .kernels
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| sweep::keeps(*i, 1))
-        .map(|(_, e)| e)
-        .collect();
+    let sampled: Vec<_> = sweep::sample(&m.kernels, 1).collect();
     let reused = sampled
         .par_iter()
         .map(|e| {

@@ -90,15 +90,19 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The error for an operator the lowering does not model, naming it.
-    pub(super) fn unsupported_operator(&self, n: NodeId, span: Span) -> FrontError {
-        let op = self
-            .ast
+    /// How operator node `n` spells its operator (empty when it has none).
+    fn spelled_operator(&self, n: NodeId) -> &str {
+        self.ast
             .node(n)
             .attrs
             .opcode
             .map(|o| self.ast.op_spelling(o))
-            .unwrap_or("");
+            .unwrap_or("")
+    }
+
+    /// The error for an operator the lowering does not model, naming it.
+    pub(super) fn unsupported_operator(&self, n: NodeId, span: Span) -> FrontError {
+        let op = self.spelled_operator(n);
         FrontError::unsupported(span, format!("operator `{op}` is not supported"))
     }
 
@@ -362,13 +366,7 @@ impl<'a> Lowerer<'a> {
                 ))
             }
             _ => {
-                let spelled = self
-                    .ast
-                    .node(n)
-                    .attrs
-                    .opcode
-                    .map(|o| self.ast.op_spelling(o))
-                    .unwrap_or("");
+                let spelled = self.spelled_operator(n);
                 Err(FrontError::unsupported(
                     span,
                     format!("operator `{spelled}` on pointers"),
