@@ -336,6 +336,10 @@ struct InputArgs {
     /// Lanes of a warp of N threads run in lock step.
     #[arg(long = "warp-sync", value_name = "N")]
     warp_sync: Option<u32>,
+    /// Drop the assumption that array indices stay below 2^40 elements: index arithmetic
+    /// that wraps around 64 bits is then a possible witness too.
+    #[arg(long = "index-wraparound")]
+    index_wraparound: bool,
 }
 
 impl InputArgs {
@@ -370,6 +374,7 @@ impl InputArgs {
             no_compile_db: self.no_compile_db,
             compile_db: self.compile_db.clone(),
             assume_pure: self.assume_pure.clone(),
+            index_wraparound: self.index_wraparound,
         }
     }
 }

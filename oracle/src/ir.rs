@@ -890,6 +890,10 @@ pub struct Var {
     pub kind: VarKind,
 }
 
+/// The index bound [`LaunchConfig::index_bits`] the tool assumes unless told otherwise: 2^40
+/// elements, above any device's memory.
+pub const DEVICE_INDEX_BITS: u32 = 40;
+
 /// The concrete launch configuration and known parameter values.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchConfig {
@@ -906,6 +910,11 @@ pub struct LaunchConfig {
     /// `k<<<g, dim3(p, 1, 1)>>>(…, p)`, `blockDim.y == 1`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<Expr>,
+    /// Every access's element index lies in `[-2^n, 2^n)` (no allocation on a device comes
+    /// near 2^40 elements, so index arithmetic that only wraps above that is no witness);
+    /// `None`: full 64-bit wrap-around semantics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_bits: Option<u32>,
 }
 
 impl LaunchConfig {

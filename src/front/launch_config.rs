@@ -11,7 +11,9 @@ use super::lower::kernels::KernelDef;
 use super::lower::source::SourceMap;
 use super::options::FrontOptions;
 use super::source_unit::{base_name, ASSUMPTION};
-use autosync_oracle::ir::{BinOp, Builtin, Dim, Expr, FileId, Kernel, LaunchConfig, ScalarTy, Span, VarKind};
+use autosync_oracle::ir::{
+    BinOp, Builtin, Dim, Expr, FileId, Kernel, LaunchConfig, ScalarTy, Span, VarKind, DEVICE_INDEX_BITS,
+};
 
 /// Launch configuration: CLI > config file > header > the file's launches of the kernel
 /// (`sites`) > `__launch_bounds__`. A block of more
@@ -88,6 +90,7 @@ pub(super) fn resolve_launch(
         warp_sync: opts.warp_sync.or(file.warp_sync).or(header.warp_sync),
         params,
         facts: Vec::new(),
+        index_bits: (!opts.index_wraparound).then_some(DEVICE_INDEX_BITS),
     })
 }
 

@@ -38,4 +38,6 @@ pub struct FrontOptions {
     pub compile_db: Option<PathBuf>,
     /// Functions declared free of memory effects and synchronization (`--assume-pure`).
     pub assume_pure: Vec<String>,
+    /// `--index-wraparound`: no bound on array indices (full 64-bit wrap-around semantics).
+    pub index_wraparound: bool,
 }

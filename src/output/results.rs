@@ -491,6 +491,10 @@ pub struct EnvironmentJson {
     pub cuda: Option<CudaJson>,
     /// The GPU architecture (`sm_80`).
     pub arch: String,
+    /// Array indices are assumed to lie in `[-2^n, 2^n)` elements; absent with
+    /// `--index-wraparound`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_bits: Option<u32>,
 }
 
 /// A CUDA toolkit as the JSON output names it.

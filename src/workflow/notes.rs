@@ -20,7 +20,19 @@ pub(super) fn describe_unit(res: &mut FileResult, unit: &SourceUnit, verbose: bo
             source: t.source.clone(),
         }),
         arch: e.arch.clone(),
+        index_bits: unit.kernels.first().and_then(|k| k.launch.index_bits),
     });
+    if let Some(n) = unit
+        .kernels
+        .first()
+        .and_then(|k| k.launch.index_bits)
+        .filter(|_| verbose)
+    {
+        res.messages.push(format!(
+            "{}: note: array indices are assumed below 2^{n} elements (--index-wraparound drops this)",
+            res.file
+        ));
+    }
     // Notes a verdict rests on are shown always; the others with --verbose.
     let shown = unit
         .notes

@@ -54,6 +54,7 @@ impl B {
                 warp_sync: None,
                 params: BTreeMap::new(),
                 facts: vec![],
+                index_bits: None,
             },
             next_label: 1,
         };

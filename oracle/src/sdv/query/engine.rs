@@ -217,6 +217,7 @@ impl<'k> Engine<'k> {
         crate::smt::set_limits(solver, budget_ms, wall_left);
         solver.push();
         solver.assert(f);
+        dump_query(solver, what.2, fallback);
         let started = std::time::Instant::now();
         let res = solver.check();
         let millis = started.elapsed().as_secs_f64() * 1000.0;
@@ -710,5 +711,17 @@ impl<'k> Engine<'k> {
             index: byte_offset.map(|o| o.div_euclid(elem)),
             byte_offset,
         }
+    }
+}
+
+/// Appends the query to the file `AUTOSYNC_DUMP_QUERIES` names, as SMT-LIB: how an alarm on
+/// production code is triaged (docs/performance.md). Best effort; never changes an answer.
+fn dump_query(solver: &Solver, kind: &str, fallback: bool) {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("AUTOSYNC_DUMP_QUERIES") else {
+        return;
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, ";; QUERY {kind} fallback={fallback}\n{solver}");
     }
 }

@@ -72,7 +72,7 @@ pub(super) fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV
         }
     }
     let pairs: Vec<(&Dynamic, &Dynamic)> = subst.iter().map(|(a, b)| (a, b)).collect();
-    let mut parts = vec![formula.substitute(&pairs)];
+    let mut parts = vec![formula.clone()];
     let exact: Vec<Bool> = products
         .iter()
         .map(|p| {
@@ -144,7 +144,11 @@ pub(super) fn abstract_products(formula: &Bool, walks: [&Walk; 2], offsets: [&BV
             parts.push(Bool::and(&[exact[i].clone(), exact[j].clone()]).implies(Bool::and(&facts)));
         }
     }
-    Some(Bool::and(&parts))
+    // The facts too: an operand may itself be a product (`r * (blockDim.x * gridDim.x)`), and
+    // each fresh value equals its product in the model the abstraction is built from, so the
+    // substituted facts hold where the original ones do; left in, the inner product would
+    // bring back the multiplier circuit the abstraction exists to avoid.
+    Some(Bool::and(&parts).substitute(&pairs))
 }
 
 /// The addends of `t` (nested `bvadd`s flattened).
@@ -182,7 +186,7 @@ pub(super) fn radix_lemmas(walks: [&Walk; 2], t1: &BV, t2: &BV, depth: u32, out:
         let parts = addends(t);
         let mut found = Vec::new();
         for (i, a) in parts.iter().enumerate() {
-            if let Some(p) = walks.iter().find_map(|w| w.products.get(a)) {
+            if let Some(p) = walks.iter().find_map(|w| w.products.get(a)).filter(|p| !p.counter) {
                 let rest: Vec<&BV> = parts
                     .iter()
                     .enumerate()
@@ -418,6 +422,7 @@ mod radix_tests {
                             x: x.clone(),
                             y: y.clone(),
                             signed,
+                            counter: false,
                         },
                     );
                     p

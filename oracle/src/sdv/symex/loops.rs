@@ -5,7 +5,7 @@
 use super::super::induction::{exit_tests, guarded_inductions, inductions, Update};
 use super::super::pow2;
 use super::super::syntax::{has_jump, has_return, modified_vars};
-use super::terms::{Stride, Val};
+use super::terms::{Product, Stride, Val};
 use super::walker::{Frame, Walker};
 use crate::ir::*;
 use crate::smt::{numeral, numeral_i, resize};
@@ -532,7 +532,19 @@ impl Walker<'_> {
                     return None;
                 };
                 self.ub.clear();
-                let delta = resize(r, w, false).bvmul(&e);
+                let count = resize(r, w, false);
+                let delta = count.bvmul(&e);
+                if e.as_u64().is_none() {
+                    // `r * step` with a symbolic step (a grid stride): the product abstraction
+                    // then knows that equal counters give equal products.
+                    let p = Product {
+                        x: count,
+                        y: e.clone(),
+                        signed: false,
+                        counter: true,
+                    };
+                    self.out.products.insert(delta.clone(), p);
+                }
                 let val = if *sub { init.bvsub(&delta) } else { init.bvadd(&delta) };
                 // The same sum without wrap-around, in a width where it cannot overflow. "Does
                 // not wrap" is about the variable's own type: `int i; i += blockDim.x` adds in

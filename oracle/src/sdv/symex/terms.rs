@@ -38,7 +38,9 @@ pub(crate) struct SiteTerms {
     /// When the offset is `base + (64-bit)index * size` (an element of the access's own size):
     /// the index, and whether it is sign-extended. Two such accesses with the same base term
     /// overlap exactly when their extended indices are equal (the 64-bit offsets then differ by
-    /// a non-zero multiple of the size smaller than 2^34, also when one of them wraps).
+    /// a non-zero multiple of the size smaller than 2^34 for a 32-bit index, also when one of
+    /// them wraps; below 2^63 for a 64-bit index under the launch's index bound, which the
+    /// access's facts state).
     pub index: Option<(BV, bool)>,
     /// The base of `index`; `None` for 0.
     pub base: Option<BV>,
@@ -94,6 +96,10 @@ pub(crate) struct Product {
     pub y: BV,
     /// Signed multiplication (overflow is undefined behaviour).
     pub signed: bool,
+    /// A loop's closed form `r * step`: abstracted like the others, but no digit of a
+    /// mixed-radix offset (the stride lemmas relate its counters; a radix lemma's unsigned
+    /// no-overflow premise would cost a multiplier circuit).
+    pub counter: bool,
 }
 
 impl Product {

@@ -322,6 +322,7 @@ impl<'a> Walker<'a> {
                             x: x.clone(),
                             y: y.clone(),
                             signed: s,
+                            counter: false,
                         },
                     );
                 }
@@ -530,6 +531,7 @@ impl<'a> Walker<'a> {
                 .find_map(|(base, rest)| Some((Some(&**base), scaled_index(self.k, rest, acc.size)?))),
             offset => scaled_index(self.k, offset, acc.size).map(|x| (None, x)),
         };
+        let bits = self.k.launch.index_bits;
         let (offset, index, base) = match scaled {
             Some((base, (x, ty))) => {
                 let base = base.and_then(|b| match self.eval_as(b, ScalarTy::I64) {
@@ -542,6 +544,11 @@ impl<'a> Walker<'a> {
                     unreachable!("int conversion yields bit-vectors")
                 };
                 let s = ty.is_signed();
+                // The launch's index bound (what makes a 64-bit index's offset exact); byte
+                // offsets of other shapes are left unbounded.
+                if let Some(n) = bits {
+                    self.ub.push(index_within(&i, s, n));
+                }
                 let scaled = resize(&i, 64, s).bvmul(numeral(acc.size as u64, 64));
                 let off = base.as_ref().map_or_else(|| scaled.clone(), |b| b.bvadd(&scaled));
                 (off, Some((i, s)), base)
@@ -727,8 +734,24 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// The launch's index bound on an element index `x`: within `[-2^n, 2^n)`, or below `2^n`
+/// when unsigned (`true` when `x` is too narrow to leave it).
+fn index_within(x: &BV, signed: bool, n: u32) -> Bool {
+    let w = x.get_size();
+    if n + u32::from(signed) >= w {
+        return Bool::from_bool(true);
+    }
+    let hi = numeral(1u64 << n, w);
+    if signed {
+        Bool::and(&[x.bvslt(&hi), x.bvsge(hi.bvneg())])
+    } else {
+        x.bvult(&hi)
+    }
+}
+
 /// `(x, type of x)` when `offset` is `(64-bit)x * size` (either operand order) with x an
-/// integer of at most 32 bits: the product of its extension and the size cannot wrap around.
+/// integer of at most 32 bits, or of 64 bits under the launch's index bound: the product of its
+/// extension and the size cannot wrap around.
 fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr, ScalarTy)> {
     let Expr::Bin(BinOp::Mul, ScalarTy::Int { bits: 64, .. }, a, b) = offset else {
         return None;
@@ -742,5 +765,6 @@ fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr
         return None;
     };
     let ty = x.ty(k);
-    (c == size as i64 && matches!(ty, ScalarTy::Int { bits, .. } if bits <= 32)).then_some((&**x, ty))
+    let max_bits = if k.launch.index_bits.is_some() { 64 } else { 32 };
+    (c == size as i64 && matches!(ty, ScalarTy::Int { bits, .. } if bits <= max_bits)).then_some((&**x, ty))
 }
