@@ -3,11 +3,16 @@
 //! AST gives a constant for (literals, macros, `constexpr` and `const` variables, template
 //! arguments, a local `dim3 b(32, 8, 1)` never changed afterwards), or a dimension equal to
 //! one of the kernel's own arguments (`k<<<n, dim3(p)>>>(…, p)`: `blockDim.x == p`).
+//! A launch helper (`template <class K> void launch(K kernel, const params &p, …) {
+//! kernel<<<p.grid, p.block>>>(…); }`) is a launch at each of its calls: the kernel is the
+//! argument passed for the launched parameter, and a block read from a field of a parameter is
+//! followed through the caller's argument into the constructor's member initializer.
 //! Anything else is unknown, never guessed.
 
-use super::ast::{Ast, BinaryOp, CastKind, NodeId, NodeKind};
+use super::ast::{Ast, BinaryOp, CastKind, DeclRef, NodeId, NodeKind};
 use super::lower::source::SourceMap;
 use autosync_oracle::ir::Span;
+use std::collections::HashMap;
 
 /// What a launch says about one block dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,34 +46,60 @@ impl LaunchSite {
     }
 }
 
-/// Every `<<<...>>>` launch in the AST's host code.
+/// Every `<<<...>>>` launch in the AST's host code, and every call of a launch helper.
 pub fn find(ast: &Ast, src: &SourceMap) -> Vec<LaunchSite> {
-    let mut out = Vec::new();
+    let mut launches = Vec::new();
+    let mut calls: HashMap<u64, Vec<NodeId>> = HashMap::new();
     for &r in &ast.roots {
-        ast.walk(r, &mut |n| {
-            if ast.kind(n) == NodeKind::CUDAKernelCallExpr {
-                if let Some(site) = read_launch(ast, src, n) {
-                    out.push(site);
+        ast.walk(r, &mut |n| match ast.kind(n) {
+            NodeKind::CUDAKernelCallExpr => launches.push(n),
+            NodeKind::CallExpr => {
+                if let Some(f) = ast.child(n, 0).and_then(|c| referenced(ast, c)) {
+                    calls.entry(f.id).or_default().push(n);
                 }
             }
+            _ => {}
         });
+    }
+    let mut out = Vec::new();
+    for call in launches {
+        match ast.child(call, 0).and_then(|k| referenced(ast, k)) {
+            Some(r) if r.kind == NodeKind::FunctionDecl => {
+                out.extend(read_launch(ast, src, call, r.id, &top_level(ast, call)))
+            }
+            Some(r) if r.kind == NodeKind::ParmVarDecl => out.extend(forwarded(ast, src, call, r.id, &calls)),
+            _ => {}
+        }
     }
     out
 }
 
-fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId) -> Option<LaunchSite> {
+/// The declaration an expression names, through casts and parentheses.
+fn referenced(ast: &Ast, n: NodeId) -> Option<DeclRef> {
+    let n = strip(ast, n);
+    (ast.kind(n) == NodeKind::DeclRefExpr)
+        .then(|| ast.node(n).attrs.referenced)
+        .flatten()
+}
+
+/// Evaluation in the function a node is in, with no parameter bound.
+fn top_level<'a>(ast: &'a Ast, n: NodeId) -> Eval<'a, 'a> {
+    Eval {
+        ast,
+        func: enclosing_function(ast, n),
+        call: None,
+    }
+}
+
+fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId, kernel: u64, ev: &Eval) -> Option<LaunchSite> {
     let mut kids = ast.children(call);
-    let kernel = callee(ast, kids.next()?)?;
+    kids.next()?;
     let config = kids.next()?;
     let args: Vec<NodeId> = kids.collect();
     // The configuration call's operands: the callee, grid, block, shared memory, stream.
     let block_expr = ast.child(config, 2)?;
-    let ev = Eval {
-        ast,
-        func: enclosing_function(ast, call),
-    };
     let mut block = ev.dim3(block_expr).map(|d| d.map_or(Extent::Unknown, Extent::Const));
-    if block[0] == Extent::Unknown {
+    if block[0] == Extent::Unknown && ev.call.is_none() {
         block[0] = ev.same_as_arg(ev.dim3_operand(block_expr, 0), &args);
     }
     Some(LaunchSite {
@@ -78,16 +109,48 @@ fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId) -> Option<LaunchSite> {
     })
 }
 
-/// The function a launch names (through the decay to a pointer).
-fn callee(ast: &Ast, n: NodeId) -> Option<u64> {
-    let n = strip(ast, n);
-    match ast.kind(n) {
-        NodeKind::DeclRefExpr => {
-            let r = ast.node(n).attrs.referenced?;
-            (r.kind == NodeKind::FunctionDecl).then_some(r.id)
+/// A launch of a kernel parameter (`kernel<<<…>>>` inside a launch helper): one launch per
+/// call of the helper that passes a kernel, located at that call, with the helper's
+/// parameters bound to the call's arguments.
+fn forwarded(
+    ast: &Ast,
+    src: &SourceMap,
+    launch: NodeId,
+    param: u64,
+    calls: &HashMap<u64, Vec<NodeId>>,
+) -> Vec<LaunchSite> {
+    let Some(helper) = enclosing_function(ast, launch) else {
+        return Vec::new();
+    };
+    let params: Vec<u64> = ast
+        .children_of_kind(helper, NodeKind::ParmVarDecl)
+        .map(|p| ast.node(p).id)
+        .collect();
+    let Some(index) = params.iter().position(|&p| p == param) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &call in calls.get(&ast.node(helper).id).into_iter().flatten() {
+        let args: Vec<NodeId> = ast.children(call).skip(1).collect();
+        let Some(kernel) = args
+            .get(index)
+            .and_then(|&a| referenced(ast, a))
+            .filter(|r| r.kind == NodeKind::FunctionDecl)
+        else {
+            continue;
+        };
+        let caller = top_level(ast, call);
+        let ev = Eval {
+            ast,
+            func: Some(helper),
+            call: Some((params.iter().copied().zip(args.iter().copied()).collect(), &caller)),
+        };
+        if let Some(mut site) = read_launch(ast, src, launch, kernel.id, &ev) {
+            site.span = src.node_span(call);
+            out.push(site);
         }
-        _ => None,
     }
+    out
 }
 
 /// The function declaration a node is in.
@@ -141,13 +204,70 @@ fn strip_dim3(ast: &Ast, mut n: NodeId) -> NodeId {
     }
 }
 
-/// Constant evaluation of host expressions, inside the function `func`.
-struct Eval<'a> {
+/// Constant evaluation of host expressions, inside the function `func`; inside a call of a
+/// helper or a constructor, its parameters stand for the call's arguments, evaluated by the
+/// caller's `Eval`.
+struct Eval<'a, 'c> {
     ast: &'a Ast,
     func: Option<NodeId>,
+    call: Option<(Vec<(u64, NodeId)>, &'c Eval<'a, 'c>)>,
 }
 
-impl Eval<'_> {
+impl<'a> Eval<'a, '_> {
+    /// The argument a reference to a bound parameter stands for, and where to evaluate it.
+    fn bound(&self, r: NodeId) -> Option<(NodeId, &Eval<'a, '_>)> {
+        let (params, caller) = self.call.as_ref()?;
+        let d = referenced(self.ast, r)?;
+        let arg = params.iter().find(|(p, _)| *p == d.id)?.1;
+        Some((arg, *caller))
+    }
+
+    /// The variable a reference names is `const` or never changed: its initializer.
+    fn fixed_init(&self, r: NodeId) -> Option<NodeId> {
+        self.constant_init(r).or_else(|| self.unchanged_local_init(r))
+    }
+
+    /// Applies `f` to the constructor call that builds the object `obj` evaluates to (through
+    /// bound parameters, copies and unchanged locals), in the context where that call is.
+    fn constructed<R>(&self, obj: NodeId, f: &dyn Fn(&Eval<'a, '_>, NodeId) -> Option<R>) -> Option<R> {
+        let ast = self.ast;
+        let o = strip_dim3(ast, obj);
+        if let Some((arg, caller)) = self.bound(o) {
+            return caller.constructed(arg, f);
+        }
+        match ast.kind(o) {
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr => f(self, o),
+            NodeKind::DeclRefExpr => self.constructed(self.fixed_init(o)?, f),
+            _ => None,
+        }
+    }
+
+    /// Applies `f` to the member initializer that sets the field a member expression reads,
+    /// evaluated inside the constructor with its parameters bound to the call's arguments.
+    fn field<R>(&self, member: NodeId, f: &dyn Fn(&Eval<'a, '_>, NodeId) -> Option<R>) -> Option<R> {
+        let ast = self.ast;
+        let field = ast.node(member).attrs.member?;
+        let obj = ast.child(member, 0)?;
+        self.constructed(obj, &|at: &Eval<'a, '_>, build: NodeId| {
+            let ctor = constructor(ast, build)?;
+            let init = ast
+                .children_of_kind(ctor, NodeKind::CXXCtorInitializer)
+                .find(|&i| ast.node(i).attrs.any_init.is_some_and(|d| d.id == field))?;
+            let value = ast.children(init).next()?;
+            let params = ast
+                .children_of_kind(ctor, NodeKind::ParmVarDecl)
+                .map(|p| ast.node(p).id)
+                .zip(ast.children(build))
+                .collect();
+            let inside = Eval {
+                ast,
+                func: Some(ctor),
+                call: Some((params, at)),
+            };
+            f(&inside, value)
+        })
+    }
+
     /// The constructor call that builds a `dim3` expression's value: in place (`dim3(p)`,
     /// `dim3(p, 1, 1)`, a plain `p` converted to `dim3`) or in a local the launching function
     /// never changes.
@@ -172,12 +292,21 @@ impl Eval<'_> {
         let ast = self.ast;
         let size = |c: NodeId| self.int(c).and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0);
         let inner = strip_dim3(ast, n);
+        if let Some((arg, caller)) = self.bound(inner) {
+            return caller.dim3(arg);
+        }
+        if ast.kind(inner) == NodeKind::MemberExpr {
+            return self.field(inner, &|e, v| Some(e.dim3(v))).unwrap_or([None; 3]);
+        }
         // A single integer converted to `dim3` (`<<<g, 256>>>` is `dim3(256, 1, 1)`).
         if ast.ty(inner).is_some_and(|t| !t.contains("dim3")) {
             return [size(inner), Some(1), Some(1)];
         }
-        match self.dim3_ctor(n) {
-            Some(c) if ast.children(c).count() == 3 => [0, 1, 2].map(|i| ast.child(c, i).and_then(size)),
+        match ast.kind(inner) {
+            NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr if ast.children(inner).count() == 3 => {
+                [0, 1, 2].map(|i| ast.child(inner, i).and_then(size))
+            }
+            NodeKind::DeclRefExpr => self.fixed_init(inner).map_or([None; 3], |i| self.dim3(i)),
             _ => [None; 3],
         }
     }
@@ -195,9 +324,12 @@ impl Eval<'_> {
         match ast.kind(n) {
             NodeKind::CharacterLiteral => ast.value(n)?.parse().ok(),
             NodeKind::DeclRefExpr => {
-                let init = self.constant_init(n).or_else(|| self.unchanged_local_init(n))?;
-                self.int(init)
+                if let Some((arg, caller)) = self.bound(n) {
+                    return caller.int(arg);
+                }
+                self.int(self.fixed_init(n)?)
             }
+            NodeKind::MemberExpr => self.field(n, &|e, v| e.int(v)),
             NodeKind::BinaryOperator => {
                 let a = self.int(ast.child(n, 0)?)?;
                 let b = self.int(ast.child(n, 1)?)?;
@@ -307,4 +439,26 @@ fn copied(ast: &Ast, n: NodeId) -> bool {
     ast.node(n)
         .parent
         .is_some_and(|p| ast.kind(p) == NodeKind::CXXConstructExpr && ast.children(p).count() == 1)
+}
+
+/// The constructor a construct expression calls: the one of its record (the expression's type)
+/// with the expression's constructor type; `None` unless exactly one such constructor has a
+/// definition in the user's files.
+fn constructor(ast: &Ast, build: NodeId) -> Option<NodeId> {
+    let ctor_type = ast.str(ast.node(build).attrs.ctor_type?);
+    let record = ast
+        .ty(build)?
+        .trim_start_matches("const ")
+        .trim_start_matches("struct ");
+    let record = record.split('<').next()?.trim();
+    let last = record.rsplit("::").next()?;
+    let qual = format!("{record}::{last}");
+    let mut found = ast.decls.values().filter(|d| {
+        d.kind == NodeKind::CXXConstructorDecl
+            && d.qual == qual
+            && d.ty.is_some_and(|t| ast.str(t.qual) == ctor_type)
+            && d.node.is_some()
+    });
+    let one = found.next()?;
+    found.next().is_none().then_some(one.node).flatten()
 }

@@ -245,3 +245,34 @@ fn launch_bounds_computed_from_template_parameters() {
     assert!(out.contains("kernel `rows<4>` (sdv checker): clean"), "{out}");
     assert!(out.contains("blockDim = (32, 4, 1)"), "{out}");
 }
+
+/// A launch through a helper template (the kernel and a struct of launch parameters passed in,
+/// `kernel<<<cfg.grid, cfg.block, …>>>` inside) is a launch at the helper's call: the note names
+/// that call and the block read through the struct's constructor, and the verdict depends on it.
+#[test]
+fn a_launch_helper_gives_the_block_at_its_call() {
+    let (code, out) = run(&["check"], Path::new("corpus/launch/helper_block.cu"));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "helper_block.cu:33:5: note: assumed: kernel `mirror_halves` is checked with blockDim = (128, 1, 1), as launched here"
+        ),
+        "{out}"
+    );
+    let (code, out) = run(&["check"], Path::new("corpus/launch/helper_block_wide.cu"));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("blockDim = (256, 1, 1), as launched here"), "{out}");
+}
+
+/// Array indices are assumed below 2^40 elements: the grid-stride loop over an `int64_t`
+/// count is clean, and with `--index-wraparound` its two blocks meet where `4 * i` wraps.
+#[test]
+fn index_bound_and_index_wraparound() {
+    let f = Path::new("corpus/stride/grid_i64.cu");
+    let (code, out) = run(&["check", "-v"], f);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("array indices are assumed below 2^40 elements"), "{out}");
+    let (code, out) = run(&["check", "--index-wraparound"], f);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("between blocks"), "{out}");
+}

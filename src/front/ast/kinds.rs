@@ -146,6 +146,7 @@ node_kinds! {
     SubstNonTypeTemplateParmExpr,
     UnaryExprOrTypeTraitExpr,
     UnaryOperator,
+    UnresolvedLookupExpr,
     UserDefinedLiteral,
     // Attributes.
     AlignedAttr,

@@ -9,6 +9,7 @@ mod operators;
 mod place;
 mod syntax;
 mod tables;
+mod traits;
 mod value;
 
 pub(crate) use value::{builtin_var, rv_what, Value};

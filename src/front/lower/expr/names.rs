@@ -46,7 +46,11 @@ impl<'a> Lowerer<'a> {
         match r.kind {
             // A variable template's specialization (`is_any<T, float>`) is a variable like any
             // other: a constant when its initializer is one.
-            NodeKind::VarDecl | NodeKind::VarTemplateSpecializationDecl => self.global_var(r.id, &name, span),
+            NodeKind::VarTemplateSpecializationDecl => match self.is_same_v(n) {
+                Some(v) => Ok(Value::R(RV::Scalar(Expr::Const(v as i64, ScalarTy::Bool), CType::Bool))),
+                None => self.global_var(r.id, &name, span),
+            },
+            NodeKind::VarDecl => self.global_var(r.id, &name, span),
             NodeKind::EnumConstantDecl => {
                 let t = self.type_of(n);
                 let v = self.enumerator(r.id).ok_or_else(|| {
