@@ -1,10 +1,10 @@
-//! `std::is_same_v<A, B>` in a template instantiation, when its specialization lives in the
-//! precompiled prelude: the dump shows neither the specialization's value nor its arguments,
-//! only a reference to it. Clang's dump of the template's pattern does show them, on the
-//! `UnresolvedLookupExpr` written at the same place; the pattern's template parameters among
-//! them are replaced by the instantiation's arguments, and the value is whether the two are
-//! one type. Anything else (a dependent type other than a bare parameter, a parameter pack,
-//! a member template) leaves the reference unknown, as before.
+//! `std::is_same_v<A, B>` (the standard library's, from a system header) in a template
+//! instantiation. When its specialization lives in the precompiled prelude the dump shows
+//! neither its value nor its arguments, only a reference to it; Clang's dump of the template's
+//! pattern does show them, on the `UnresolvedLookupExpr` written at the same place: the
+//! pattern's template parameters among them are replaced by the instantiation's arguments,
+//! and the value is whether the two are one type. Anything else (a dependent type other than
+//! a bare parameter, a parameter pack, a member template) leaves the reference unknown.
 
 use crate::front::ast::{NodeId, NodeKind};
 use crate::front::ctype::CType;
@@ -19,6 +19,8 @@ impl Lowerer<'_> {
             return None;
         }
         let (a, b, scope) = match ast.decl_node(r.id) {
+            // A user's own `is_same_v` means what its initializer says: not this.
+            Some(_) if !ast.decl_is_system(r.id) => return None,
             // The specialization is in the dump (no precompiled prelude): its own arguments.
             Some(d) => {
                 let args: Vec<NodeId> = ast.children_of_kind(d, NodeKind::TemplateArgument).collect();
