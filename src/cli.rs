@@ -551,11 +551,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let code = match &cli.cmd {
+    let run = || match &cli.cmd {
         Command::Ir(a) => run_ir(a),
         Command::Check(a) => workflow::run_check(&check_options(a)),
         Command::Fix(a) => workflow::run_fix(&fix_request(a)),
     };
+    // On a thread with the workers' stack: `ir` and one-file runs recurse over the code's
+    // nesting on it as the pool's threads do.
+    let code = workflow::on_worker_stack(run);
     ExitCode::from(code)
 }
 

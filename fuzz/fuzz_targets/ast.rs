@@ -10,12 +10,24 @@ use libfuzzer_sys::fuzz_target;
 const TEXT: &str = "//--blockDim=64\n__global__ void k(float *o)\n{\n    __shared__ float s[64];\n    s[threadIdx.x] = o[0];\n    __syncthreads();\n    o[threadIdx.x] = s[63 - threadIdx.x];\n}\n";
 
 fuzz_target!(|data: &[u8]| {
-    // User files are `<stdin>` and relative names; everything absolute is a system header.
-    let classify = |n: &str| n.starts_with('/');
-    let Ok(tree) = ast::read::read_slice(data, &classify) else {
-        return;
-    };
-    let header = launch::parse_header(TEXT);
-    let path = std::path::Path::new("/nonexistent/fuzz.cu");
-    let _ = front::lower_parsed(path, TEXT, &tree, &[] as &[clang::Diagnostic], &header, vec![], &FrontOptions::default());
+    // As the CLI runs: on a thread with the workers' deep stack (the reader and the lowering
+    // recurse as deep as the input nests).
+    autosync::workflow::on_worker_stack(|| {
+        // User files are `<stdin>` and relative names; everything absolute is a system header.
+        let classify = |n: &str| n.starts_with('/');
+        let Ok(tree) = ast::read::read_slice(data, &classify) else {
+            return;
+        };
+        let header = launch::parse_header(TEXT);
+        let path = std::path::Path::new("/nonexistent/fuzz.cu");
+        let _ = front::lower_parsed(
+            path,
+            TEXT,
+            &tree,
+            &[] as &[clang::Diagnostic],
+            &header,
+            vec![],
+            &FrontOptions::default(),
+        );
+    });
 });

@@ -25,6 +25,7 @@ pub use errors::front_error;
 #[cfg(test)]
 pub(crate) use fix_one::fix_options;
 pub use options::{CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
+pub use parallel::{on_worker_stack, WORKER_STACK};
 
 use crate::output::diag::Style;
 use crate::vocab::exit;

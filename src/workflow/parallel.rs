@@ -7,6 +7,29 @@ use crate::output::results::FileResult;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 
+/// Stack of each worker thread: the front end, the checkers and synthesis recurse over the
+/// code's nesting (a long `a + b + c + …`, nested `if`s), which the input controls. Reserved,
+/// not committed: pages are touched only as deep as a file goes.
+pub const WORKER_STACK: usize = 512 << 20;
+
+/// Runs `f` on a thread with a [`WORKER_STACK`] stack (inline if no such thread can be made); a
+/// panic in `f` goes on in the caller.
+pub fn on_worker_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let once = std::sync::Mutex::new(Some(f));
+    let run = || once.lock().ok().and_then(|mut f| f.take()).map(|f| f());
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("autosync".into())
+            .stack_size(WORKER_STACK)
+            .spawn_scoped(s, run);
+        match worker {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => run(),
+        }
+    })
+    .expect("the work runs exactly once")
+}
+
 /// Runs `work` over the inputs on a rayon pool with a progress bar; results in input order.
 pub(super) fn process<F>(inputs: &[Input], run: &RunOptions, work: F) -> Vec<FileResult>
 where
@@ -36,7 +59,11 @@ where
             })
             .collect::<Vec<_>>()
     };
-    let results = match rayon::ThreadPoolBuilder::new().num_threads(run.jobs).build() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(run.jobs)
+        .stack_size(WORKER_STACK)
+        .build();
+    let results = match pool {
         Ok(pool) => pool.install(job),
         Err(_) => job(),
     };

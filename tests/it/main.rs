@@ -18,6 +18,7 @@ mod config;
 mod corpus_check;
 mod corpus_fix;
 mod corpus_lowering;
+mod deep_code;
 mod differential;
 mod fix_diffs;
 mod front_end;

@@ -25,6 +25,10 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> bool) -> Resu
     // serde_json reads its input a byte at a time: the buffer in front keeps that cheap.
     let unindented = super::compact::Unindent::new(input, 1 << 20);
     let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, unindented));
+    // The dump nests as deep as the code (a sum of 60 terms is deeper than serde_json's
+    // default limit of 128); the reader recurses with it, on threads whose stacks are sized
+    // for that (`workflow::parallel::WORKER_STACK`).
+    de.disable_recursion_limit();
     TopSeed { r: &mut reader }
         .deserialize(&mut de)
         .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;

@@ -196,9 +196,21 @@ fn run(env: &Environment, text: &str, main_dir: &Path, families: Option<&[&str]>
         }),
         Err(e) => Err(ClangError {
             message: format!("{e} (Clang exited with {status})"),
-            help: first_lines(&err_text, 5),
+            help: crash_help(&err_text, &status),
         }),
     }
+}
+
+/// What to do when Clang's dump could not be read: Clang's own first lines of output, or
+/// when it died without a word (a signal), what most likely made it.
+fn crash_help(err_text: &str, status: &std::process::ExitStatus) -> String {
+    let said = first_lines(err_text, 5);
+    if !said.trim().is_empty() || status.success() || status.code().is_some() {
+        return said;
+    }
+    "Clang itself crashed on this file; an expression or nesting thousands of levels deep (a \
+     generated `a + b + c + ...`) overflows its stack: split it into statements"
+        .into()
 }
 
 /// Asks for a 1 MiB pipe (Linux allows it to any process): the dump is hundreds of MB, and
