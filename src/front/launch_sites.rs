@@ -214,12 +214,17 @@ struct Eval<'a, 'c> {
 }
 
 impl<'a> Eval<'a, '_> {
-    /// The argument a reference to a bound parameter stands for, and where to evaluate it.
+    /// The argument a reference to a bound parameter stands for, and where to evaluate it:
+    /// only for a parameter the function cannot change (a `const` view) or does not change.
     fn bound(&self, r: NodeId) -> Option<(NodeId, &Eval<'a, '_>)> {
         let (params, caller) = self.call.as_ref()?;
-        let d = referenced(self.ast, r)?;
+        let ast = self.ast;
+        let d = referenced(ast, r)?;
         let arg = params.iter().find(|(p, _)| *p == d.id)?.1;
-        Some((arg, *caller))
+        let ty = ast.decl_node(d.id).and_then(|p| ast.ty(p)).unwrap_or("");
+        let const_view =
+            (ty.starts_with("const ") && (ty.ends_with('&') || !ty.contains('*'))) || ty.ends_with(" const");
+        (const_view || self.func.is_some_and(|f| only_read_in(ast, f, d.id))).then_some((arg, *caller))
     }
 
     /// The variable a reference names is `const` or never changed: its initializer.
@@ -250,6 +255,13 @@ impl<'a> Eval<'a, '_> {
         let obj = ast.child(member, 0)?;
         self.constructed(obj, &|at: &Eval<'a, '_>, build: NodeId| {
             let ctor = constructor(ast, build)?;
+            // The member initializer is the field's value only if the body leaves it alone.
+            if ast
+                .children_of_kind(ctor, NodeKind::CompoundStmt)
+                .any(|b| mentions_member(ast, b, field))
+            {
+                return None;
+            }
             let init = ast
                 .children_of_kind(ctor, NodeKind::CXXCtorInitializer)
                 .find(|&i| ast.node(i).attrs.any_init.is_some_and(|d| d.id == field))?;
@@ -376,13 +388,7 @@ impl<'a> Eval<'a, '_> {
         if enclosing_function(ast, decl) != Some(func) || ast.node(decl).attrs.init.is_none() {
             return None;
         }
-        let mut changed = false;
-        ast.walk(func, &mut |n| {
-            if ast.kind(n) == NodeKind::DeclRefExpr && ast.node(n).attrs.referenced.is_some_and(|x| x.id == d.id) {
-                changed |= !only_read(ast, n);
-            }
-        });
-        (!changed).then(|| initializer(ast, decl)).flatten()
+        only_read_in(ast, func, d.id).then(|| initializer(ast, decl)).flatten()
     }
 
     /// An extent equal to one of the kernel's arguments: the same variable (unchanged in the
@@ -412,6 +418,24 @@ fn initializer(ast: &Ast, decl: NodeId) -> Option<NodeId> {
     ast.children(decl)
         .filter(|&c| !ast.kind_str(c).ends_with("Attr"))
         .last()
+}
+
+/// Whether every reference to declaration `d` inside `func` only reads it.
+fn only_read_in(ast: &Ast, func: NodeId, d: u64) -> bool {
+    let mut changed = false;
+    ast.walk(func, &mut |n| {
+        if ast.kind(n) == NodeKind::DeclRefExpr && ast.node(n).attrs.referenced.is_some_and(|x| x.id == d) {
+            changed |= !only_read(ast, n);
+        }
+    });
+    !changed
+}
+
+/// Whether anything under `root` names the field `field` (read or written).
+fn mentions_member(ast: &Ast, root: NodeId, field: u64) -> bool {
+    let mut found = false;
+    ast.walk(root, &mut |n| found |= ast.node(n).attrs.member == Some(field));
+    found
 }
 
 /// Whether a reference only reads its variable: loaded (`LValueToRValue`), or copied into a

@@ -276,3 +276,27 @@ fn index_bound_and_index_wraparound() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("between blocks"), "{out}");
 }
+
+/// A block the helper or the constructor changes after it is passed is not the launch's: a
+/// by-value parameter the helper writes, or a field the constructor's body writes, leaves the
+/// block to run time (checked for every size: the 128-thread kernel then races).
+#[test]
+fn a_launch_helper_that_changes_the_block_gives_none() {
+    let text = std::fs::read_to_string("corpus/launch/helper_block.cu").unwrap();
+    let by_value = text.replace(
+        "static void launch_with(Kernel kernel, const launch_cfg &cfg, Args &&...args) {",
+        "static void launch_with(Kernel kernel, launch_cfg cfg, Args &&...args) {\n    cfg.block.x = 256;",
+    );
+    let in_body = text.replace(
+        ": grid(g), block(b), smem((size_t)m), stream(s) {}",
+        ": grid(g), block(b), smem((size_t)m), stream(s) { block.x *= 2; }",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (name, changed) in [("by_value.cu", by_value), ("in_body.cu", in_body)] {
+        assert_ne!(changed, text, "{name}: the edit applies");
+        let f = write(dir.path(), name, &changed);
+        let (code, out) = run(&["check"], &f);
+        assert_eq!(code, 1, "{name}: {out}");
+        assert!(!out.contains("as launched here"), "{name}: {out}");
+    }
+}
