@@ -7,7 +7,7 @@ use crate::jobs::fix::Strategy;
 use crate::synth::named::NamedStyle;
 use crate::vocab::exit;
 use crate::workflow::config::{front_options_for, ConfigCache};
-use crate::workflow::{self, CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
+use crate::workflow::{self, CacheChoice, CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -167,6 +167,12 @@ struct RunArgs {
     /// The path standard input (`-`) stands for: config lookup, includes and messages use it.
     #[arg(long = "stdin-filename", value_name = "PATH")]
     stdin_filename: Option<PathBuf>,
+    /// Check every kernel again: neither read nor write the result cache (overrides --cache-dir).
+    #[arg(long = "no-cache")]
+    no_cache: bool,
+    /// Keep the result cache in this directory (default: .autosync_cache in the project's root).
+    #[arg(long = "cache-dir", value_name = "DIR", env = "AUTOSYNC_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
     #[command(flatten)]
     config: ConfigArgs,
 }
@@ -186,6 +192,11 @@ impl RunArgs {
             verbose: self.verbose,
             format: self.format.into(),
             stdin_filename: self.stdin_filename.clone(),
+            cache: match (&self.cache_dir, self.no_cache) {
+                (_, true) => CacheChoice::Off,
+                (Some(d), false) => CacheChoice::Dir(d.clone()),
+                (None, false) => CacheChoice::Project,
+            },
         }
     }
 }

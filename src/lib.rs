@@ -4,6 +4,7 @@
 //! [`workflow`] → [`jobs`] → ([`front`], [`synth`], [`emit`], [`output`]) → [`vocab`], and all
 //! of them → the `autosync-oracle` crate.
 
+pub mod cache;
 pub mod cli;
 pub mod emit;
 pub mod front;

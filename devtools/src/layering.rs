@@ -30,7 +30,7 @@ pub fn product() -> Layering {
             (vec!["workflow"], false),
             (vec!["jobs"], false),
             (vec!["front", "synth", "emit", "output"], false),
-            (vec!["vocab"], false),
+            (vec!["vocab", "cache"], false),
         ],
     }
 }

@@ -12,6 +12,8 @@ pub mod sdv;
 mod smt;
 pub mod tree;
 
+pub use smt::solver_version;
+
 #[cfg(test)]
 mod t {
     #[test]

@@ -61,6 +61,19 @@ pub(crate) fn set_limits(solver: &Solver, timeout_ms: u32, wall_left_ms: Option<
     solver.set_params(&p);
 }
 
+/// Whether the solver's last `unknown` came from its wall-clock limit (not its deterministic
+/// resource budget).
+pub(crate) fn stopped_by_clock(solver: &Solver) -> bool {
+    solver
+        .get_reason_unknown()
+        .is_some_and(|r| r.contains("timeout") || r.contains("canceled"))
+}
+
+/// The version of the Z3 library autosync runs on (verdicts may change with it).
+pub fn solver_version() -> &'static str {
+    z3::full_version()
+}
+
 /// The operator kind of an application, as the number Z3's API returns. The z3 crate's
 /// `FuncDecl::kind` makes it a `DeclKind`, but the installed library's number for some kinds
 /// (an uninterpreted constant, the overflow predicates of Z3 4.8) is not one that enum lists:

@@ -3,7 +3,7 @@
 use autosync_oracle::ir::Span;
 
 /// Why the front end stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FrontErrorKind {
     /// The input is malformed (parse error, missing include, bad launch config): exit code 2.
     Input,
@@ -18,7 +18,7 @@ pub enum FrontErrorKind {
 }
 
 /// A front-end error with its location.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FrontError {
     /// Category (decides the exit code).
     pub kind: FrontErrorKind,

@@ -20,7 +20,7 @@ mod source_unit;
 mod unit;
 
 pub use options::FrontOptions;
-pub use source_unit::{base_name, SourceUnit, Unlowered, ASSUMPTION};
+pub use source_unit::{base_name, SourceUnit, UnitCache, Unlowered, ASSUMPTION};
 pub use unit::lower_parsed;
 
 use autosync_oracle::ir::{FileId, Span};
@@ -32,7 +32,11 @@ use std::path::Path;
 
 /// Reads and lowers a file. IO problems and invalid UTF-8 are input errors.
 pub fn load(path: &Path, opts: &FrontOptions) -> FResult<SourceUnit> {
-    let file0 = Span::new(FileId(0), 0, 0);
+    load_cached(path, opts, None)
+}
+
+/// [`load`], taking the unit from `cache` when it holds one read from the same inputs.
+pub fn load_cached(path: &Path, opts: &FrontOptions, cache: Option<&dyn UnitCache>) -> FResult<SourceUnit> {
     let bytes = std::fs::read(path).map_err(|e| {
         let what = if e.kind() == std::io::ErrorKind::NotFound {
             "file not found".to_string()
@@ -46,13 +50,23 @@ pub fn load(path: &Path, opts: &FrontOptions) -> FResult<SourceUnit> {
         FrontError::input(Span::new(FileId(0), at, at + 1), "file is not valid UTF-8")
             .with_help("autosync reads CUDA sources as UTF-8; convert the file's encoding")
     })?;
-    let _ = file0;
-    lower_text(path, &text, opts)
+    lower_text_cached(path, &text, opts, cache)
 }
 
 /// Lowers text that is the content of `path` (used by `load`, tests, re-verification of
 /// patched text, and the fuzzers).
 pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<SourceUnit> {
+    lower_text_cached(path, text, opts, None)
+}
+
+/// [`lower_text`], taking the unit from `cache` when it holds one read from the same text,
+/// options, toolchain and files, and keeping the unit it lowers there.
+pub fn lower_text_cached(
+    path: &Path,
+    text: &str,
+    opts: &FrontOptions,
+    cache: Option<&dyn UnitCache>,
+) -> FResult<SourceUnit> {
     if let Some(at) = text.bytes().position(|b| b == 0) {
         return Err(FrontError::input(
             Span::new(FileId(0), at as u32, at as u32 + 1),
@@ -75,7 +89,13 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     let dir = path.parent().unwrap_or(Path::new(""));
     let env =
         clang::Environment::resolve(&copts).map_err(|e| FrontError::input(Span::DUMMY, e.message).with_help(e.help))?;
+    // Everything the reading depends on but the text and the files Clang reads.
+    let reading = format!("{}\n{copts:?}\n{opts:?}\n{env:?}", path.display());
+    if let Some(unit) = cache.and_then(|c| c.get(&reading, text)) {
+        return Ok(unit);
+    }
     let parsed = parse(text, dir, &env)?;
+    let mut deps = parsed.deps.clone();
     notes.push((Span::DUMMY, env.describe()));
     notes.extend(env.toolchain.notes.iter().map(|n| (Span::DUMMY, n.clone())));
     let mut ast = parsed.ast;
@@ -98,6 +118,7 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     if !appended.is_empty() {
         let full = format!("{text}\n{appended}");
         let again = parse(&full, dir, &env)?;
+        deps.extend(again.deps);
         ast = again.ast;
         errors = again.errors;
     }
@@ -106,8 +127,23 @@ pub fn lower_text(path: &Path, text: &str, opts: &FrontOptions) -> FResult<Sourc
     unit.unlowered.extend(open_templates);
     unit.unlowered.sort_by_key(|u| (u.span.file.0, u.span.lo));
     release(ast);
+    unit.inputs = inputs_of(deps, &env);
     unit.env = Some(env.toolchain);
+    if let Some(c) = cache {
+        c.put(&reading, text, &unit);
+    }
     Ok(unit)
+}
+
+/// The files a reading depended on: those Clang read, the precompiled prelude and Clang.
+fn inputs_of(mut deps: Vec<std::path::PathBuf>, env: &clang::Environment) -> Vec<std::path::PathBuf> {
+    if let clang::Prelude::Precompiled(p) = &env.prelude {
+        deps.push(p.clone());
+    }
+    deps.push(env.toolchain.clang.clone());
+    deps.sort();
+    deps.dedup();
+    deps
 }
 
 /// Adds the flags of the file's `compile_commands.json` entry (the database `-p` names, else

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub const ASSUMPTION: &str = "assumed: ";
 
 /// One source file with its kernels in IR form.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SourceUnit {
     /// The file as given.
     pub path: PathBuf,
@@ -32,11 +32,25 @@ pub struct SourceUnit {
     pub unlowered: Vec<Unlowered>,
     /// The unit's files (main file first), as the kernels name them.
     pub files: Vec<SourceFile>,
+    /// Every file the reading depended on besides the main file's text: what Clang read
+    /// (headers, the prelude), Clang itself and the compilation database. A change to any of
+    /// them makes a cached copy of the unit stale.
+    pub inputs: Vec<PathBuf>,
+}
+
+/// Where lowered units are kept between runs (the workflow's result cache). `reading` names
+/// everything a unit depends on but its text and [`SourceUnit::inputs`] (path, options,
+/// toolchain, flags); an implementation must check that those inputs are unchanged.
+pub trait UnitCache: Sync {
+    /// The unit kept for this reading of `text`, if its inputs are unchanged.
+    fn get(&self, reading: &str, text: &str) -> Option<SourceUnit>;
+    /// Keeps `unit`, the result of this reading of `text`.
+    fn put(&self, reading: &str, text: &str, unit: &SourceUnit);
 }
 
 /// A kernel the front end could not lower: a construct it does not model, or a value it
 /// needs. That kernel is inconclusive; the file's other kernels get their verdicts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Unlowered {
     /// The kernel's name as shown (`k` or `k<256>`).
     pub kernel: String,

@@ -105,6 +105,7 @@ pub fn lower_parsed(
         env: None,
         unlowered,
         files,
+        inputs: Vec::new(),
     })
 }
 

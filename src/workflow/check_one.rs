@@ -6,19 +6,21 @@ use super::errors::{error_free, error_result, front_error};
 use super::inputs::{load, no_kernels, Input};
 use super::notes::{describe_unit, render_warnings, suppression_warnings};
 use super::options::{CheckOptions, Format};
+use super::parallel::Progress;
 use super::unlowered::add_unlowered;
-use crate::jobs::check::check_kernel_within;
+use crate::cache::Store;
 use crate::output::diag::{self, Style};
 use crate::output::results::{self, Checked, FileResult, Findings, Verdict};
 use crate::vocab::exit::{self, worst};
 use crate::vocab::filter::Filter;
 use crate::vocab::texts::Texts;
+use rayon::prelude::*;
 use std::time::Instant;
 
-pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult {
+pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style, store: Option<&Store>, p: &Progress) -> FileResult {
     let file = i.name();
     let front_opts = front_options_for(&o.front, i.config.as_deref(), &i.path);
-    let unit = match load(i, &front_opts) {
+    let unit = match load(i, &front_opts, store) {
         Ok(u) => u,
         Err(e) => return error_result(&front_error(&file, None, &e)),
     };
@@ -29,10 +31,19 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult
     }
     let tx = Texts { texts: &unit.texts };
     let sup = i.suppressions(&unit);
-    for k in &unit.kernels {
-        let t0 = Instant::now();
-        let (report, checker) = check_kernel_within(k, o.oracle, o.timeout_ms, Some(o.kernel_timeout), o.strict);
-        let millis = t0.elapsed().as_secs_f64() * 1000.0;
+    // Kernels in parallel (on the run's pool: `-j` bounds files and kernels together); the
+    // results in file order.
+    let checked: Vec<_> = unit
+        .kernels
+        .par_iter()
+        .map(|k| {
+            p.kernel(&file, &k.name);
+            let t0 = Instant::now();
+            let (report, checker, hit) = super::cached::check_kernel(store, k, o);
+            (report, checker, hit, t0.elapsed().as_secs_f64() * 1000.0)
+        })
+        .collect();
+    for (k, (report, checker, hit, millis)) in unit.kernels.iter().zip(checked) {
         let (report, gone) = sup.split(k, report);
         let findings = Findings::of(k, &tx, &report, &gone, &sup);
         let kr = results::from_check(
@@ -61,8 +72,9 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style) -> FileResult
             Format::Json | Format::Sarif => {}
         }
         if o.run.verbose && o.run.format == Format::Text {
+            let source = if hit { " (from the cache)" } else { "" };
             res.messages.push(format!(
-                "{file}: kernel `{}`: {} checker, {millis:.1} ms",
+                "{file}: kernel `{}`: {} checker, {millis:.1} ms{source}",
                 k.name, checker
             ));
         }

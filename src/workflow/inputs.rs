@@ -2,10 +2,12 @@
 //! config found and excludes applied; how an input is loaded, and what a file without kernels
 //! reports.
 
+use super::cached::Units;
 use super::config::{Config, ConfigCache, IgnoreEntry};
 use super::errors::{error_free, error_result};
 use super::options::RunOptions;
 use super::suppress::Suppressions;
+use crate::cache::Store;
 use crate::front::{self, FrontOptions, SourceUnit};
 use crate::output::results::{FileError, FileResult};
 use crate::vocab::exit;
@@ -151,10 +153,12 @@ pub(super) fn collect_inputs(paths: &[PathBuf], run: &RunOptions) -> Result<(Vec
 }
 
 /// Loads an input: from its file, or the text read from standard input.
-pub(super) fn load(i: &Input, opts: &FrontOptions) -> Result<SourceUnit, front::FrontError> {
+pub(super) fn load(i: &Input, opts: &FrontOptions, store: Option<&Store>) -> Result<SourceUnit, front::FrontError> {
+    let units = store.map(Units);
+    let cache = units.as_ref().map(|u| u as &dyn front::UnitCache);
     match &i.stdin {
-        Some(text) => front::lower_text(&i.path, text, opts),
-        None => front::load(&i.path, opts),
+        Some(text) => front::lower_text_cached(&i.path, text, opts, cache),
+        None => front::load_cached(&i.path, opts, cache),
     }
 }
 

@@ -7,6 +7,7 @@
 //! `fix_one.rs` are those jobs, `notes.rs`, `errors.rs` and `unlowered.rs` (kernels the front
 //! end could not lower) what a file's result says besides its findings, and `present.rs` prints the results and decides the exit code.
 
+mod cached;
 mod check_one;
 pub mod config;
 mod errors;
@@ -24,7 +25,7 @@ pub use errors::front_error;
 // The command line's tests read the fix options a request makes.
 #[cfg(test)]
 pub(crate) use fix_one::fix_options;
-pub use options::{CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
+pub use options::{CacheChoice, CheckOptions, Color, FixMode, FixRequest, Format, RunOptions};
 pub use parallel::{on_worker_stack, WORKER_STACK};
 
 use crate::output::diag::Style;
@@ -43,7 +44,9 @@ pub fn run_check(o: &CheckOptions) -> u8 {
         Err(c) => return c,
     };
     let style = Style::new(color_on(o.run.color, std::io::stdout().is_terminal()));
-    let mut results = process(&inputs, &o.run, |i| check_one(i, o, style));
+    let store = cached::open(&o.run.cache);
+    let mut results = process(&inputs, &o.run, |i, p| check_one(i, o, style, store.as_ref(), p));
+    cached::prune(store.as_ref());
     results.extend(errors);
     finish("check", results, &o.run)
 }
@@ -59,7 +62,7 @@ pub fn run_fix(o: &FixRequest) -> u8 {
         Ok(x) => x,
         Err(c) => return c,
     };
-    let mut results = process(&inputs, &o.run, |i| fix_one(i, o));
+    let mut results = process(&inputs, &o.run, |i, _| fix_one(i, o));
     results.extend(errors);
     finish("fix", results, &o.run)
 }

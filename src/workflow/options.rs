@@ -53,6 +53,20 @@ pub struct RunOptions {
     pub format: Format,
     /// The path standard input (`-`) stands for: config lookup, includes and messages use it.
     pub stdin_filename: Option<PathBuf>,
+    /// Where results are cached.
+    pub cache: CacheChoice,
+}
+
+/// Where the result cache is (see `workflow::cached`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheChoice {
+    /// No cache: every kernel is checked.
+    Off,
+    /// `.autosync_cache` in the project's root (the nearest directory above the current one
+    /// with an `autosync.yaml` or a `.git`), else in the user's cache directory.
+    Project,
+    /// This directory.
+    Dir(PathBuf),
 }
 
 /// `autosync check`.

@@ -30,12 +30,25 @@ pub fn on_worker_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     .expect("the work runs exactly once")
 }
 
-/// Runs `work` over the inputs on a rayon pool with a progress bar; results in input order.
+/// Where a run is, shown on the progress bar (a no-op without one).
+pub(super) struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    /// The kernel now checked (`file: kernel`).
+    pub(super) fn kernel(&self, file: &str, kernel: &str) {
+        if let Some(b) = &self.0 {
+            b.set_message(format!("{file}: {kernel}"));
+        }
+    }
+}
+
+/// Runs `work` over the inputs on a rayon pool with a progress bar (files done, and the file
+/// and kernel being checked); results in input order.
 pub(super) fn process<F>(inputs: &[Input], run: &RunOptions, work: F) -> Vec<FileResult>
 where
-    F: Fn(&Input) -> FileResult + Sync,
+    F: Fn(&Input, &Progress) -> FileResult + Sync,
 {
-    let bar = if inputs.len() > 1 && !run.quiet && std::io::stderr().is_terminal() {
+    let bar = if !run.quiet && std::io::stderr().is_terminal() {
         let pb = indicatif::ProgressBar::new(inputs.len() as u64);
         let style = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} files {elapsed} {wide_msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
@@ -44,15 +57,16 @@ where
     } else {
         None
     };
+    let progress = Progress(bar);
     let job = || {
         inputs
             .par_iter()
             .map(|i| {
-                if let Some(b) = &bar {
+                if let Some(b) = &progress.0 {
                     b.set_message(i.name());
                 }
-                let r = work(i);
-                if let Some(b) = &bar {
+                let r = work(i, &progress);
+                if let Some(b) = &progress.0 {
                     b.inc(1);
                 }
                 r
@@ -67,7 +81,7 @@ where
         Ok(pool) => pool.install(job),
         Err(_) => job(),
     };
-    if let Some(b) = bar {
+    if let Some(b) = progress.0 {
         b.finish_and_clear();
     }
     results

@@ -13,6 +13,7 @@ mod common;
 
 mod annotations;
 mod bad_input;
+mod cache;
 mod cli;
 mod config;
 mod corpus_check;

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// Asks the jobs on the lanes, but for those with a mirror (see [`mirror::mirrors`]), which take
-/// its answer mirrored: the answers in job order, the number of solver calls, and whether the
-/// deadline passed. Profiles the solver calls into `x`.
+/// its answer mirrored: the answers in job order, the number of solver calls, and whether
+/// wall-clock time cut the answers short. Profiles the solver calls into `x`.
 pub(super) fn answer(
     k: &Kernel,
     unif: &Uniformity,
@@ -25,16 +25,17 @@ pub(super) fn answer(
     (jobs, mirrors): (&[Job], &[Option<usize>]),
     sites: &[Site],
     x: &mut Extras,
-) -> (Vec<(usize, Answer)>, u64, bool) {
+) -> (Vec<(usize, Answer)>, u64, TimeCut) {
     let groups = groups(jobs, sites, |n| mirrors[n].is_none());
     let lanes = run_lanes(k, unif, opts, jobs, &groups, x.profile.is_some());
     let mut answers: Vec<(usize, Answer)> = Vec::new();
     let mut queries = 0;
-    let mut expired = false;
+    let mut cut = TimeCut::default();
     for lane in lanes {
         answers.extend(lane.answers);
         queries += lane.queries;
-        expired |= lane.expired;
+        cut.expired |= lane.expired;
+        cut.wall_limited |= lane.wall_limited;
         if let Some(p) = &mut x.profile {
             p.queries.extend(lane.stats);
         }
@@ -48,7 +49,16 @@ pub(super) fn answer(
         .collect();
     answers.extend(mirrored);
     answers.sort_by_key(|(n, _)| *n);
-    (answers, queries, expired)
+    (answers, queries, cut)
+}
+
+/// How wall-clock time cut a check short.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TimeCut {
+    /// The kernel's deadline passed: some jobs were not asked.
+    pub(super) expired: bool,
+    /// Some query stopped at its wall-clock limit (its answer depends on the machine's load).
+    pub(super) wall_limited: bool,
 }
 
 /// The proofs of the jobs whose query was unsatisfiable.
@@ -99,6 +109,7 @@ pub(super) fn run_lanes(
                     answers,
                     queries: engine.queries,
                     expired: engine.expired,
+                    wall_limited: engine.wall_limited,
                     stats: engine.profile.take().unwrap_or_default(),
                 }
             })
@@ -220,6 +231,7 @@ pub(super) struct Lane {
     pub(super) answers: Vec<(usize, Answer)>,
     pub(super) queries: u64,
     pub(super) expired: bool,
+    pub(super) wall_limited: bool,
     pub(super) stats: Vec<QueryStat>,
 }
 

@@ -153,7 +153,7 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
     }
     mark_own_reads(k, &sites, &mut jobs);
     let mirrors = mirror::mirrors(&shapes(&jobs));
-    let (answers, queries, expired) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
+    let (answers, queries, cut) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
     if let Some(inputs) = inputs.filter(|_| x.keep) {
         x.kept = Some(proved(k, inputs, &jobs, &answers));
     }
@@ -174,7 +174,8 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
     report.races = harmful;
     report.benign = benign;
     report.queries = queries;
-    if expired {
+    report.out_of_time = cut.expired || cut.wall_limited;
+    if cut.expired {
         report.inconclusive.push(Inconclusive {
             span: k.span,
             message: format!(

@@ -6,6 +6,7 @@
 
 mod cache;
 pub mod compile_db;
+mod depfile;
 mod diagnostics;
 mod env;
 mod options;
@@ -22,7 +23,7 @@ pub use select::Toolchain;
 
 use super::ast::{self, Ast};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// What one Clang run produced (warnings are read only to explain errors).
@@ -32,6 +33,9 @@ pub struct Parsed {
     pub ast: Ast,
     /// Errors.
     pub errors: Vec<Diagnostic>,
+    /// The files Clang read besides standard input (headers, the precompiled prelude), as its
+    /// dependency output lists them; empty when it wrote none.
+    pub deps: Vec<PathBuf>,
 }
 
 /// The command line for reading `dir/<stdin>` in `env` (the main file's directory anchors
@@ -154,7 +158,13 @@ fn refused_prelude(pch: &Path, parsed: &Parsed) -> bool {
 }
 
 fn run(env: &Environment, text: &str, main_dir: &Path, families: Option<&[&str]>) -> Result<Parsed, ClangError> {
-    let mut child = command(env, main_dir, families)
+    // The files read, for the result cache: a dependency file beside the dump costs nothing.
+    let deps_file = tempfile::NamedTempFile::new().ok();
+    let mut cmd = command(env, main_dir, families);
+    if let Some(d) = &deps_file {
+        cmd.args(["-MD", "-MF"]).arg(d.path());
+    }
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -187,12 +197,17 @@ fn run(env: &Environment, text: &str, main_dir: &Path, families: Option<&[&str]>
         help: String::new(),
     })?;
     let errors = parse_diagnostics(&err_text);
+    let deps = deps_file
+        .and_then(|d| std::fs::read_to_string(d.path()).ok())
+        .map(|t| depfile::parse(&t))
+        .unwrap_or_default();
     match ast {
-        Ok(ast) => Ok(Parsed { ast, errors }),
+        Ok(ast) => Ok(Parsed { ast, errors, deps }),
         // A fatal error (a missing include) stops Clang before it dumps anything.
         Err(_) if !errors.is_empty() => Ok(Parsed {
             ast: Ast::default(),
             errors,
+            deps,
         }),
         Err(e) => Err(ClangError {
             message: format!("{e} (Clang exited with {status})"),

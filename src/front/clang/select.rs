@@ -16,7 +16,7 @@ pub const MAX_VERSION: u32 = 19;
 const NEWEST_PACKAGE: &str = "clang-19";
 
 /// Which Clang reads the file, with which toolkit, for which architecture.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Toolchain {
     /// The Clang executable.
     pub clang: PathBuf,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// A toolkit version as nvcc reports it (`12.9.86`; the build is 0 when unknown).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Version {
     /// Major version (`__CUDACC_VER_MAJOR__`).
     pub major: u32,
@@ -32,7 +32,7 @@ impl std::fmt::Display for Version {
 }
 
 /// A CUDA toolkit Clang can read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Toolkit {
     /// The directory given to Clang as `--cuda-path` (the toolkit's root, or the assembled view
     /// of pip wheels).

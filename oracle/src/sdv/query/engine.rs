@@ -113,6 +113,8 @@ pub(crate) struct Engine<'k> {
     deadline: Option<std::time::Instant>,
     /// Whether a query was skipped because the deadline had passed.
     pub expired: bool,
+    /// Whether a query stopped at its wall-clock limit rather than its resource budget.
+    pub wall_limited: bool,
     /// Look for witnesses with small parameter values (costs up to three more solver calls per
     /// race).
     pub small_witnesses: bool,
@@ -199,6 +201,7 @@ impl<'k> Engine<'k> {
             timeout_ms,
             deadline,
             expired: false,
+            wall_limited: false,
             small_witnesses: false,
             assume_loop_relations: false,
             search_nodes: guess::NODE_BUDGET,
@@ -221,6 +224,7 @@ impl<'k> Engine<'k> {
         let started = std::time::Instant::now();
         let res = solver.check();
         let millis = started.elapsed().as_secs_f64() * 1000.0;
+        let by_clock = res == SatResult::Unknown && crate::smt::stopped_by_clock(solver);
         // Z3's resource count is per context and only grows: the difference is this check's.
         let count = match solver.get_statistics().value("rlimit count") {
             Some(z3::StatisticsValue::UInt(n)) => u64::from(n),
@@ -228,6 +232,7 @@ impl<'k> Engine<'k> {
         };
         self.spent += count.saturating_sub(self.resources_seen);
         self.resources_seen = count;
+        self.wall_limited |= by_clock;
         self.queries += 1;
         if let Some(p) = &mut self.profile {
             p.push(QueryStat {
