@@ -4,10 +4,14 @@
     python3 benches/production.py --autosync target/release/autosync \\
         --root /work/suites/ggml --files 'src/ggml-cuda/*.cu' \\
         --cuda-path TOOLKIT [-I include -I src] [--timeout S] [--jobs N] \\
-        [--clang-baseline] [--repeat N] [--json-out FILE] [--markdown FILE] [--extra-arg ARG ...]
+        [--clang-baseline] [--warm] [--repeat N] [--json-out FILE] [--markdown FILE]
+        [--extra-arg ARG ...]
 
 Every file is checked on its own, as a user would run it from the code base's root:
-`autosync check --format json -j 1 --no-config --cuda-path TOOLKIT -I ... FILE`.
+`autosync check --format json -j 1 --no-config --cuda-path TOOLKIT -I ... FILE`, cold
+(`--no-cache`). With --warm, each file is then checked once more to fill a fresh result cache
+and --repeat times from it (`--cache-dir`): the warm time per file, and whether any kernel's
+result differs from the cold run's (`moved`: must be 0).
 
 Per kernel instantiation the table says: clean / defects (the rules found) / inconclusive (with
 the reason) / elsewhere (a kernel template the file neither instantiates nor launches: the code
@@ -31,12 +35,14 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def run_autosync(path, opts):
+def run_autosync(path, opts, cache=None):
     cmd = [opts.autosync, "check", "--format", "json", "-j", "1", "--no-config",
            "--cuda-path", opts.cuda_path]
+    cmd += ["--cache-dir", cache] if cache else ["--no-cache"]
     for d in opts.include:
         cmd += ["-I", d]
     cmd += [*opts.extra_arg, path]
@@ -105,6 +111,13 @@ def run_file(path, opts):
     res = dict(runs[-1])
     res["path"] = path
     res["seconds"] = statistics.median(r["seconds"] for r in runs)
+    if opts.warm:
+        cache = os.path.join(opts.cache_root, re.sub(r"[^A-Za-z0-9_.-]", "_", path))
+        run_autosync(path, opts, cache)
+        warm = [run_autosync(path, opts, cache) for _ in range(opts.repeat)]
+        res["warm_seconds"] = statistics.median(r["seconds"] for r in warm)
+        plain = lambda rows: [{k: v for k, v in row.items() if k != "millis"} for row in rows or []]
+        res["moved"] = plain(warm[-1].get("kernels")) != plain(res.get("kernels"))
     if opts.clang_baseline:
         times = [clang_baseline(path, opts, res.get("environment")) for _ in range(opts.repeat)]
         times = [t for t in times if t is not None]
@@ -130,7 +143,11 @@ def summarize(results):
     secs = sorted(r["seconds"] for r in results)
     p90 = secs[min(len(secs) - 1, int(0.9 * len(secs)))] if secs else 0
     decided = verdicts.get("clean", 0) + verdicts.get("defects", 0)
-    return {"files": len(results), "file_outcomes": files, "kernels": len(kernels),
+    warm = sorted(r["warm_seconds"] for r in results if "warm_seconds" in r)
+    warm_stats = {"warm_median_seconds": statistics.median(warm), "warm_max_seconds": warm[-1],
+                  "warm_total_seconds": sum(warm),
+                  "moved": sum(1 for r in results if r.get("moved"))} if warm else {}
+    return warm_stats | {"files": len(results), "file_outcomes": files, "kernels": len(kernels),
             "templates_instantiated_elsewhere": elsewhere,
             "verdicts": verdicts, "decided": decided,
             "decided_share": decided / len(kernels) if kernels else 0.0,
@@ -168,6 +185,10 @@ def markdown(results, summary):
                f"({s['verdicts']}); with a verdict: {s['decided']} ({100 * s['decided_share']:.1f} %); "
                f"files with a verdict for every kernel: {s['files_all_decided']}; seconds per file: "
                f"median {s['median_seconds']:.2f}, p90 {s['p90_seconds']:.2f}, max {s['max_seconds']:.2f}.")
+    if "warm_median_seconds" in s:
+        out.append(f"From the result cache: seconds per file median {s['warm_median_seconds']:.3f}, "
+                   f"max {s['warm_max_seconds']:.3f}, all files {s['warm_total_seconds']:.2f}; "
+                   f"files whose results moved: {s['moved']}.")
     return "\n".join(out) + "\n"
 
 
@@ -182,6 +203,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--clang-baseline", action="store_true")
+    ap.add_argument("--warm", action="store_true", help="also time checks answered from the result cache")
     ap.add_argument("--extra-arg", action="append", default=[])
     ap.add_argument("--json-out")
     ap.add_argument("--markdown")
@@ -193,8 +215,10 @@ def main(argv=None):
     if not files:
         sys.exit(f"production.py: no file matches {opts.files} under {opts.root}")
     t0 = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        results = list(pool.map(lambda f: run_file(f, opts), files))
+    with tempfile.TemporaryDirectory(prefix="autosync-bench-cache-") as cache_root:
+        opts.cache_root = cache_root
+        with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+            results = list(pool.map(lambda f: run_file(f, opts), files))
     summary = summarize(results)
     summary["wall_seconds"] = time.monotonic() - t0
     text = markdown(results, summary)
