@@ -275,9 +275,9 @@ pub struct Report {
     pub inconclusive: Vec<Inconclusive>,
     /// Solver queries issued (for statistics).
     pub queries: u64,
-    /// Whether wall-clock time cut the check short (the kernel's budget ran out, or a query
-    /// hit its wall-clock limit): the report may differ on a less loaded machine, so it is not
-    /// kept in the result cache.
+    /// Whether wall-clock time cut the check short (the kernel's budget ran out, or a conflict
+    /// query was left undecided after an attempt hit its wall-clock limit): the report may
+    /// differ on a less loaded machine, so it is not kept in the result cache.
     #[serde(default)]
     pub out_of_time: bool,
 }

@@ -113,8 +113,11 @@ pub(crate) struct Engine<'k> {
     deadline: Option<std::time::Instant>,
     /// Whether a query was skipped because the deadline had passed.
     pub expired: bool,
-    /// Whether a query stopped at its wall-clock limit rather than its resource budget.
+    /// Whether a query was left undecided after some attempt at it stopped at its wall-clock
+    /// limit rather than its resource budget (on a less loaded machine it might be decided).
     pub wall_limited: bool,
+    /// Attempts stopped by their wall-clock limit so far.
+    clock_stops: u64,
     /// Look for witnesses with small parameter values (costs up to three more solver calls per
     /// race).
     pub small_witnesses: bool,
@@ -202,6 +205,7 @@ impl<'k> Engine<'k> {
             deadline,
             expired: false,
             wall_limited: false,
+            clock_stops: 0,
             small_witnesses: false,
             assume_loop_relations: false,
             search_nodes: guess::NODE_BUDGET,
@@ -232,7 +236,7 @@ impl<'k> Engine<'k> {
         };
         self.spent += count.saturating_sub(self.resources_seen);
         self.resources_seen = count;
-        self.wall_limited |= by_clock;
+        self.clock_stops += u64::from(by_clock);
         self.queries += 1;
         if let Some(p) = &mut self.profile {
             p.push(QueryStat {
@@ -606,6 +610,7 @@ impl<'k> Engine<'k> {
         let kind = if inter { "inter" } else { "intra" };
         let abstract_kind = format!("{kind}/abstract");
         let mut outcome = Outcome::Unknown;
+        let clock_stops = self.clock_stops;
         for (form, fallback, ms) in plan {
             if self.deadline_passed() {
                 self.expired = true;
@@ -658,6 +663,11 @@ impl<'k> Engine<'k> {
                     break;
                 }
             }
+        }
+        // An attempt the clock stopped is retried with a larger budget; only an undecided end
+        // makes the answer depend on the machine's load.
+        if matches!(outcome, Outcome::Unknown) && self.clock_stops > clock_stops {
+            self.wall_limited = true;
         }
         self.memo.insert(formula.clone(), outcome.clone());
         outcome
