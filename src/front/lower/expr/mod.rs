@@ -11,6 +11,7 @@ mod syntax;
 mod tables;
 mod traits;
 mod value;
+mod views;
 
 pub(crate) use value::{builtin_var, rv_what, Value};
 

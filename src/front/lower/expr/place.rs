@@ -465,8 +465,8 @@ impl<'a> Lowerer<'a> {
     /// What a pointer into object `o` at byte offset `off` designates as a `ty`: the object
     /// itself, or (a `reinterpret_cast` to a member's type, as cuda_fp16 writes a `__half`'s
     /// bits through an `unsigned short *`) the member at that offset whose type is exactly `ty`,
-    /// looked for in nested objects too. Anything else would reinterpret bits autosync does not
-    /// follow: unsupported.
+    /// looked for in nested objects too. Other bytes read as a scalar are an unknown value (see
+    /// `views.rs`).
     pub(super) fn obj_part(&mut self, o: usize, off: &Expr, ty: &CType, span: Span) -> FResult<LV> {
         let rec = self.objs[o].record;
         let same_record = matches!(ty, CType::Record(r) if self.types.definition(*r) == rec);
@@ -484,6 +484,8 @@ impl<'a> Lowerer<'a> {
             return Ok(LV::Obj(o));
         }
         let layout = self.types.layout(rec).map_err(|m| FrontError::unsupported(span, m))?;
+        // An unsized view (none reaches here) keeps the old test: starts inside the member.
+        let view_size = self.size_of(ty, span).unwrap_or(1);
         for f in layout.fields.iter().filter(|f| f.offset <= at) {
             let Some(b) = self.objs[o].fields.get(&f.id).cloned() else {
                 continue;
@@ -491,8 +493,10 @@ impl<'a> Lowerer<'a> {
             match (self.binding_lv(&b), &f.ty) {
                 (lv, t) if f.offset == at && t == ty => return Ok(lv),
                 (LV::Obj(inner), CType::Record(_)) => {
+                    // A view that ends inside the member is the member's; one that runs past
+                    // it spans members of this object.
                     let size = self.size_of(&f.ty, span)?;
-                    if at < f.offset + size {
+                    if at + view_size <= f.offset + size {
                         let inner_off = Expr::Const((at - f.offset) as i64, ScalarTy::U64);
                         return self.obj_part(inner, &inner_off, ty, span);
                     }
@@ -500,10 +504,6 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
-        Err(FrontError::unsupported(
-            span,
-            format!("bytes {at}.. of an object read or written as another type"),
-        )
-        .with_help("access the member by name"))
+        self.byte_view(o, at, ty, span)
     }
 }
