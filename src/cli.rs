@@ -4,6 +4,7 @@
 use crate::front::{self, FrontOptions};
 use crate::jobs::check::OracleChoice;
 use crate::jobs::fix::Strategy;
+use crate::server::{self, ServerOptions};
 use crate::synth::named::NamedStyle;
 use crate::vocab::exit;
 use crate::workflow::config::{front_options_for, ConfigCache};
@@ -39,6 +40,16 @@ Examples:
 
 Suppressed races (`// autosync: ignore[race]`) get no barrier.";
 
+const SERVER_HELP: &str = "\
+Editors start it; see docs/editor.md for Neovim, VS Code, Helix and Emacs.
+Each file is checked with its autosync.yaml and compile_commands.json, as `check` does;
+the flags below apply to every file.
+
+Exit codes:
+  0  after the editor's shutdown and exit
+  1  exit (or end of input) without shutdown
+  2  the log file cannot be written";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "autosync",
@@ -62,6 +73,10 @@ enum Command {
     /// Print the kernel IR with labels, spans and launch configuration.
     #[command(after_help = EXIT_CODES)]
     Ir(IrArgs),
+    /// Language server for editors (LSP on standard input/output): diagnostics on open and
+    /// save, verified barrier insertions as code actions.
+    #[command(after_help = SERVER_HELP)]
+    Server(ServerArgs),
 }
 
 /// Report formats.
@@ -446,6 +461,66 @@ struct IrArgs {
     format: IrFormat,
 }
 
+/// `autosync server` flags.
+#[derive(Args, Debug)]
+struct ServerArgs {
+    /// Write a debug log (messages received and sent, checks and their times) to FILE.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+fn server_options(a: &ServerArgs) -> ServerOptions {
+    let run = RunOptions {
+        config: a.config.config.clone(),
+        no_config: a.config.no_config,
+        jobs: 0,
+        color: Color::Never,
+        quiet: true,
+        verbose: false,
+        format: Format::Json,
+        stdin_filename: None,
+    };
+    let check = CheckOptions {
+        paths: vec![],
+        front: a.input.front_options(),
+        oracle: OracleChoice::Auto,
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        kernel_timeout: a.limits.kernel_timeout,
+        run: run.clone(),
+    };
+    let fix = FixRequest {
+        paths: vec![],
+        front: a.input.front_options(),
+        mode: FixMode::Stdout,
+        backup: false,
+        stats: false,
+        annotate: false,
+        strategy: Strategy::Maxsat,
+        minimize: false,
+        cost_loop: None,
+        cost_if: None,
+        dump_wcnf: None,
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        reserved_ids: None,
+        named_style: None,
+        kernel_timeout: a.limits.kernel_timeout,
+        run,
+    };
+    ServerOptions {
+        log: a.log.clone(),
+        check,
+        fix,
+    }
+}
+
 fn run_ir(a: &IrArgs) -> u8 {
     let configs = ConfigCache::new(a.config.config.clone(), a.config.no_config);
     let cfg = match configs.for_file(&a.file) {
@@ -555,6 +630,7 @@ pub fn main() -> ExitCode {
         Command::Ir(a) => run_ir(a),
         Command::Check(a) => workflow::run_check(&check_options(a)),
         Command::Fix(a) => workflow::run_fix(&fix_request(a)),
+        Command::Server(a) => server::run(server_options(a)),
     };
     // On a thread with the workers' stack: `ir` and one-file runs recurse over the code's
     // nesting on it as the pool's threads do.
