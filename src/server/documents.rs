@@ -103,15 +103,14 @@ impl Documents {
         Some(doc)
     }
 
-    /// Replaces a document's text with what was saved, if it differs (a new generation).
+    /// A document saved with `text`: a new generation (each check has its own, so the stages of
+    /// a superseded check of the same text are told apart and dropped).
     pub fn saved(&mut self, uri: &Url, text: String) -> Option<&mut Document> {
         let doc = self.docs.get_mut(uri)?;
-        if doc.text != text {
-            self.generations += 1;
-            doc.text = text;
-            doc.generation = self.generations;
-            doc.supersede();
-        }
+        self.generations += 1;
+        doc.text = text;
+        doc.generation = self.generations;
+        doc.supersede();
         Some(doc)
     }
 
