@@ -4,6 +4,7 @@
 use crate::front::{self, FrontOptions};
 use crate::jobs::check::OracleChoice;
 use crate::jobs::fix::Strategy;
+use crate::server::{self, ServerOptions};
 use crate::synth::named::NamedStyle;
 use crate::vocab::exit;
 use crate::workflow::config::{front_options_for, ConfigCache};
@@ -39,6 +40,16 @@ Examples:
 
 Suppressed races (`// autosync: ignore[race]`) get no barrier.";
 
+const SERVER_HELP: &str = "\
+Editors start it; see docs/editor.md for Neovim, VS Code, Helix and Emacs.
+Each file is checked with its autosync.yaml and compile_commands.json, as `check` does;
+the flags below apply to every file.
+
+Exit codes:
+  0  after the editor's shutdown and exit
+  1  exit (or end of input) without shutdown
+  2  the log file cannot be written";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "autosync",
@@ -62,6 +73,10 @@ enum Command {
     /// Print the kernel IR with labels, spans and launch configuration.
     #[command(after_help = EXIT_CODES)]
     Ir(IrArgs),
+    /// Language server for editors (LSP on standard input/output): diagnostics on open and
+    /// save, verified barrier insertions as code actions.
+    #[command(after_help = SERVER_HELP)]
+    Server(ServerArgs),
 }
 
 /// Report formats.
@@ -167,14 +182,31 @@ struct RunArgs {
     /// The path standard input (`-`) stands for: config lookup, includes and messages use it.
     #[arg(long = "stdin-filename", value_name = "PATH")]
     stdin_filename: Option<PathBuf>,
+    #[command(flatten)]
+    cache: CacheArgs,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// Where results are cached.
+#[derive(Args, Debug, Clone)]
+struct CacheArgs {
     /// Check every kernel again: neither read nor write the result cache (overrides --cache-dir).
     #[arg(long = "no-cache")]
     no_cache: bool,
     /// Keep the result cache in this directory (default: .autosync_cache in the project's root).
     #[arg(long = "cache-dir", value_name = "DIR", env = "AUTOSYNC_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
-    #[command(flatten)]
-    config: ConfigArgs,
+}
+
+impl CacheArgs {
+    fn choice(&self) -> CacheChoice {
+        match (&self.cache_dir, self.no_cache) {
+            (_, true) => CacheChoice::Off,
+            (Some(d), false) => CacheChoice::Dir(d.clone()),
+            (None, false) => CacheChoice::Project,
+        }
+    }
 }
 
 impl RunArgs {
@@ -192,11 +224,7 @@ impl RunArgs {
             verbose: self.verbose,
             format: self.format.into(),
             stdin_filename: self.stdin_filename.clone(),
-            cache: match (&self.cache_dir, self.no_cache) {
-                (_, true) => CacheChoice::Off,
-                (Some(d), false) => CacheChoice::Dir(d.clone()),
-                (None, false) => CacheChoice::Project,
-            },
+            cache: self.cache.choice(),
         }
     }
 }
@@ -457,6 +485,69 @@ struct IrArgs {
     format: IrFormat,
 }
 
+/// `autosync server` flags.
+#[derive(Args, Debug)]
+struct ServerArgs {
+    /// Write a debug log (messages received and sent, checks and their times) to FILE.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    limits: LimitArgs,
+    #[command(flatten)]
+    cache: CacheArgs,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+fn server_options(a: &ServerArgs) -> ServerOptions {
+    let run = RunOptions {
+        config: a.config.config.clone(),
+        no_config: a.config.no_config,
+        jobs: 0,
+        color: Color::Never,
+        quiet: true,
+        verbose: false,
+        format: Format::Json,
+        stdin_filename: None,
+        cache: a.cache.choice(),
+    };
+    let check = CheckOptions {
+        paths: vec![],
+        front: a.input.front_options(),
+        oracle: OracleChoice::Auto,
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        kernel_timeout: a.limits.kernel_timeout,
+        run: run.clone(),
+    };
+    let fix = FixRequest {
+        paths: vec![],
+        front: a.input.front_options(),
+        mode: FixMode::Stdout,
+        backup: false,
+        stats: false,
+        annotate: false,
+        strategy: Strategy::Maxsat,
+        minimize: false,
+        cost_loop: None,
+        cost_if: None,
+        dump_wcnf: None,
+        timeout_ms: a.limits.timeout,
+        strict: a.limits.strict,
+        reserved_ids: None,
+        named_style: None,
+        kernel_timeout: a.limits.kernel_timeout,
+        run,
+    };
+    ServerOptions {
+        log: a.log.clone(),
+        check,
+        fix,
+    }
+}
+
 fn run_ir(a: &IrArgs) -> u8 {
     let configs = ConfigCache::new(a.config.config.clone(), a.config.no_config);
     let cfg = match configs.for_file(&a.file) {
@@ -566,6 +657,7 @@ pub fn main() -> ExitCode {
         Command::Ir(a) => run_ir(a),
         Command::Check(a) => workflow::run_check(&check_options(a)),
         Command::Fix(a) => workflow::run_fix(&fix_request(a)),
+        Command::Server(a) => server::run(server_options(a)),
     };
     // On a thread with the workers' stack: `ir` and one-file runs recurse over the code's
     // nesting on it as the pool's threads do.

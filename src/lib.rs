@@ -10,6 +10,7 @@ pub mod emit;
 pub mod front;
 pub mod jobs;
 pub mod output;
+pub mod server;
 pub mod synth;
 pub mod vocab;
 pub mod workflow;

@@ -22,11 +22,13 @@ pub struct Layering {
     pub layers: Vec<(Vec<&'static str>, bool)>,
 }
 
-/// The product crate: cli → workflow → jobs → (front, synth, emit, output) → vocab.
+/// The product crate: cli → server → workflow → jobs → (front, synth, emit, output) → (vocab, cache)
+/// (the language server sits beside the command line: only `cli` knows it).
 pub fn product() -> Layering {
     Layering {
         layers: vec![
             (vec!["cli"], false),
+            (vec!["server"], false),
             (vec!["workflow"], false),
             (vec!["jobs"], false),
             (vec!["front", "synth", "emit", "output"], false),

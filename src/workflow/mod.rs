@@ -4,12 +4,13 @@
 //!
 //! It takes plain option structs (`options.rs`); only `cli.rs` knows the command line.
 //! `inputs.rs` finds the inputs, `parallel.rs` runs one job per file, `check_one.rs` and
-//! `fix_one.rs` are those jobs, `notes.rs`, `errors.rs` and `unlowered.rs` (kernels the front
+//! `fix_one.rs` are those jobs (`editor.rs` runs them on an editor's buffer), `notes.rs`, `errors.rs` and `unlowered.rs` (kernels the front
 //! end could not lower) what a file's result says besides its findings, and `present.rs` prints the results and decides the exit code.
 
 mod cached;
 mod check_one;
 pub mod config;
+pub mod editor;
 mod errors;
 mod fix_one;
 mod inputs;

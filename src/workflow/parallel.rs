@@ -34,6 +34,11 @@ pub fn on_worker_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 pub(super) struct Progress(Option<indicatif::ProgressBar>);
 
 impl Progress {
+    /// No progress shown (an editor's buffer).
+    pub(super) fn none() -> Progress {
+        Progress(None)
+    }
+
     /// The kernel now checked (`file: kernel`).
     pub(super) fn kernel(&self, file: &str, kernel: &str) {
         if let Some(b) = &self.0 {

@@ -1,4 +1,4 @@
-//! Code structure, read from the sources. Imports run one way: cli → workflow → jobs → (front, synth, emit, output) → (vocab, cache) in the
+//! Code structure, read from the sources. Imports run one way: cli → server → workflow → jobs → (front, synth, emit, output) → (vocab, cache) in the
 //! product crate; checkers → (report, tree, smt, bv_eval, print) → ir in the oracle; no cycles between
 //! module files anywhere, and no `.rs` file outside the module trees.
 

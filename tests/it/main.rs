@@ -6,8 +6,8 @@
 //! cases by default, which is what the merge gate runs; `AUTOSYNC_FULL_SWEEPS=1` runs them in
 //! full, and `AUTOSYNC_GEN_CASES=F` runs F times the full counts (`common::sweep`).
 //!
-//! The tests marked `#[ignore]` need PyPI (`precommit::`, `sarif::`), and `.ci/run` runs them
-//! with `--ignored`.
+//! The tests marked `#[ignore]` need PyPI (`precommit::`, `sarif::`) or Neovim
+//! (`server::neovim`), and `.ci/run` runs them with `--ignored`.
 
 mod common;
 
@@ -37,6 +37,7 @@ mod random_differential;
 mod recheck_reuse;
 mod safe_write;
 mod sarif;
+mod server;
 mod solver_limits;
 mod suppress;
 mod toolkit;
