@@ -1,7 +1,8 @@
 //! The background check of one version of a document, in stages, each reported as soon as it
 //! is known: `check` (the diagnostics and the suppression actions), then synthesis (the barrier
 //! insertions, each verified), then `--minimize` (the redundant barriers). A superseded job
-//! stops between stages and reports nothing more.
+//! stops between stages and reports nothing more. A save of unchanged text that finds what
+//! the last finished analysis found keeps that analysis's code actions (see `job::Reuse`).
 
 use super::barriers::barrier_offers;
 use super::diagnostics::{findings, MainFile};
@@ -33,6 +34,14 @@ pub fn run(job: &Job, o: &ServerOptions, report: &mut dyn FnMut(Stage)) {
         .filter_map(|i| suppress_offer(&job.text, &found, i))
         .collect();
     report(Stage::Checked(found.clone(), suppress));
+    let unchanged = job.reuse.as_deref().filter(|r| {
+        r.diagnostics.len() == found.len() && r.diagnostics.iter().zip(&found).all(|(d, f)| *d == f.diagnostic)
+    });
+    if let Some(r) = unchanged {
+        report(Stage::Offers(r.offers.clone()));
+        report(Stage::Finished);
+        return;
+    }
     let baseline = keys(&res, Some).unwrap_or_default();
     let checked = res.error.is_none() && !res.kernels.is_empty();
     if checked && res.kernels.iter().any(|k| k.status == "defects") && !job.cancelled() {

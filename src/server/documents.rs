@@ -3,8 +3,8 @@
 //! to be for the current text or not), the check in flight and what the last check found.
 
 use super::diagnostics::Finding;
-use super::job::Job;
-use super::offer::Offer;
+use super::job::{Job, Reuse};
+use super::offer::{Offer, OfferKind};
 use super::positions::offset;
 use lsp_types::{TextDocumentContentChangeEvent, Url};
 use std::collections::HashMap;
@@ -38,6 +38,21 @@ pub struct Document {
     pub job: Option<Job>,
     /// The latest check's results (for `text` only when its generation is current).
     pub analysis: Option<Analysis>,
+}
+
+impl Analysis {
+    /// What it found, to keep for a check of `text`, if it finished checking that text.
+    pub fn reuse(&self, text: &str) -> Option<Reuse> {
+        (self.finished && self.text == text).then(|| Reuse {
+            diagnostics: self.findings.iter().map(|f| f.diagnostic.clone()).collect(),
+            offers: self
+                .offers
+                .iter()
+                .filter(|o| o.kind != OfferKind::Suppression)
+                .cloned()
+                .collect(),
+        })
+    }
 }
 
 impl Document {

@@ -44,12 +44,14 @@ impl State {
     pub fn check(&mut self, uri: &Url) {
         let Some(doc) = self.docs.get_mut(uri) else { return };
         doc.supersede();
+        let reuse = doc.analysis.as_ref().and_then(|a| a.reuse(&doc.text)).map(Arc::new);
         let job = Job {
             uri: uri.clone(),
             path: doc.path.clone(),
             generation: doc.generation,
             text: doc.text.clone(),
             cancel: Arc::new(AtomicBool::new(false)),
+            reuse,
         };
         doc.job = Some(job.clone());
         let name = doc

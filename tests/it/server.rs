@@ -470,3 +470,38 @@ fn neovim_applies_the_barrier_action_and_writes_what_fix_writes() {
     assert!(status.success(), "Neovim: {status}");
     assert_eq!(std::fs::read_to_string(&f).unwrap(), want);
 }
+
+/// A save of unchanged text keeps the last analysis's code actions (the check, from the result
+/// cache, finds what it found); a save after a header it includes changed checks again and
+/// offers what the new findings need.
+#[test]
+fn a_save_of_unchanged_text_keeps_its_actions_unless_a_header_changed() {
+    let d = tempfile::tempdir().unwrap();
+    let (f, header) = (d.path().join("k.cu"), d.path().join("sync.cuh"));
+    let text = "//--blockDim=64 --gridDim=4\n#include \"sync.cuh\"\n\n__global__ void shifted(const float *in, float *out) {\n    __shared__ float s[64];\n    int t = threadIdx.x, g = blockIdx.x * 64 + t;\n    s[t] = in[g];\n    sync_all();\n    out[g] = s[(t + 1) % 64];\n}\n";
+    std::fs::write(&f, text).unwrap();
+    std::fs::write(&header, "__device__ inline void sync_all() { /*syncthreads*/ }\n").unwrap();
+    let uri = uri_of(&f);
+    let mut c = Client::start();
+    c.initialize();
+    c.open(&uri, text);
+    let first = c.diagnostics(&uri)["diagnostics"].clone();
+    assert_eq!(first.as_array().map(Vec::len), Some(1), "{first}");
+    let actions = c.code_actions(&uri, whole(text));
+    assert_eq!(titled(&actions, "Insert the").len(), 1, "{actions:#?}");
+
+    let save = json!({"textDocument": {"uri": uri}, "text": text});
+    c.notify("textDocument/didSave", save.clone());
+    assert_eq!(c.diagnostics(&uri)["diagnostics"], first);
+    assert_eq!(c.code_actions(&uri, whole(text)), actions, "the same actions, kept");
+
+    std::fs::write(&header, "__device__ inline void sync_all() { __syncthreads(); }\n").unwrap();
+    c.notify("textDocument/didSave", save);
+    assert_eq!(
+        c.diagnostics(&uri)["diagnostics"],
+        json!([]),
+        "the header now orders the race"
+    );
+    assert!(titled(&c.code_actions(&uri, whole(text)), "Insert").is_empty());
+    c.shut_down(0);
+}
