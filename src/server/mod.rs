@@ -52,6 +52,11 @@ pub fn run(o: ServerOptions) -> u8 {
         }
     };
     log.line(|| format!("autosync {} server started", env!("CARGO_PKG_VERSION")));
+    // A check's kernels and query lanes run on rayon's global pool here (the command line
+    // makes a pool per run): its threads need the deep stacks the worker has.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(crate::workflow::WORKER_STACK)
+        .build_global();
     let (tx, rx) = channel();
     let (out, writer) = transport::start(std::io::stdin(), std::io::stdout(), tx.clone(), &log);
     let worker = match worker::Worker::start(Arc::new(o), tx, log.clone()) {

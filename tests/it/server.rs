@@ -505,3 +505,23 @@ fn a_save_of_unchanged_text_keeps_its_actions_unless_a_header_changed() {
     assert!(titled(&c.code_actions(&uri, whole(text)), "Insert").is_empty());
     c.shut_down(0);
 }
+
+/// A sum of thousands of terms (generated code) is read and checked by the server as by the
+/// command line: no stack overflow in the worker or on the pool its kernels run on.
+#[test]
+fn deep_code_is_checked_without_a_stack_overflow() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("sum.cu");
+    let sum = vec!["a"; 3000].join(" + ");
+    let text = format!(
+        "//--blockDim=64 --gridDim=1\n__global__ void deep_sum(float *out, float a) {{\n    __shared__ float s[64];\n    s[threadIdx.x] = {sum};\n    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}}\n"
+    );
+    std::fs::write(&f, &text).unwrap();
+    let uri = uri_of(&f);
+    let mut c = Client::start();
+    c.initialize();
+    c.open(&uri, &text);
+    let p = c.diagnostics(&uri);
+    assert_eq!(p["diagnostics"][0]["code"], "race", "{p}");
+    c.shut_down(0);
+}
