@@ -101,10 +101,7 @@ impl<'a> Lowerer<'a> {
                     .with_help("assign its elements one by one"));
                 }
                 if let Some(i) = init {
-                    // Local arrays never race; element initializers still run.
-                    for c in self.expr_children(i) {
-                        self.discard(c)?;
-                    }
+                    self.run_element_inits(i)?;
                 }
             }
             CType::Record(r) => {
@@ -204,6 +201,22 @@ impl<'a> Lowerer<'a> {
                 .is_some_and(|d| d.kind == NodeKind::CXXDestructorDecl)
             {
                 self.check_trivial_dtor(m, span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the element initializers of a local array for their effects (local arrays never
+    /// race; their contents are opaque): through the `ExprWithCleanups` around a list whose
+    /// elements make temporaries (`half2 a[n] = {{0.0f, 0.0f}}`) and into nested lists.
+    fn run_element_inits(&mut self, init: NodeId) -> FResult<()> {
+        for c in self.expr_children(init) {
+            let nested = matches!(self.ast.kind(c), NodeKind::ExprWithCleanups | NodeKind::ParenExpr)
+                || (self.ast.kind(c) == NodeKind::InitListExpr && matches!(self.type_of(c), CType::Array(..)));
+            if nested {
+                self.run_element_inits(c)?;
+            } else {
+                self.discard(c)?;
             }
         }
         Ok(())
