@@ -97,6 +97,17 @@ impl<'a> Lowerer<'a> {
         if let Some(v) = self.vector_make(c, n, span) {
             return v.map(Some);
         }
+        // The standard library's casts to a reference (Clang treats them as builtins): the
+        // call designates its argument. Reached only for a system function without a body; a
+        // declaration the precompiled prelude holds is named without its namespace.
+        let glvalue = ast
+            .node(n)
+            .attrs
+            .value_category
+            .is_some_and(|v| ast.str(v) != "prvalue");
+        if is_reference_cast(base) && args.len() == 1 && glvalue && !body_visible {
+            return self.eval(args[0]).map(Some);
+        }
         if let Some(v) = self.annotation_call(base, &args, &rt, span) {
             return v.map(Some);
         }
@@ -729,6 +740,12 @@ impl<'a> Lowerer<'a> {
 }
 
 /// Texture fetch functions (legacy references and texture objects).
+/// `std::move(x)`, `std::forward<T>(x)`, `std::move_if_noexcept(x)`, `std::as_const(x)`
+/// (`base`: without `std::`): each is `static_cast` of its argument to a reference type.
+fn is_reference_cast(base: &str) -> bool {
+    matches!(base, "move" | "forward" | "move_if_noexcept" | "as_const")
+}
+
 fn is_texture_fetch(name: &str) -> bool {
     name.starts_with("tex")
         && matches!(
