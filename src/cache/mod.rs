@@ -69,6 +69,9 @@ impl KeyBuilder {
 #[derive(Clone, Debug)]
 pub struct Store {
     dir: PathBuf,
+    /// Whether an entry was written through this store (or a clone): only then can it have
+    /// outgrown its limit.
+    wrote: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Store {
@@ -88,7 +91,10 @@ impl Store {
             "CACHEDIR.TAG",
             "Signature: 8a477f597d28d172789f06886806bc55\n# autosync's result cache: see https://bford.info/cachedir/\n",
         );
-        Ok(Store { dir: dir.to_path_buf() })
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            wrote: Default::default(),
+        })
     }
 
     /// The directory.
@@ -124,12 +130,18 @@ impl Store {
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(format!("{}\n{}\n", key.hex(), payload_hash(payload)).as_bytes());
         bytes.extend_from_slice(payload);
-        let _ = write_atomic(&path, &bytes);
+        if write_atomic(&path, &bytes).is_ok() {
+            self.wrote.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Removes the least recently used entries, down to [`PRUNE_TO`] of `max_bytes`, when the
-    /// store holds more than `max_bytes`. Leftover temporary files of killed runs go too.
+    /// store holds more than `max_bytes`. Leftover temporary files of killed runs go too. A
+    /// run that only read (a warm one) does not walk the directory.
     pub fn prune(&self, max_bytes: u64) {
+        if !self.wrote.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let mut entries = Vec::new();
         let mut total = 0u64;
         let Ok(shards) = std::fs::read_dir(self.dir.join(FORMAT)) else {

@@ -83,6 +83,11 @@ fn pruning_drops_the_least_recently_used_first() {
             .unwrap();
         f.set_modified(old + std::time::Duration::from_secs(i)).unwrap();
     }
+    // A store that only read (a warm run) leaves the directory alone.
+    let reader = Store::open(d.path()).unwrap();
+    assert!(reader.get(&key("5")).is_some());
+    reader.prune(0);
+    assert!((0..10).all(|i| s.entry(&key(&i.to_string())).exists()));
     // Entry 0 is used: it becomes the most recent.
     assert!(s.get(&key("0")).is_some());
     s.prune(6000);
