@@ -115,14 +115,23 @@ const CASES: &[Case] = &[
         1,
         "(WAW) on `p` between blocks",
     ),
-    // A system function that is neither modelled nor known pure (constexpr since C++20, so
-    // device code may call it).
+    // A system function that is neither modelled nor known pure (constexpr, so device code
+    // may call it): its body bottoms out in a builtin autosync does not model.
     (
-        "std_swap.cu",
-        "//--blockDim=64\n#include <utility>\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[threadIdx.x];\n  int a = s[threadIdx.x];\n  int b = 1;\n  std::swap(a, b);\n  o[threadIdx.x] = a + b;\n}\n",
+        "std_launder.cu",
+        "//--blockDim=64\n#include <new>\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[threadIdx.x];\n  int a = s[threadIdx.x];\n  a = *std::launder(&a);\n  o[threadIdx.x] = a;\n}\n",
         &["--std", "c++20"],
         4,
         "which autosync does not model",
+    ),
+    // A system function with a body (constexpr since C++20) is inlined, down to `std::move`,
+    // which designates its argument.
+    (
+        "std_swap.cu",
+        "//--blockDim=64 --gridDim=1\n#include <utility>\n__global__ void k(int *o) {\n  __shared__ int s[64];\n  s[threadIdx.x] = o[threadIdx.x];\n  int a = s[threadIdx.x];\n  int b = 1;\n  std::swap(a, b);\n  o[threadIdx.x] = a + b;\n}\n",
+        &["--std", "c++20"],
+        0,
+        "clean",
     ),
     // A fence orders memory but is not a barrier: the race stays.
     (
