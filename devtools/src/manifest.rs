@@ -87,6 +87,10 @@ pub struct CheckExpect {
     /// Benign races (every thread stores the same value): warnings, races under `--strict`.
     #[serde(default)]
     pub benign: Vec<[u32; 2]>,
+    /// Races only overlapping layouts make (a zero stride, rows closer than their length):
+    /// warnings, races under `--strict`.
+    #[serde(default)]
+    pub layout: Vec<[u32; 2]>,
     /// Extra pairs the oracle reports that cannot happen, each with its cause.
     #[serde(default)]
     pub imprecise: Vec<Imprecision>,

@@ -132,6 +132,12 @@ pub struct Race {
     /// address (a benign write-write race; defects only under `--strict`).
     #[serde(default)]
     pub benign: bool,
+    /// Kernel parameters whose values must put two distinct elements of the (global) array at
+    /// one address for the race to happen (a zero stride, rows closer than their length):
+    /// every execution where both threads touch the same element is race-free. Empty for a
+    /// race that happens for every layout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overlap: Vec<String>,
 }
 
 /// A barrier reached under a condition that is not uniform across the threads that must meet.
@@ -267,6 +273,10 @@ pub struct Report {
     /// which reports them in `races`.
     #[serde(default)]
     pub benign: Vec<Race>,
+    /// Races only overlapping tensor layouts make (see [`Race::overlap`]): warnings, not
+    /// defects; empty under `--strict`, which reports them in `races`.
+    #[serde(default)]
+    pub overlap: Vec<Race>,
     /// Divergent barriers.
     pub divergences: Vec<Divergence>,
     /// Named-barrier defects.

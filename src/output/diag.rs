@@ -5,7 +5,7 @@
 use super::defect::{Defect, Severity};
 use super::fixes::KernelFix;
 use super::results::KernelResult;
-use crate::vocab::rules::BENIGN_RACE;
+use crate::vocab::rules::{BENIGN_RACE, LAYOUT_RACE};
 use crate::vocab::texts::Texts;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
@@ -108,12 +108,17 @@ pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
         .iter()
         .filter(|d| d.rule == BENIGN_RACE.id && d.races.is_empty())
         .count();
+    let layout = k
+        .defects
+        .iter()
+        .filter(|d| d.rule == LAYOUT_RACE.id && d.races.is_empty())
+        .count();
     let mut summary = match k.status.as_str() {
         "clean" => st.good("clean"),
         "inconclusive" => st.warning("inconclusive"),
         _ => {
             let races = k.races;
-            let others = k.defects.len() - benign - k.defects.iter().filter(|d| !d.races.is_empty()).count();
+            let others = k.defects.len() - benign - layout - k.defects.iter().filter(|d| !d.races.is_empty()).count();
             let mut parts = Vec::new();
             if races > 0 {
                 parts.push(plural(races, "race"));
@@ -126,6 +131,9 @@ pub fn render_check(k: &KernelResult, tx: &Texts, st: Style) -> String {
     };
     if benign > 0 {
         summary.push_str(&st.warning(&format!(" ({} warned)", plural(benign, "benign race"))));
+    }
+    if layout > 0 {
+        summary.push_str(&st.warning(&format!(" ({} warned)", plural(layout, "layout race"))));
     }
     if !k.suppressed.is_empty() {
         summary.push_str(&format!(" ({} suppressed)", k.suppressed.len()));

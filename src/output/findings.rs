@@ -275,9 +275,9 @@ pub fn race_names(tx: &Texts, k: &Kernel, race: &Race) -> Vec<String> {
     written
 }
 
-/// A race as a finding; `benign_warning` for a benign race reported as a warning (not under
-/// `--strict`).
-fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> Defect {
+/// A race as a finding; `warning` for a benign race or one only overlapping layouts make,
+/// reported as a warning (not under `--strict`).
+fn race_defect(shape: &Shape, tx: &Texts, race: &Race, warning: bool) -> Defect {
     let k = shape.k;
     let arr = k.array(race.array).name.clone();
     let written = race_names(tx, k, race);
@@ -306,9 +306,17 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
     };
     if inter_block {
         message.push_str(" between blocks");
-        if !race.benign {
+        if !race.benign && race.overlap.is_empty() {
             message.push_str(" (no barrier can fix this)");
         }
+    }
+    if !race.overlap.is_empty() {
+        let params: Vec<String> = race.overlap.iter().map(|p| format!("`{p}`")).collect();
+        let verb = if params.len() == 1 { "puts" } else { "put" };
+        message.push_str(&format!(
+            ", only if {} {verb} two distinct elements at one address",
+            params.join(", ")
+        ));
     }
     if race.assumed {
         message.push_str(" (assumed: the solver could not decide)");
@@ -327,8 +335,10 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
     ));
     let mut notes: Vec<String> = relation_words(shape, race).into_iter().collect();
     notes.extend(witness_words(race));
-    if benign_warning {
+    if warning && race.benign {
         notes.push("not a defect by default; `--strict` reports benign races as races".into());
+    } else if warning {
+        notes.push("every execution where both touch the same element is race-free: the race needs an overlapping layout (a zero stride, rows closer than their length); a warning, `--strict` reports it as a race".into());
     }
     let reached: Vec<u32> = [&race.first, &race.second]
         .iter()
@@ -336,7 +346,7 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
         .collect();
     Defect {
         rule: race_rule(race).id.into(),
-        severity: if race.assumed || benign_warning {
+        severity: if race.assumed || warning {
             Severity::Warning
         } else {
             race_rule(race).severity
@@ -360,11 +370,11 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, benign_warning: bool) -> 
 
 /// Merges races that differ only in their call site (an inlined function reached from several
 /// lines) into one finding each; returns the findings and, per finding, its report races.
-fn group_races(shape: &Shape, tx: &Texts, races: &[Race], benign_warning: bool) -> Vec<Defect> {
+fn group_races(shape: &Shape, tx: &Texts, races: &[Race], warning: bool) -> Vec<Defect> {
     let mut out: Vec<Defect> = Vec::new();
     let mut index: BTreeMap<(Span, Span, u32, String), usize> = BTreeMap::new();
     for (i, race) in races.iter().enumerate() {
-        let mut d = race_defect(shape, tx, race, benign_warning);
+        let mut d = race_defect(shape, tx, race, warning);
         let key = (race.first.span, race.second.span, race.array.0, d.message.clone());
         match index.get(&key) {
             Some(&j) if !d.reached_from.is_empty() => {
@@ -441,13 +451,16 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
     if let Some(sup) = sup {
         mark_suppressed(k, r, sup, &mut out);
     }
-    // Benign races are warnings (never suppressed: they fail nothing).
-    let mut benign = group_races(&shape, tx, &r.benign, true);
-    for d in &mut benign {
-        // Their report indices are into `r.benign`, not `r.races`.
-        d.races.clear();
+    // Benign races and races of overlapping layouts are warnings (never suppressed: they fail
+    // nothing).
+    for warned in [&r.benign, &r.overlap] {
+        let mut ws = group_races(&shape, tx, warned, true);
+        for d in &mut ws {
+            // Their report indices are into their own list, not `r.races`.
+            d.races.clear();
+        }
+        out.extend(ws);
     }
-    out.extend(benign);
     out
 }
 

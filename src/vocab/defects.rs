@@ -9,6 +9,8 @@ use autosync_oracle::report::{Race, SyncDefectKind};
 pub fn race_rule(race: &Race) -> &'static Rule {
     if race.benign {
         &rules::BENIGN_RACE
+    } else if !race.overlap.is_empty() {
+        &rules::LAYOUT_RACE
     } else {
         &rules::RACE
     }

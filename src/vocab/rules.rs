@@ -62,6 +62,16 @@ pub const BENIGN_RACE: Rule = Rule {
     help: "Usually harmless (a flag every thread sets to 1); write it from one thread, or run with `--strict` in CI to treat it as a race and let `autosync fix --strict` order it.",
 };
 
+/// `layout-race`.
+pub const LAYOUT_RACE: Rule = Rule {
+    id: "layout-race",
+    noun: "a race for overlapping layouts",
+    severity: Severity::Warning,
+    short: "Race only when size or stride parameters make distinct elements of a tensor overlap",
+    full: "Two threads (or blocks) can touch one address of a global array only when the kernel's size and stride parameters put two distinct elements there: a zero stride, rows closer than their length. Every execution in which both touch the same element is race-free. A warning, not an error: the kernel is correct for every layout whose elements do not overlap. `--strict` reports it as a race.",
+    help: "Nothing to do if the kernel is only launched on tensors whose elements are distinct (the usual case). If an overlapping view can reach it (a broadcast with stride 0 as the destination), write to a contiguous copy instead. No barrier is inserted for it.",
+};
+
 /// `barrier-divergence`.
 pub const BARRIER_DIVERGENCE: Rule = Rule {
     id: "barrier-divergence",
@@ -206,6 +216,7 @@ pub const INCONCLUSIVE: Rule = Rule {
 pub const RULES: &[Rule] = &[
     RACE,
     BENIGN_RACE,
+    LAYOUT_RACE,
     BARRIER_DIVERGENCE,
     DEADLOCK,
     COUNT_MISMATCH,

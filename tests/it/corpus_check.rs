@@ -99,10 +99,16 @@ fn compare_with(e: &Entry, fo: &front::FrontOptions) -> Option<String> {
     if benign_got != benign_want {
         return Some(format!("benign races {benign_got:?}, manifest {benign_want:?}"));
     }
-    if !benign_want.is_empty() {
+    // So are races of overlapping layouts.
+    let layout_want: BTreeSet<[u32; 2]> = e.check.layout.iter().copied().collect();
+    let layout_got = pairs_of(k, &r.overlap);
+    if layout_got != layout_want {
+        return Some(format!("layout races {layout_got:?}, manifest {layout_want:?}"));
+    }
+    if !benign_want.is_empty() || !layout_want.is_empty() {
         let (strict, _) = check_kernel_within(k, OracleChoice::Auto, 4000, None, true);
-        let all: BTreeSet<[u32; 2]> = got.union(&benign_want).copied().collect();
-        if !strict.benign.is_empty() || line_pairs(k, &strict) != all {
+        let all: BTreeSet<[u32; 2]> = got.union(&benign_want).chain(&layout_want).copied().collect();
+        if !strict.benign.is_empty() || !strict.overlap.is_empty() || line_pairs(k, &strict) != all {
             return Some(format!(
                 "--strict: races {:?}, expected {all:?}",
                 line_pairs(k, &strict)

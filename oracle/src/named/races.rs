@@ -429,6 +429,7 @@ impl<'a> RaceCtx<'a> {
             assumed,
             // The named checker does not compare stored values: every race is a defect.
             benign: false,
+            overlap: Vec::new(),
         });
     }
 }

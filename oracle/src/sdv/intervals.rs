@@ -91,6 +91,9 @@ pub(crate) struct Cfg {
     /// What [`Cfg::reach`] found from a node for a source in no loop, per source signature
     /// (see [`Cfg::searched_from`]).
     plain: RefCell<HashMap<(usize, Blocking, Signature), Rc<Reach>>>,
+    /// Search states visited so far, over all searches; past [`STATE_BUDGET`] the searches
+    /// stop and their results are incomplete.
+    visited: std::cell::Cell<u64>,
 }
 
 /// The arrays a statement accesses and how, sorted.
@@ -184,7 +187,17 @@ const MAX_COPIES: usize = 64;
 /// Unrolling stops once the CFG has this many nodes.
 const MAX_UNROLLED_NODES: usize = 4_000;
 
+/// Search states the path analysis of one kernel may visit. Kernels whose paths between
+/// barriers branch on many independent conditions can need exponentially many; past this the
+/// kernel is inconclusive instead of running for minutes.
+pub(crate) const STATE_BUDGET: u64 = 4_000_000;
+
 impl Cfg {
+    /// Whether the searches ran past [`STATE_BUDGET`] (their results are then incomplete).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.visited.get() > STATE_BUDGET
+    }
+
     /// Builds the CFG of `k`; barriers block according to their uniformity, and decided
     /// branches and loops have no bypass.
     pub(crate) fn build(k: &Kernel, unif: &Uniformity, decided: &Decided) -> Cfg {
@@ -204,6 +217,7 @@ impl Cfg {
                 barrier_loops: HashMap::new(),
                 accesses: signatures(k),
                 plain: RefCell::new(HashMap::new()),
+                visited: std::cell::Cell::new(0),
             },
             loops: Vec::new(),
             exit: 0,
@@ -295,6 +309,10 @@ impl Cfg {
             }
         }
         while let Some(st) = queue.pop_front() {
+            self.visited.set(self.visited.get() + 1);
+            if self.exhausted() {
+                break;
+            }
             let n = st.0;
             match self.nodes[n] {
                 Node::BlockBarrier => continue,
@@ -729,6 +747,9 @@ fn apply_ops(k: &Kernel, ops: &[Op], consts: &mut Consts) {
 
 /// Barrier intervals of a kernel: iteration relations per pair of statement labels.
 pub(crate) struct Intervals {
+    /// The searches ran past their budget: the relations below are incomplete, and the kernel
+    /// cannot be judged from them.
+    pub(crate) exhausted: bool,
     /// (first, second) in text order → relations for threads of different warps, and for
     /// threads of the same warp.
     pairs: HashMap<(Label, Label), (BTreeSet<IterRelation>, BTreeSet<IterRelation>)>,
@@ -755,6 +776,9 @@ impl Intervals {
         let mut bounds: HashMap<(Label, Label, IterRelation), BTreeSet<PathBounds>> = HashMap::new();
         // Later accesses first: their memoized searches shorten the earlier ones'.
         for &a in labels.iter().rev() {
+            if cfg.exhausted() {
+                break;
+            }
             let a_loops = tree.get(a).loop_owners();
             for (mode, blocking) in [(0, Blocking::BlockOnly), (1, Blocking::BlockAndWarp)] {
                 for (b, ms) in cfg.reach(a, &a_loops, blocking) {
@@ -822,7 +846,12 @@ impl Intervals {
                 .or_default()
                 .insert(Vec::new());
         }
-        Intervals { pairs, spread, bounds }
+        Intervals {
+            exhausted: cfg.exhausted(),
+            pairs,
+            spread,
+            bounds,
+        }
     }
 
     /// What the barrier-free paths of accesses (first, second) in text order under `rel` say

@@ -42,8 +42,20 @@ pub(super) struct Job<'k> {
     pub(super) own_read: Option<(u8, (Label, usize, &'k Access))>,
 }
 
-/// A job's outcome, whether the race is benign, and the relation to record.
-pub(super) type Answer = (Outcome, bool, Option<IterRelation>);
+/// A job's outcome, what kind of race it found, and the relation to record.
+pub(super) type Answer = (Outcome, Nature, Option<IterRelation>);
+
+/// What kind of race a satisfiable query found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Nature {
+    /// A race on some execution that nothing below excuses.
+    Harmful,
+    /// Every racing execution stores the same value (or the load sees it anyway).
+    Benign,
+    /// Only overlapping layouts make it: these parameters' values put two distinct elements
+    /// of a global array at one address.
+    Overlap(Vec<String>),
+}
 
 /// Every access to a shared or global array, in text order.
 pub(super) fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>> {
@@ -119,6 +131,7 @@ pub(super) fn jobs<'k>(
                     also: Vec::new(),
                     differ: false,
                     reads_own: None,
+                    same_coordinates: false,
                 };
                 jobs.push(Job {
                     sites: (i, j),
@@ -186,6 +199,7 @@ pub(super) fn intra_block_jobs<'k>(
             also: Vec::new(),
             differ: false,
             reads_own: None,
+            same_coordinates: false,
         };
         jobs.push(Job {
             sites: (i, j),

@@ -3,7 +3,7 @@
 //! jobs answered by their forward job, and each race classified (benign, loop relations).
 
 use super::extras::Extras;
-use super::jobs::{Answer, Job, Site};
+use super::jobs::{Answer, Job, Nature, Site};
 use super::levels::Uniformity;
 use super::mirror;
 use super::options::SdvOptions;
@@ -43,8 +43,8 @@ pub(super) fn answer(
     let by_job: HashMap<usize, &Answer> = answers.iter().map(|(n, a)| (*n, a)).collect();
     let mirrored: Vec<(usize, Answer)> = (0..jobs.len())
         .filter_map(|n| {
-            let (outcome, benign, _) = by_job.get(&mirrors[n]?)?;
-            Some((n, (mirror::mirrored(outcome), *benign, jobs[n].rel)))
+            let (outcome, nature, _) = by_job.get(&mirrors[n]?)?;
+            Some((n, (mirror::mirrored(outcome), nature.clone(), jobs[n].rel)))
         })
         .collect();
     answers.extend(mirrored);
@@ -151,7 +151,10 @@ pub(super) fn run_group(
         // that would fail is cut off at the factor's worth.
         let budget = crate::smt::millis_of(PROBE_FACTOR * cost);
         if engine.none_of(&qs, budget.min(timeout_ms.div_ceil(32))) {
-            answers.extend(rest.iter().map(|&n| (n, (Outcome::Unsat, false, jobs[n].rel))));
+            answers.extend(
+                rest.iter()
+                    .map(|&n| (n, (Outcome::Unsat, Nature::Harmful, jobs[n].rel))),
+            );
             return;
         }
     }
@@ -182,7 +185,7 @@ pub(super) fn place_pair(j: &Job) -> PlacePair {
 
 /// Records a harmful race of the job's place pair.
 pub(super) fn note_racy(j: &Job, answer: &Answer, racy: Option<&mut HashSet<PlacePair>>) {
-    if let (Some(racy), (Outcome::Sat(_), false, _)) = (racy, answer) {
+    if let (Some(racy), (Outcome::Sat(_), Nature::Harmful, _)) = (racy, answer) {
         racy.insert(place_pair(j));
     }
 }
@@ -242,6 +245,13 @@ pub(super) struct Lane {
 /// the relation to record.
 pub(super) fn run_job(engine: &mut Engine, job: &Job) -> Answer {
     let (outcome, benign) = run_classified(engine, &job.q, job.own_read);
+    let benign = match (benign, &outcome) {
+        (true, _) => Nature::Benign,
+        (false, Outcome::Sat(_)) => engine
+            .overlap_parameters(&job.q)
+            .map_or(Nature::Harmful, Nature::Overlap),
+        _ => Nature::Harmful,
+    };
     if !matches!(outcome, Outcome::Sat(_)) || job.rel.is_none() {
         return (outcome, benign, job.rel);
     }
@@ -254,7 +264,7 @@ pub(super) fn run_job(engine: &mut Engine, job: &Job) -> Answer {
             ..job.q.clone()
         };
         if holds_or_assumed(engine, &last) {
-            return (outcome, benign, Some(IterRelation::NotLastIteration(depth)));
+            return (outcome, benign.clone(), Some(IterRelation::NotLastIteration(depth)));
         }
     }
     // A loop the second access enters after the first: when the race cannot happen in that
@@ -269,7 +279,7 @@ pub(super) fn run_job(engine: &mut Engine, job: &Job) -> Answer {
             ..job.q.clone()
         };
         if holds_or_assumed(engine, &first) {
-            return (outcome, benign, Some(IterRelation::NotFirstIteration(depth)));
+            return (outcome, benign.clone(), Some(IterRelation::NotFirstIteration(depth)));
         }
     }
     (outcome, benign, job.rel)

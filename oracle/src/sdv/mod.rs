@@ -143,6 +143,16 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
     x.phase("decided", &mut clock);
     let iv = Intervals::compute(k, &unif, &decided, &tree, &labels);
     x.phase("intervals", &mut clock);
+    if iv.exhausted {
+        report.inconclusive.push(Inconclusive {
+            span: k.span,
+            message: format!(
+                "the kernel's barrier-free paths branch too often to enumerate (over {} search states); no access pair was checked",
+                intervals::STATE_BUDGET
+            ),
+        });
+        return report;
+    }
 
     let mut jobs = jobs(k, opts, &sites, &tree, &iv);
     let inputs = (x.reuse.is_some() || x.keep).then(|| reuse::WalkInputs::of(k, &unif));
@@ -158,7 +168,7 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
         x.kept = Some(proved(k, inputs, &jobs, &answers));
     }
     let mut races = RaceSet::default();
-    for (n, (outcome, benign, rel)) in answers {
+    for (n, (outcome, nature, rel)) in answers {
         let job = &jobs[n];
         races.record(
             &sites[job.sites.0],
@@ -166,13 +176,14 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
             job.scope,
             rel,
             outcome,
-            benign,
+            nature,
         );
     }
     x.phase("queries", &mut clock);
-    let (harmful, benign) = races.finish(opts.strict);
+    let (harmful, benign, overlap) = races.finish(opts.strict);
     report.races = harmful;
     report.benign = benign;
+    report.overlap = overlap;
     report.queries = queries;
     report.out_of_time = cut.expired || cut.wall_limited;
     if cut.expired {

@@ -1,7 +1,7 @@
 //! Races collected per (first label, second label, array, scope): relations merged, witnesses
 //! kept, harmful and benign races apart.
 
-use super::jobs::Site;
+use super::jobs::{Nature, Site};
 use super::query::Outcome;
 use crate::ir::*;
 use crate::report::*;
@@ -22,8 +22,13 @@ impl RaceSet {
         scope: RaceScope,
         rel: Option<IterRelation>,
         outcome: Outcome,
-        benign: bool,
+        nature: Nature,
     ) {
+        let benign = nature == Nature::Benign;
+        let overlap = match nature {
+            Nature::Overlap(params) => params,
+            _ => Vec::new(),
+        };
         let (witness, assumed) = match outcome {
             Outcome::Unsat => return,
             Outcome::Sat(w) => (w, false),
@@ -49,13 +54,16 @@ impl RaceSet {
                 witness: witness.clone(),
                 assumed,
                 benign,
+                overlap: overlap.clone(),
             });
             self.races.len() - 1
         });
         let r = &mut self.races[idx];
-        if r.benign && !benign {
+        let excused = |r: &Race| r.benign || !r.overlap.is_empty();
+        if excused(r) && !benign && overlap.is_empty() {
             // One harmful relation makes the pair harmful; its witness shows a real conflict.
             r.benign = false;
+            r.overlap.clear();
             r.witness = witness.clone();
         }
         if let Some(rel) = rel {
@@ -81,11 +89,17 @@ impl RaceSet {
         }
     }
 
-    /// The harmful races and the benign ones (with `strict`, every race is in the first list).
-    pub(super) fn finish(mut self, strict: bool) -> (Vec<Race>, Vec<Race>) {
+    /// The harmful races, the benign ones and those only overlapping layouts make (with
+    /// `strict`, every race is in the first list).
+    pub(super) fn finish(mut self, strict: bool) -> (Vec<Race>, Vec<Race>, Vec<Race>) {
         for r in &mut self.races {
             r.relations.sort();
         }
-        self.races.into_iter().partition(|r| strict || !r.benign)
+        let (harmful, rest): (Vec<Race>, Vec<Race>) = self
+            .races
+            .into_iter()
+            .partition(|r| strict || !r.benign && r.overlap.is_empty());
+        let (benign, overlap) = rest.into_iter().partition(|r| r.benign);
+        (harmful, benign, overlap)
     }
 }

@@ -292,3 +292,52 @@ mod tests {
         assert_eq!(got, want);
     }
 }
+
+/// The names of the kernel's parameters that some condition depends on (an `if`, a loop test,
+/// an assumption), directly or through the locals computed from them. A size that bounds a
+/// loop (`i < n`) is one; a stride used only to place elements is not.
+pub(crate) fn params_in_conditions(k: &Kernel) -> std::collections::HashSet<String> {
+    use std::collections::{HashMap, HashSet};
+    let params: HashMap<VarId, &str> = k
+        .vars
+        .iter()
+        .filter(|v| v.kind == VarKind::Param)
+        .map(|v| (v.id, v.name.as_str()))
+        .collect();
+    // Which parameters each variable is computed from, to a fixed point (loops assign late).
+    let mut from: HashMap<VarId, HashSet<VarId>> = params.keys().map(|&p| (p, HashSet::from([p]))).collect();
+    let sources = |e: &Expr, from: &HashMap<VarId, HashSet<VarId>>| {
+        let mut out = HashSet::new();
+        e.for_each_var(&mut |v| out.extend(from.get(&v).into_iter().flatten().copied()));
+        out
+    };
+    loop {
+        let mut changed = false;
+        crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+            let StmtKind::Basic(ops) = &s.kind else { return };
+            for op in ops {
+                let Op::Assign(v, e) = op else { continue };
+                let add = sources(e, &from);
+                let set = from.entry(*v).or_default();
+                let before = set.len();
+                set.extend(add);
+                changed |= set.len() != before;
+            }
+        });
+        if !changed {
+            break;
+        }
+    }
+    let mut out = HashSet::new();
+    crate::tree::for_each_stmt(&k.body, &mut |s: &Stmt| {
+        if let StmtKind::If { cond, .. } | StmtKind::Loop(Loop { cond, .. }) | StmtKind::Assume(cond) = &s.kind {
+            out.extend(
+                sources(cond, &from)
+                    .into_iter()
+                    .filter_map(|p| params.get(&p))
+                    .map(|n| n.to_string()),
+            );
+        }
+    });
+    out
+}

@@ -23,6 +23,15 @@ fn distinct(a: &[BV; 3], b: &[BV; 3]) -> Bool {
     Bool::or(&[a[0].eq(&b[0]).not(), a[1].eq(&b[1]).not(), a[2].eq(&b[2]).not()])
 }
 
+/// What two sites' overlap is decided on: their element indices when both offsets are one base
+/// plus an index of the access's size (equal indices ⇔ overlap), else their byte offsets.
+fn compared_offsets<'s>(s1: &'s SiteTerms, s2: &'s SiteTerms) -> (&'s BV, &'s BV) {
+    match (&s1.index, &s2.index) {
+        (Some((i1, _)), Some((i2, _))) if s1.base == s2.base && i1.get_size() == i2.get_size() => (i1, i2),
+        _ => (&s1.offset, &s2.offset),
+    }
+}
+
 /// How the two threads of a query relate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Pairing {
@@ -66,6 +75,9 @@ pub(crate) struct Query<'a> {
     /// that store does not cover the load with the value the racing store writes (a race
     /// without such an execution is benign: the load sees that value whichever store it sees).
     pub reads_own: Option<(u8, (Label, usize, &'a Access))>,
+    /// Only executions where both threads touch the same coordinates of every parameter
+    /// stride (see [`super::layout`]): a race without one needs overlapping layouts.
+    pub same_coordinates: bool,
 }
 
 /// The answer to a query.
@@ -127,6 +139,8 @@ pub(crate) struct Engine<'k> {
     pub search_nodes: usize,
     /// Every solver call, when profiling.
     pub profile: Option<Vec<QueryStat>>,
+    /// The kernel's parameters some condition depends on (computed on first use).
+    params_in_conditions: Option<HashSet<String>>,
 }
 
 /// One solver call of a check (what `sdv::check_profiled` lists).
@@ -194,6 +208,7 @@ impl<'k> Engine<'k> {
             solver,
             fallback: None,
             profile: None,
+            params_in_conditions: None,
             walks: HashMap::new(),
             memo: HashMap::new(),
             constants: HashMap::new(),
@@ -412,6 +427,10 @@ impl<'k> Engine<'k> {
         if q.differ {
             parts.push(stores_differ(s1, q.a.2.size, s2, q.b.2.size));
         }
+        if q.same_coordinates {
+            let (o1, o2) = compared_offsets(s1, s2);
+            parts.push(super::layout::same_coordinates(o1, o2)?.0);
+        }
         if let Some((reader, (l, op, _))) = q.reads_own {
             let (w_r, read, store) = if reader == 1 { (&w1, s1, s2) } else { (&w2, s2, s1) };
             let own = w_r.sites.get(&(l, op))?;
@@ -419,10 +438,7 @@ impl<'k> Engine<'k> {
         }
         // Valid lemmas about offsets in mixed radix: they change no answer, only how fast the
         // solver finds it.
-        let (o1, o2) = match (&s1.index, &s2.index) {
-            (Some((i1, _)), Some((i2, _))) if s1.base == s2.base => (i1, i2),
-            _ => (&s1.offset, &s2.offset),
-        };
+        let (o1, o2) = compared_offsets(s1, s2);
         let mut lemmas = Vec::new();
         radix_lemmas([&w1, &w2], o1, o2, 3, &mut lemmas);
         stride_lemmas([&w1, &w2], &mut lemmas);
@@ -549,6 +565,33 @@ impl<'k> Engine<'k> {
     }
 
     /// Decides one query.
+    /// For a race `q` has found on global memory: the parameters whose values make the racing
+    /// elements overlap, when the race needs distinct coordinates of some parameter stride
+    /// (no execution of it has both threads at the same coordinates); `None` when it happens
+    /// for every layout, or the offsets are not strided by parameters.
+    pub(crate) fn overlap_parameters(&mut self, q: &Query) -> Option<Vec<String>> {
+        if self.k.array(q.a.2.array).space != Space::Global {
+            return None;
+        }
+        let built = self.build(q)?;
+        let (s1, s2) = Self::sites(&built, q);
+        let (o1, o2) = compared_offsets(s1, s2);
+        let (_, params) = super::layout::same_coordinates(o1, o2)?;
+        // A stride that also bounds a loop or decides a branch is a size: a race it makes
+        // (a segment loop that runs one element past its length) is not a layout's.
+        let in_conditions = self
+            .params_in_conditions
+            .get_or_insert_with(|| super::super::syntax::params_in_conditions(self.k));
+        if params.iter().any(|p| in_conditions.contains(p)) {
+            return None;
+        }
+        let same = Query {
+            same_coordinates: true,
+            ..q.clone()
+        };
+        matches!(self.run(&same), Outcome::Unsat).then_some(params)
+    }
+
     pub(crate) fn run(&mut self, q: &Query) -> Outcome {
         let Some(built) = self.build(q) else {
             return Outcome::Unknown;
