@@ -65,7 +65,7 @@ pub fn find(ast: &Ast, src: &SourceMap) -> Vec<LaunchSite> {
     for call in launches {
         match ast.child(call, 0).and_then(|k| referenced(ast, k)) {
             Some(r) if r.kind == NodeKind::FunctionDecl => {
-                out.extend(read_launch(ast, src, call, r.id, &top_level(ast, call)))
+                out.extend(read_launch(ast, src, call, r.id, &top_level(ast, call, &calls, 0)))
             }
             Some(r) if r.kind == NodeKind::ParmVarDecl => out.extend(forwarded(ast, src, call, r.id, &calls)),
             _ => {}
@@ -82,14 +82,23 @@ fn referenced(ast: &Ast, n: NodeId) -> Option<DeclRef> {
         .flatten()
 }
 
-/// Evaluation in the function a node is in, with no parameter bound.
-fn top_level<'a>(ast: &'a Ast, n: NodeId) -> Eval<'a, 'a> {
+/// Evaluation in the function a node is in, with no parameter bound (a parameter's value is
+/// then what every call of the function passes, `depth` calls up at most).
+fn top_level<'a>(ast: &'a Ast, n: NodeId, calls: &'a Calls, depth: u32) -> Eval<'a, 'a> {
     Eval {
         ast,
         func: enclosing_function(ast, n),
         call: None,
+        calls,
+        depth,
     }
 }
+
+/// The calls of each function, by Clang's id of the function called.
+type Calls = HashMap<u64, Vec<NodeId>>;
+
+/// How many calls up a parameter's value is looked for.
+const MAX_CALLER_DEPTH: u32 = 4;
 
 fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId, kernel: u64, ev: &Eval) -> Option<LaunchSite> {
     let mut kids = ast.children(call);
@@ -139,11 +148,13 @@ fn forwarded(
         else {
             continue;
         };
-        let caller = top_level(ast, call);
+        let caller = top_level(ast, call, calls, 0);
         let ev = Eval {
             ast,
             func: Some(helper),
             call: Some((params.iter().copied().zip(args.iter().copied()).collect(), &caller)),
+            calls,
+            depth: 0,
         };
         if let Some(mut site) = read_launch(ast, src, launch, kernel.id, &ev) {
             site.span = src.node_span(call);
@@ -211,9 +222,37 @@ struct Eval<'a, 'c> {
     ast: &'a Ast,
     func: Option<NodeId>,
     call: Option<(Vec<(u64, NodeId)>, &'c Eval<'a, 'c>)>,
+    calls: &'a Calls,
+    depth: u32,
 }
 
 impl<'a> Eval<'a, '_> {
+    /// For a parameter of the (unbound) function being evaluated, which that function does not
+    /// change: `f` of the argument at every call of the function, each evaluated in its caller.
+    /// None when there is no such call, or it is too many calls up.
+    fn at_callers<R>(&self, r: NodeId, f: &dyn Fn(&Eval<'a, '_>, NodeId) -> R) -> Option<Vec<R>> {
+        let ast = self.ast;
+        if self.call.is_some() || self.depth >= MAX_CALLER_DEPTH {
+            return None;
+        }
+        let d = referenced(ast, r).filter(|d| d.kind == NodeKind::ParmVarDecl)?;
+        let func = self.func?;
+        let index = ast
+            .children_of_kind(func, NodeKind::ParmVarDecl)
+            .position(|p| ast.node(p).id == d.id)?;
+        if !const_view(ast, d.id) && !only_read_in(ast, func, d.id) {
+            return None;
+        }
+        let sites = self.calls.get(&ast.node(func).id).filter(|c| !c.is_empty())?;
+        let mut out = Vec::new();
+        for &call in sites {
+            let arg = ast.children(call).nth(index + 1)?;
+            let caller = top_level(ast, call, self.calls, self.depth + 1);
+            out.push(f(&caller, arg));
+        }
+        Some(out)
+    }
+
     /// The argument a reference to a bound parameter stands for, and where to evaluate it:
     /// only for a parameter the function cannot change (a `const` view) or does not change.
     fn bound(&self, r: NodeId) -> Option<(NodeId, &Eval<'a, '_>)> {
@@ -221,10 +260,7 @@ impl<'a> Eval<'a, '_> {
         let ast = self.ast;
         let d = referenced(ast, r)?;
         let arg = params.iter().find(|(p, _)| *p == d.id)?.1;
-        let ty = ast.decl_node(d.id).and_then(|p| ast.ty(p)).unwrap_or("");
-        let const_view =
-            (ty.starts_with("const ") && (ty.ends_with('&') || !ty.contains('*'))) || ty.ends_with(" const");
-        (const_view || self.func.is_some_and(|f| only_read_in(ast, f, d.id))).then_some((arg, *caller))
+        (const_view(ast, d.id) || self.func.is_some_and(|f| only_read_in(ast, f, d.id))).then_some((arg, *caller))
     }
 
     /// The variable a reference names is `const` or never changed: its initializer.
@@ -275,6 +311,8 @@ impl<'a> Eval<'a, '_> {
                 ast,
                 func: Some(ctor),
                 call: Some((params, at)),
+                calls: at.calls,
+                depth: at.depth,
             };
             f(&inside, value)
         })
@@ -318,7 +356,18 @@ impl<'a> Eval<'a, '_> {
             NodeKind::CXXConstructExpr | NodeKind::CXXTemporaryObjectExpr if ast.children(inner).count() == 3 => {
                 [0, 1, 2].map(|i| ast.child(inner, i).and_then(size))
             }
-            NodeKind::DeclRefExpr => self.fixed_init(inner).map_or([None; 3], |i| self.dim3(i)),
+            NodeKind::DeclRefExpr => match self.fixed_init(inner) {
+                Some(i) => self.dim3(i),
+                // A parameter: the extents every caller passes alike.
+                None => self.at_callers(inner, &|e, a| e.dim3(a)).map_or([None; 3], |all| {
+                    [0, 1, 2].map(|i| {
+                        all.iter()
+                            .map(|d| d[i])
+                            .reduce(|a, b| a.filter(|x| Some(*x) == b))
+                            .flatten()
+                    })
+                }),
+            },
             _ => [None; 3],
         }
     }
@@ -339,7 +388,13 @@ impl<'a> Eval<'a, '_> {
                 if let Some((arg, caller)) = self.bound(n) {
                     return caller.int(arg);
                 }
-                self.int(self.fixed_init(n)?)
+                match self.fixed_init(n) {
+                    Some(i) => self.int(i),
+                    None => {
+                        let all = self.at_callers(n, &|e, a| e.int(a))?;
+                        all.iter().copied().reduce(|a, b| a.filter(|x| Some(*x) == b)).flatten()
+                    }
+                }
             }
             NodeKind::MemberExpr => self.field(n, &|e, v| e.int(v)),
             NodeKind::BinaryOperator => {
@@ -410,6 +465,13 @@ impl<'a> Eval<'a, '_> {
             None => Extent::Unknown,
         }
     }
+}
+
+/// Whether a parameter is a `const` view (a `const` value or reference): the function cannot
+/// change what it names.
+fn const_view(ast: &Ast, param: u64) -> bool {
+    let ty = ast.decl_node(param).and_then(|p| ast.ty(p)).unwrap_or("");
+    (ty.starts_with("const ") && (ty.ends_with('&') || !ty.contains('*'))) || ty.ends_with(" const")
 }
 
 /// A variable's initializer: its last child that is not an attribute (CUDA gives `constexpr`

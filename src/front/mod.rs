@@ -122,7 +122,8 @@ pub fn lower_text_cached(
         ast = again.ast;
         errors = again.errors;
     }
-    let mut unit = lower_parsed(path, text, &ast, &errors, &header, notes, opts)?;
+    let preprocess = || clang::preprocess::preprocess(text, dir, &env);
+    let mut unit = unit::lower_parsed_with(path, text, &ast, &errors, &header, notes, opts, Some(&preprocess))?;
     // Templates left open are kernels not checked here, each with why (in file order).
     unit.unlowered.extend(open_templates);
     unit.unlowered.sort_by_key(|u| (u.span.file.0, u.span.lo));

@@ -20,11 +20,27 @@ pub fn lower_parsed(
     ast: &ast::Ast,
     errors: &[clang::Diagnostic],
     header: &launch::Header,
-    mut notes: Vec<(Span, String)>,
+    notes: Vec<(Span, String)>,
     opts: &FrontOptions,
 ) -> FResult<SourceUnit> {
+    lower_parsed_with(path, text, ast, errors, header, notes, opts, None)
+}
+
+/// [`lower_parsed`] with a way to have the file preprocessed by Clang (for asm text that a
+/// macro builds, which the dump does not carry).
+#[allow(clippy::too_many_arguments)]
+pub fn lower_parsed_with(
+    path: &Path,
+    text: &str,
+    ast: &ast::Ast,
+    errors: &[clang::Diagnostic],
+    header: &launch::Header,
+    mut notes: Vec<(Span, String)>,
+    opts: &FrontOptions,
+    preprocess: Option<&dyn Fn() -> Option<clang::preprocess::Preprocessed>>,
+) -> FResult<SourceUnit> {
     let types = Types::new(ast).with_main_text(text);
-    let src = SourceMap::new(ast, path, text);
+    let src = SourceMap::new(ast, path, text).with_preprocessor(preprocess);
     let lopts = lower::LowerOptions {
         assume_pure: opts.assume_pure.clone(),
     };

@@ -12,6 +12,7 @@ mod env;
 mod options;
 mod pch;
 pub mod prelude_types;
+pub mod preprocess;
 pub mod select;
 pub mod shim;
 pub mod toolkit;
@@ -38,13 +39,30 @@ pub struct Parsed {
     pub deps: Vec<PathBuf>,
 }
 
+/// What a Clang run is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// The JSON AST (with the precompiled prelude when there is one).
+    Dump,
+    /// The preprocessed text (`-E`), the prelude read from its headers.
+    Preprocess,
+}
+
 /// The command line for reading `dir/<stdin>` in `env` (the main file's directory anchors
 /// its quoted includes); `families` are the shim's declaration families to declare (all of
 /// them when None).
 pub fn command(env: &Environment, main_dir: &Path, families: Option<&[&str]>) -> Command {
+    command_for(env, main_dir, families, Pass::Dump)
+}
+
+/// [`command`] for `pass`.
+pub(crate) fn command_for(env: &Environment, main_dir: &Path, families: Option<&[&str]>, pass: Pass) -> Command {
     let mut c = Command::new(&env.toolchain.clang);
-    c.args(&env.flags)
-        .args([
+    c.args(&env.flags);
+    if pass == Pass::Preprocess {
+        c.args(["-E", "-w"]);
+    } else {
+        c.args([
             "-fsyntax-only",
             "-ferror-limit=0",
             "-fno-color-diagnostics",
@@ -52,11 +70,12 @@ pub fn command(env: &Environment, main_dir: &Path, families: Option<&[&str]>) ->
         ])
         .args(["-fno-caret-diagnostics", "-fno-diagnostics-fixit-info"])
         .args(["-Xclang", "-ast-dump=json"]);
+    }
     match &env.prelude {
-        Prelude::Precompiled(p) => {
+        Prelude::Precompiled(p) if pass == Pass::Dump => {
             c.args(["-Xclang", "-include-pch", "-Xclang"]).arg(p);
         }
-        Prelude::Headers | Prelude::Shim(_) => {}
+        Prelude::Precompiled(_) | Prelude::Headers | Prelude::Shim(_) => {}
     }
     if let Ok(shim) = shim::dir() {
         let prelude = match env.prelude {

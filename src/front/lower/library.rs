@@ -233,6 +233,12 @@ impl<'a> Lowerer<'a> {
                 }
                 return self.eval(a).map(Some);
             }
+            "__trap" | "__brkpt" | "__builtin_trap" if args.is_empty() => {
+                // As PTX `trap`/`brkpt`: the thread's path ends (the launch fails).
+                self.flush(false);
+                self.push_synthetic(StmtKind::Return);
+                return Ok(Some(Value::R(RV::Void)));
+            }
             "printf"
             | "__builtin_printf"
             | "__assertfail"

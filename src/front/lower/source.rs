@@ -2,9 +2,10 @@
 //! statement ends that include their `;`, and the text of a node (for inline asm).
 
 use crate::front::ast::{Ast, FileIdx, Loc, NodeId, NodeKind, Pos};
+use crate::front::clang::preprocess::Preprocessed;
 use crate::front::clang::STDIN_NAME;
 use autosync_oracle::ir::{FileId, SourceFile, Span};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,11 @@ pub struct SourceMap<'a> {
     main_path: PathBuf,
     main_text: &'a str,
     inner: RefCell<Inner>,
+    /// Runs Clang's preprocessor on the file, for asm text a macro builds.
+    preprocessor: Option<&'a dyn Fn() -> Option<Preprocessed>>,
+    preprocessed: OnceCell<Option<Preprocessed>>,
+    /// Asm statements by the (file, line) their first token expands at, in source order.
+    asm_lines: OnceCell<HashMap<(FileIdx, u32), Vec<NodeId>>>,
 }
 
 #[derive(Default)]
@@ -39,7 +45,16 @@ impl<'a> SourceMap<'a> {
             main_path: main_path.to_path_buf(),
             main_text,
             inner: RefCell::new(inner),
+            preprocessor: None,
+            preprocessed: OnceCell::new(),
+            asm_lines: OnceCell::new(),
         }
+    }
+
+    /// The map, with a way to have the file preprocessed (run at most once, when needed).
+    pub fn with_preprocessor(mut self, run: Option<&'a dyn Fn() -> Option<Preprocessed>>) -> SourceMap<'a> {
+        self.preprocessor = run;
+        self
     }
 
     /// Whether an AST file is the main file.
@@ -234,6 +249,90 @@ impl<'a> SourceMap<'a> {
         text.get(b.offset as usize..(e.offset + e.tok_len) as usize)
             .map(str::to_string)
     }
+}
+
+impl SourceMap<'_> {
+    /// The text of an asm statement as Clang's preprocessor expanded it: for a statement whose
+    /// template a macro builds. The statement is found on the output line that stands for the
+    /// line where its first token expands, by its rank among the asm statements expanded there.
+    pub fn expanded_asm_text(&self, n: NodeId) -> Option<String> {
+        let begin = self.ast.node(n).range?.begin;
+        let file = begin.expansion.file;
+        let line = self.line_of(file, begin.expansion.offset)?;
+        let rank = self.asm_lines().get(&(file, line))?.iter().position(|&m| m == n)?;
+        let pre = self
+            .preprocessed
+            .get_or_init(|| self.preprocessor.and_then(|run| run()));
+        let window = pre.as_ref()?.from_line(&self.ast.files[file.0 as usize].name, line)?;
+        let at = asm_keywords(window).into_iter().nth(rank)?;
+        Some(window[at..].to_string())
+    }
+
+    fn asm_lines(&self) -> &HashMap<(FileIdx, u32), Vec<NodeId>> {
+        self.asm_lines.get_or_init(|| {
+            // (file, line) → (expansion offset, spelling offset, node).
+            type Ranked = Vec<(u32, u32, NodeId)>;
+            let mut by_line: HashMap<(FileIdx, u32), Ranked> = HashMap::new();
+            for (i, node) in self.ast.nodes.iter().enumerate() {
+                let (NodeKind::GCCAsmStmt, Some(r)) = (node.kind, node.range) else {
+                    continue;
+                };
+                let e = r.begin.expansion;
+                let Some(line) = self.line_of(e.file, e.offset) else {
+                    continue;
+                };
+                let spelled = r.begin.spelling.map_or(0, |s| s.offset);
+                by_line
+                    .entry((e.file, line))
+                    .or_default()
+                    .push((e.offset, spelled, i as NodeId));
+            }
+            by_line
+                .into_iter()
+                .map(|(k, mut v)| {
+                    v.sort();
+                    (k, v.into_iter().map(|x| x.2).collect())
+                })
+                .collect()
+        })
+    }
+
+    /// The 1-based line of a byte offset.
+    fn line_of(&self, f: FileIdx, offset: u32) -> Option<u32> {
+        let text = self.raw_text(f)?;
+        let before = text.as_bytes().get(..offset as usize)?;
+        Some(1 + before.iter().filter(|&&b| b == b'\n').count() as u32)
+    }
+}
+
+/// Where each `asm`/`__asm`/`__asm__` keyword of `text` starts (string literals skipped).
+fn asm_keywords(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            c if ident(c) => {
+                let start = i;
+                while i < b.len() && ident(b[i]) {
+                    i += 1;
+                }
+                if matches!(&text[start..i], "asm" | "__asm" | "__asm__") {
+                    out.push(start);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 /// A header's name as shown to users (Clang prints `./inc/x.h` for relative includes).

@@ -33,7 +33,13 @@ impl<'a> Lowerer<'a> {
             .src
             .spelled_text(n)
             .ok_or_else(|| FrontError::unsupported(span, "the text of this asm statement cannot be read"))?;
-        let asm = parse_asm(&text).map_err(|m| FrontError::unsupported(span, format!("inline asm: {m}")))?;
+        // A template a macro builds is read from Clang's preprocessed output instead.
+        let asm = parse_asm(&text)
+            .or_else(|m| {
+                let expanded = self.src.expanded_asm_text(n).ok_or(m.clone())?;
+                parse_asm(&expanded).map_err(|_| m)
+            })
+            .map_err(|m| FrontError::unsupported(span, format!("inline asm: {m}")))?;
         // Operand expressions: outputs first, then inputs (as `%0`, `%1`, ...).
         let operands = self.expr_children(n);
         if operands.len() != asm.outputs.len() + asm.inputs.len() {

@@ -190,8 +190,15 @@ impl<'a> Types<'a> {
         }
         let owner = match scope {
             [] => None,
+            // Nested unnamed records (`S::(anonymous union at ...)::(unnamed struct at ...)`).
+            [outer @ .., last] if is_unnamed_record(&last.name) => self.unnamed_record(outer, &last.name),
             _ => match self.resolve_path(scope, "") {
                 Some(Resolved::Record(r)) => Some(r),
+                // `typedef struct { union {...}; ... } block;`: the struct the typedef names.
+                Some(Resolved::Typedef(t)) => match self.typedef_target(t) {
+                    Some(CType::Record(r)) => Some(r),
+                    _ => None,
+                },
                 _ => None,
             },
         };
@@ -201,7 +208,17 @@ impl<'a> Types<'a> {
             matches!(d.kind, NodeKind::CXXRecordDecl | NodeKind::RecordDecl) && self.ast.str(d.name).is_empty()
         };
         let candidates: Vec<u64> = match owner {
-            Some(r) => self.ast.decls[&r].members.iter().copied().filter(unnamed).collect(),
+            // The owner's unnamed members, and theirs (a struct inside an anonymous union).
+            Some(r) => {
+                let mut found = Vec::new();
+                let mut stack = vec![r];
+                while let Some(o) = stack.pop() {
+                    let inner: Vec<u64> = self.ast.decls[&o].members.iter().copied().filter(unnamed).collect();
+                    stack.extend(inner.iter().copied().filter(|m| !found.contains(m)));
+                    found.extend(inner);
+                }
+                found
+            }
             None => {
                 let mut v: Vec<u64> = self
                     .ast
@@ -214,16 +231,26 @@ impl<'a> Types<'a> {
                 v
             }
         };
-        if let [only] = candidates[..] {
-            return Some(self.definition(only));
+        // Where the printed name says the record is, when its declaration says where it is.
+        let at = printed.rsplit(' ').next().map(|a| a.trim_end_matches(')'));
+        let mut parts = at.map(|a| a.rsplitn(3, ':')).into_iter().flatten();
+        let written = match (parts.next().map(str::parse::<u32>), parts.next().map(str::parse::<u32>)) {
+            (Some(Ok(col)), Some(Ok(line))) => Some((line, col)),
+            _ => None,
+        };
+        let here = |id: &u64| match (written, self.line_col(*id)) {
+            (Some(w), Some(l)) => w == l,
+            _ => true,
+        };
+        let matching: Vec<u64> = candidates.into_iter().filter(here).collect();
+        match (&matching[..], written) {
+            ([only], _) => Some(self.definition(*only)),
+            (many, Some(w)) => many
+                .iter()
+                .find(|id| self.line_col(**id) == Some(w))
+                .map(|id| self.definition(*id)),
+            _ => None,
         }
-        let at = printed.rsplit(' ').next()?.trim_end_matches(')');
-        let mut parts = at.rsplitn(3, ':');
-        let (col, line) = (parts.next()?.parse::<u32>().ok()?, parts.next()?.parse::<u32>().ok()?);
-        candidates
-            .into_iter()
-            .find(|id| self.line_col(*id) == Some((line, col)))
-            .map(|id| self.definition(id))
     }
 
     /// The 1-based line and column of a declaration, from its file on disk.
