@@ -165,15 +165,24 @@ impl ByStride {
         let mut stride: Vec<String> = Vec::new();
         let mut coord: Option<BV> = None;
         let mut opened = Vec::new();
+        let (mut names, mut varying) = (Vec::new(), false);
         for f in factors {
             match made_of(f) {
-                Made::Parameters(names) => {
+                Made::Parameters(ns) => {
                     stride.push(f.to_string());
-                    self.params.extend(names);
+                    names.extend(ns);
                 }
                 Made::Mixed if is_extension(f) => opened.push(f.children()[0].as_bv()?),
-                Made::NoParameter | Made::Mixed => coord = Some(coord.map_or(f.clone(), |c| c.bvmul(f))),
+                Made::NoParameter | Made::Mixed => {
+                    varying |= op_kind(&Dynamic::from_ast(f)) != Some(DeclKind::Bnum as u32);
+                    coord = Some(coord.map_or(f.clone(), |c| c.bvmul(f)));
+                }
             }
+        }
+        // Only a parameter that scales a coordinate is a stride; one added as it is (an offset
+        // both threads share, `dim / 2`) cannot put two elements at one address.
+        if varying || !opened.is_empty() {
+            self.params.extend(names);
         }
         stride.sort();
         let key = format!("{prefix}[{}]", stride.join("*"));
@@ -257,7 +266,8 @@ mod tests {
         // tid·stride + row, for two threads.
         let (a, b) = (t1.bvmul(&s).bvadd(&row), t2.bvmul(&s).bvadd(&row));
         let (same, params) = same_coordinates(&a, &b).unwrap();
-        assert_eq!(params, vec!["row".to_string(), "stride".to_string()]);
+        // `row` is added as it is (an offset both threads share), not a stride.
+        assert_eq!(params, vec!["stride".to_string()]);
         // Same coordinates means the same thread index.
         let solver = Solver::new();
         solver.assert(&same);
