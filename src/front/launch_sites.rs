@@ -243,6 +243,10 @@ impl<'a> Eval<'a, '_> {
         if !const_view(ast, d.id) && !only_read_in(ast, func, d.id) {
             return None;
         }
+        // The calls in this file are all its calls only when no other file can call it.
+        if !internal_linkage(ast, func) {
+            return None;
+        }
         let sites = self.calls.get(&ast.node(func).id).filter(|c| !c.is_empty())?;
         let mut out = Vec::new();
         for &call in sites {
@@ -465,6 +469,27 @@ impl<'a> Eval<'a, '_> {
             None => Extent::Unknown,
         }
     }
+}
+
+/// Whether a function has internal linkage (`static`, or in an anonymous namespace): no other
+/// translation unit can call it.
+fn internal_linkage(ast: &Ast, func: NodeId) -> bool {
+    if ast
+        .node(func)
+        .attrs
+        .storage_class
+        .is_some_and(|c| ast.str(c) == "static")
+    {
+        return true;
+    }
+    let mut n = func;
+    while let Some(p) = ast.node(n).parent {
+        if ast.kind(p) == NodeKind::NamespaceDecl && ast.node(p).name.is_none_or(|x| ast.str(x).is_empty()) {
+            return true;
+        }
+        n = p;
+    }
+    false
 }
 
 /// Whether a parameter is a `const` view (a `const` value or reference): the function cannot

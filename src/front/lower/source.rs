@@ -20,8 +20,11 @@ pub struct SourceMap<'a> {
     preprocessor: Option<&'a dyn Fn() -> Option<Preprocessed>>,
     preprocessed: OnceCell<Option<Preprocessed>>,
     /// Asm statements by the (file, line) their first token expands at, in source order.
-    asm_lines: OnceCell<HashMap<(FileIdx, u32), Vec<NodeId>>>,
+    asm_lines: OnceCell<AsmLines>,
 }
+
+/// Asm statements by the (file, line) their first token expands at, each with its rank there.
+type AsmLines = HashMap<(FileIdx, u32), Vec<(usize, NodeId)>>;
 
 #[derive(Default)]
 struct Inner {
@@ -259,7 +262,7 @@ impl SourceMap<'_> {
         let begin = self.ast.node(n).range?.begin;
         let file = begin.expansion.file;
         let line = self.line_of(file, begin.expansion.offset)?;
-        let rank = self.asm_lines().get(&(file, line))?.iter().position(|&m| m == n)?;
+        let rank = self.asm_lines().get(&(file, line))?.iter().find(|x| x.1 == n)?.0;
         let pre = self
             .preprocessed
             .get_or_init(|| self.preprocessor.and_then(|run| run()));
@@ -268,7 +271,9 @@ impl SourceMap<'_> {
         Some(window[at..].to_string())
     }
 
-    fn asm_lines(&self) -> &HashMap<(FileIdx, u32), Vec<NodeId>> {
+    /// Each asm statement's rank among the distinct asm statements expanded on its line (a
+    /// template's statement and its instantiations' copies share one location and one rank).
+    fn asm_lines(&self) -> &AsmLines {
         self.asm_lines.get_or_init(|| {
             // (file, line) → (expansion offset, spelling offset, node).
             type Ranked = Vec<(u32, u32, NodeId)>;
@@ -291,7 +296,15 @@ impl SourceMap<'_> {
                 .into_iter()
                 .map(|(k, mut v)| {
                     v.sort();
-                    (k, v.into_iter().map(|x| x.2).collect())
+                    let mut ranked = Vec::with_capacity(v.len());
+                    let mut rank = 0;
+                    for (i, x) in v.iter().enumerate() {
+                        if i > 0 && (v[i - 1].0, v[i - 1].1) != (x.0, x.1) {
+                            rank += 1;
+                        }
+                        ranked.push((rank, x.2));
+                    }
+                    (k, ranked)
                 })
                 .collect()
         })
