@@ -116,6 +116,10 @@ impl ByStride {
                     }
                 }
                 Some(k) if k == DeclKind::Bneg as u32 => stack.extend(kids().into_iter().map(|c| (c, !negated))),
+                // A choice under a constant condition (a pointer picked by `if constexpr`).
+                Some(k) if k == DeclKind::Ite as u32 && constant_choice(&t).is_some() => {
+                    stack.push((constant_choice(&t).expect("checked"), negated))
+                }
                 _ => out.push((t, negated)),
             }
         }
@@ -128,6 +132,14 @@ impl ByStride {
     /// agree); any other mixed factor (a division by a size) is a coordinate as a whole.
     fn product(&mut self, factors: &[BV], negated: bool, prefix: &str, steps: &mut usize) -> Option<()> {
         let width = factors.first()?.get_size();
+        // Choices under constant conditions are the value chosen.
+        if factors.iter().any(|f| constant_choice(f).is_some()) {
+            let chosen: Vec<BV> = factors
+                .iter()
+                .map(|f| constant_choice(f).unwrap_or_else(|| f.clone()))
+                .collect();
+            return self.product(&chosen, negated, prefix, steps);
+        }
         // Nested products are one product.
         if factors.iter().any(is_product) {
             let mut flat = Vec::new();
@@ -204,6 +216,24 @@ impl ByStride {
         }
         Some(())
     }
+}
+
+/// The branch an `ite` with a literal condition takes (`ite true a b` is `a`), followed through
+/// nested ones.
+fn constant_choice(t: &BV) -> Option<BV> {
+    let mut t = t.clone();
+    let mut chose = false;
+    while op_kind(&Dynamic::from_ast(&t)) == Some(DeclKind::Ite as u32) {
+        let kids = t.children();
+        let branch = match kids.first().and_then(|c| c.as_bool()).and_then(|c| c.as_bool()) {
+            Some(true) => 1,
+            Some(false) => 2,
+            None => break,
+        };
+        t = kids.get(branch)?.as_bv()?;
+        chose = true;
+    }
+    chose.then_some(t)
 }
 
 /// Whether a term is a product.
@@ -291,6 +321,22 @@ mod tests {
         let solver = Solver::new();
         solver.assert(&same);
         solver.assert(&Bool::or(&[t1.eq(&t2).not(), y1.eq(&y2).not()]));
+        assert_eq!(solver.check(), SatResult::Unsat);
+    }
+
+    #[test]
+    fn a_choice_under_a_constant_condition_is_the_value_chosen() {
+        let (t1, t2, s) = (bv("tid1"), bv("tid2"), bv("param_stride"));
+        let off = |t: &BV| {
+            Bool::from_bool(true)
+                .ite(&t.bvmul(&s), &bv("uninit"))
+                .bvadd(numeral(8, 64))
+        };
+        let (same, params) = same_coordinates(&off(&t1), &off(&t2)).unwrap();
+        assert_eq!(params, vec!["stride".to_string()]);
+        let solver = Solver::new();
+        solver.assert(&same);
+        solver.assert(&t1.eq(&t2).not());
         assert_eq!(solver.check(), SatResult::Unsat);
     }
 
