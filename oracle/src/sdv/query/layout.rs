@@ -87,14 +87,9 @@ impl ByStride {
     fn sum(&mut self, t: &BV, prefix: &str, steps: &mut usize) -> Option<()> {
         let mut terms = Vec::new();
         self.summands(t, false, &mut terms, steps)?;
+        // A summand that is a product is flattened into its factors by `product` itself.
         for (u, negated) in terms {
-            match op_kind(&Dynamic::from_ast(&u)) {
-                Some(k) if k == DeclKind::Bmul as u32 => {
-                    let kids: Vec<BV> = u.children().iter().filter_map(|c| c.as_bv()).collect();
-                    self.product(&kids, negated, prefix, steps)?
-                }
-                _ => self.product(std::slice::from_ref(&u), negated, prefix, steps)?,
-            }
+            self.product(std::slice::from_ref(&u), negated, prefix, steps)?;
         }
         Some(())
     }
