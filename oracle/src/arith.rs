@@ -138,7 +138,7 @@ impl Expr {
     /// define is opaque).
     pub fn ty(&self, k: &Kernel) -> ScalarTy {
         match self {
-            Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) | Expr::Unknown(t) => *t,
+            Expr::Const(_, t) | Expr::Cast(t, _) | Expr::Opaque(t, _) | Expr::Unknown(t) | Expr::GroupValue(t, _) => *t,
             Expr::Builtin(_) => ScalarTy::U32,
             Expr::Vote(..) => ScalarTy::I32,
             Expr::Var(v) => k.vars.get(v.0 as usize).map(|x| x.ty).unwrap_or(ScalarTy::Opaque),

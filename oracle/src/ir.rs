@@ -249,6 +249,14 @@ pub enum Expr {
     /// block-wide barrier it belongs to, so the threads that execute it are the ones that
     /// reached that barrier.
     Vote(VoteKind, Box<Expr>),
+    /// The result of a butterfly reduction over aligned groups of `width` consecutive threads
+    /// (linear index; `width` a power of two, at most 32): every step combined a lane's value
+    /// with its xor partner's by a commutative operation, so every lane of a group that ran the
+    /// reduction together holds the same bits. Nothing else is known of it. It only ever
+    /// appears as the whole right-hand side of an [`Op::Assign`] in the statement right after
+    /// the reduction's loop, and checkers may rely on it only where the whole warp runs that
+    /// statement together (its predicate is warp-uniform and the group's lanes all exist).
+    GroupValue(ScalarTy, u32),
 }
 
 /// How a block-wide vote combines its threads' predicates.
@@ -319,7 +327,7 @@ impl Expr {
             Expr::Un(_, _, e) | Expr::Cast(_, e) => e.is_plain(),
             Expr::Bin(_, _, a, b) => a.is_plain() && b.is_plain(),
             Expr::Select(c, a, b) => c.is_plain() && a.is_plain() && b.is_plain(),
-            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => false,
+            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) | Expr::GroupValue(..) => false,
         }
     }
     /// Calls `f` on every variable this expression mentions.
@@ -338,7 +346,7 @@ impl Expr {
                 b.for_each_var(f);
             }
             Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_var(f)),
-            Expr::Unknown(_) => {}
+            Expr::Unknown(_) | Expr::GroupValue(..) => {}
             Expr::Vote(_, p) => p.for_each_var(f),
         }
     }
@@ -358,7 +366,7 @@ impl Expr {
                 b.for_each_builtin(f);
             }
             Expr::Opaque(_, args) => args.iter().for_each(|a| a.for_each_builtin(f)),
-            Expr::Unknown(_) => {}
+            Expr::Unknown(_) | Expr::GroupValue(..) => {}
             Expr::Vote(_, p) => p.for_each_builtin(f),
         }
     }
@@ -368,7 +376,7 @@ impl Expr {
     pub fn may_differ_between_blocks(&self, var_differs: &impl Fn(VarId) -> bool) -> bool {
         match self {
             // A vote is the same within a block only.
-            Expr::Unknown(_) | Expr::Vote(..) => true,
+            Expr::Unknown(_) | Expr::Vote(..) | Expr::GroupValue(..) => true,
             Expr::Const(..) => false,
             Expr::Builtin(b) => matches!(b, Builtin::ThreadIdx(_) | Builtin::BlockIdx(_)),
             Expr::Var(v) => var_differs(*v),
@@ -387,7 +395,7 @@ impl Expr {
     /// predicate mentions.
     pub fn may_differ(&self, var_differs: &impl Fn(VarId) -> bool) -> bool {
         match self {
-            Expr::Unknown(_) => true,
+            Expr::Unknown(_) | Expr::GroupValue(..) => true,
             Expr::Vote(..) | Expr::Const(..) => false,
             Expr::Builtin(b) => matches!(b, Builtin::ThreadIdx(_)),
             Expr::Var(v) => var_differs(*v),

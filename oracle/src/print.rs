@@ -71,6 +71,7 @@ pub fn expr(k: &Kernel, e: &Expr) -> String {
             format!("opaque<{}>({})", ty_name(*t), a.join(", "))
         }
         Expr::Unknown(t) => format!("unknown<{}>", ty_name(*t)),
+        Expr::GroupValue(t, w) => format!("group_value<{}>({w} lanes)", ty_name(*t)),
         Expr::Vote(kind, p) => {
             let name = match kind {
                 VoteKind::Or => "vote_or",

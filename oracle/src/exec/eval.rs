@@ -7,6 +7,8 @@ use crate::ir::{BinOp, Builtin, Expr, Kernel, Label, ScalarTy, UnOp, Var, VarId,
 /// Tags of the pseudo-random values of never-assigned locals and of [`Expr::Unknown`].
 const UNINIT_TAG: u64 = 0x0DE7_E431;
 const UNKNOWN_TAG: u64 = 0x0DE7_E432;
+/// Tag of [`Expr::GroupValue`]'s pseudo-random value, one per lane group.
+const GROUP_TAG: u64 = 0x0DE7_E433;
 
 /// The CUDA warp size.
 pub const WARP_SIZE: u32 = 32;
@@ -66,7 +68,9 @@ pub fn var_of(k: &Kernel, v: VarId) -> Result<&Var, ExecError> {
 /// The static type of `e`.
 pub fn type_of(k: &Kernel, e: &Expr) -> Result<ScalarTy, ExecError> {
     Ok(match e {
-        Expr::Const(_, ty) | Expr::Cast(ty, _) | Expr::Opaque(ty, _) | Expr::Unknown(ty) => *ty,
+        Expr::Const(_, ty) | Expr::Cast(ty, _) | Expr::Opaque(ty, _) | Expr::Unknown(ty) | Expr::GroupValue(ty, _) => {
+            *ty
+        }
         Expr::Builtin(_) => ScalarTy::U32,
         Expr::Vote(..) => ScalarTy::I32,
         Expr::Var(v) => var_of(k, *v)?.ty,
@@ -129,6 +133,7 @@ impl Env<'_> {
                 val(*ty, canon(*ty, mix(&parts)))
             }
             Expr::Unknown(ty) => val(*ty, canon(*ty, self.per_thread(&[UNKNOWN_TAG, self.label.0 as u64]))),
+            Expr::GroupValue(ty, width) => val(*ty, canon(*ty, self.per_group(*width))),
             Expr::Vote(..) => {
                 return Err(ExecError::Malformed(format!(
                     "a vote outside the assignment right after its barrier (label {})",
@@ -143,6 +148,18 @@ impl Env<'_> {
         let g = self.geo;
         let mut all = parts.to_vec();
         all.extend(g.thread.iter().chain(&g.block).map(|&x| x as u64));
+        mix(&all)
+    }
+
+    /// A pseudo-random value of this statement and the thread's aligned group of `width`
+    /// lanes (by linear index) and block: the same in every lane of the group.
+    fn per_group(&self, width: u32) -> u64 {
+        let g = self.geo;
+        let [x, y, _] = g.block_dim.map(u64::from);
+        let [tx, ty, tz] = g.thread.map(u64::from);
+        let linear = tx + x * (ty + y * tz);
+        let mut all = vec![GROUP_TAG, self.label.0 as u64, linear / u64::from(width.max(1))];
+        all.extend(g.block.iter().map(|&b| b as u64));
         mix(&all)
     }
 

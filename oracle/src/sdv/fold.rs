@@ -34,7 +34,7 @@ pub(crate) fn fold(k: &Kernel, consts: &Consts, e: &Expr) -> Option<i64> {
                 fold(k, consts, b)
             }
         }
-        Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => None,
+        Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) | Expr::GroupValue(..) => None,
     }
 }
 

@@ -13,6 +13,7 @@ mod annotations;
 mod asm;
 mod async_ops;
 pub mod barrier_helpers;
+mod butterfly;
 mod call;
 mod convert;
 mod expr;

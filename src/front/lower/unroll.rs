@@ -85,7 +85,7 @@ impl Lowerer<'_> {
 }
 
 /// The declaration a (possibly cast) reference names.
-fn refers_to(lw: &Lowerer, mut n: NodeId) -> Option<u64> {
+pub(super) fn refers_to(lw: &Lowerer, mut n: NodeId) -> Option<u64> {
     let ast = lw.ast;
     while matches!(ast.kind(n), NodeKind::ImplicitCastExpr | NodeKind::ParenExpr) {
         n = ast.children(n).next()?;

@@ -170,7 +170,7 @@ fn invariant(k: &Kernel, e: &Expr) -> bool {
         Expr::Var(v) => k.var(*v).kind == VarKind::Param,
         Expr::Un(_, _, a) | Expr::Cast(_, a) => invariant(k, a),
         Expr::Bin(_, _, a, b) => invariant(k, a) && invariant(k, b),
-        Expr::Select(..) | Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => false,
+        Expr::Select(..) | Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) | Expr::GroupValue(..) => false,
     }
 }
 
@@ -215,9 +215,13 @@ fn c_text(k: &Kernel, e: &Expr, outer: u8) -> Option<String> {
                 s
             }
         }
-        Expr::Un(..) | Expr::Cast(..) | Expr::Select(..) | Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => {
-            return None
-        }
+        Expr::Un(..)
+        | Expr::Cast(..)
+        | Expr::Select(..)
+        | Expr::Opaque(..)
+        | Expr::Unknown(_)
+        | Expr::Vote(..)
+        | Expr::GroupValue(..) => return None,
     })
 }
 

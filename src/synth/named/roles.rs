@@ -388,7 +388,7 @@ impl Walker<'_> {
                     self.eval(b, env)?
                 }
             }
-            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) => return None,
+            Expr::Opaque(..) | Expr::Unknown(_) | Expr::Vote(..) | Expr::GroupValue(..) => return None,
         })
     }
 }

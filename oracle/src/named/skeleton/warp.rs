@@ -329,7 +329,7 @@ pub(super) fn eval(k: &Kernel, geo: &Geo, unk: &mut Unknowns, env: &[Val], tid: 
                 }
             }
         },
-        Expr::Opaque(t, _) | Expr::Unknown(t) => unk.fresh(Origin::Opaque, *t),
+        Expr::Opaque(t, _) | Expr::Unknown(t) | Expr::GroupValue(t, _) => unk.fresh(Origin::Opaque, *t),
         // One value for the block, but one unknown per lane here: less precise, never unsound.
         Expr::Vote(..) => unk.fresh(Origin::Opaque, ScalarTy::I32),
     }

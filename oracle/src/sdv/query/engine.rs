@@ -405,6 +405,15 @@ impl<'k> Engine<'k> {
                 parts.push(same.implies(c1.value.eq(&c2.value).not()));
             }
         }
+        // Two lanes of one group that ran a butterfly reduction together hold its one result.
+        if !inter {
+            for g1 in &w1.group_reads {
+                for g2 in w2.group_reads.iter().filter(|g2| g2.id == g1.id) {
+                    let same = Bool::and(&[g1.ok.clone(), g2.ok.clone(), g1.group.eq(&g2.group)]);
+                    parts.push(same.implies(g1.value.eq(&g2.value)));
+                }
+            }
+        }
         if let Some((l, first_earlier)) = q.other_iteration {
             if let (Some(r1), Some(r2)) = (w1.iters.get(&l), w2.iters.get(&l)) {
                 let (early, late) = if first_earlier { (r1, r2) } else { (r2, r1) };

@@ -15,6 +15,8 @@ impl Walker<'_> {
     /// Walks a loop as one summarised iteration (see the module documentation).
     pub(super) fn loop_(&mut self, label: Label, lp: &Loop) {
         let mut lw = self.loop_entry(label, lp);
+        // The summarised iteration does not know earlier iterations' stores.
+        self.forget_locals_written(lp);
         self.frames.push(Frame {
             shared: lw.shared,
             var: lp.var,
@@ -25,6 +27,7 @@ impl Walker<'_> {
         self.loop_iteration(&lw, lp, leaves_only_by_test);
         self.frames.pop();
         self.loop_exit(&lw, lp, head_test);
+        self.forget_locals_written(lp);
     }
 
     /// What a loop starts from: the entry state, its first test, its iteration counter, the

@@ -72,6 +72,8 @@ pub(crate) struct Walk {
     pub counter_reads: Vec<CounterRead>,
     /// The additive induction variables of every loop at its summarised iteration.
     pub strides: Vec<Stride>,
+    /// Results of butterfly reductions two threads of one lane group share.
+    pub group_reads: Vec<GroupRead>,
 }
 
 /// A value one atomic increment of a counter returned to the walking thread.
@@ -84,6 +86,20 @@ pub(crate) struct CounterRead {
     /// The thread executes the increment iff this holds.
     pub ctrl: Bool,
     /// The value it returned.
+    pub value: BV,
+}
+
+/// The value an [`Expr::GroupValue`] gave the walking thread, where the walk may pair it with
+/// the other thread's: both threads in the same iterations, the statement warp-uniform.
+#[derive(Clone, Debug)]
+pub(crate) struct GroupRead {
+    /// Which evaluation (the walk's unknown counter: both threads' walks count alike).
+    pub id: u32,
+    /// The thread's lane group (64 bits).
+    pub group: BV,
+    /// The thread executes the statement and every lane of its group exists.
+    pub ok: Bool,
+    /// The value it got.
     pub value: BV,
 }
 

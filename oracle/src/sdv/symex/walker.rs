@@ -2,11 +2,12 @@
 //! over statements and expressions, recording every access site. Loops are summarised in
 //! [`super::loops`]; numerals are folded by [`super::numerals`].
 
-use super::super::levels::Uniformity;
+use super::super::levels::{Level, Uniformity};
 use super::super::pow2;
-use super::super::threads::{Geometry, ThreadVars};
+use super::super::threads::{group_of, Geometry, ThreadVars};
+use super::locals::LocalStore;
 use super::numerals::{fold_numerals, pow2_divisor, resize_folded, signed_pow2_div_rem};
-use super::terms::{CounterRead, Detail, PointTerms, Product, SiteTerms, Val, Walk};
+use super::terms::{CounterRead, Detail, GroupRead, PointTerms, Product, SiteTerms, Val, Walk};
 use crate::ir::*;
 use crate::smt::{numeral, numeral_i, resize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -48,6 +49,7 @@ pub(crate) fn walk_with_params(
         detail,
         k,
         params,
+        unif,
         nu: unif.nu_vars(),
         uniform_reads: unif.uniform_reads(),
         steering: unif.steering_vars(),
@@ -63,6 +65,7 @@ pub(crate) fn walk_with_params(
         ub: Vec::new(),
         cond_depth: 0,
         pow2: HashMap::new(),
+        locals: HashMap::new(),
         out: Walk::default(),
     };
     // Parameters get their values up front: one first read inside a branch would otherwise
@@ -86,6 +89,8 @@ pub(super) struct Walker<'a> {
     pub(super) k: &'a Kernel,
     /// The scalar parameters' known values.
     pub(super) params: &'a BTreeMap<String, i64>,
+    /// The uniformity analysis (levels of statements' predicates).
+    pub(super) unif: &'a Uniformity,
     pub(super) nu: &'a HashSet<VarId>,
     pub(super) uniform_reads: &'a HashSet<(Label, usize)>,
     pub(super) steering: &'a HashSet<VarId>,
@@ -105,6 +110,8 @@ pub(super) struct Walker<'a> {
     /// Variables known to hold a power of two or zero: (exponent, the value term it was recorded
     /// with). An entry counts only while the variable still holds that term; see [`pow2`].
     pub(super) pow2: HashMap<VarId, (BV, BV)>,
+    /// The thread's stores to local arrays that loads may still read (see [`super::locals`]).
+    pub(super) locals: HashMap<ArrayId, Vec<LocalStore>>,
     pub(super) out: Walk,
 }
 
@@ -249,6 +256,8 @@ impl<'a> Walker<'a> {
                 self.unknown("opq", *ty, sh)
             }
             Expr::Unknown(ty) => self.unknown("unk", *ty, false),
+            // Only the whole right-hand side of an assignment is a group's value (`group_value`).
+            Expr::GroupValue(ty, _) => self.unknown("grp", *ty, false),
             Expr::Vote(kind, pred) => self.vote(*kind, pred),
         }
     }
@@ -506,6 +515,37 @@ impl<'a> Walker<'a> {
         self.env.insert(v, val);
     }
 
+    /// `v = ` the result of a butterfly reduction over groups of `width` lanes: a value of the
+    /// thread's own, recorded for pairing with the other thread's (the query asserts that two
+    /// threads of one group get the same) when both threads are in the same iterations and
+    /// the whole warp runs this statement together: its predicate is warp-uniform and the
+    /// group's lanes all exist. A lane that exited or skipped the reduction would make its
+    /// partners' shuffles read undefined values.
+    fn group_value(&mut self, label: Label, v: VarId, ty: ScalarTy, width: u32) {
+        let val = self.unknown("grp", ty, false);
+        let pairable =
+            self.context_shared() && self.unif.level(label) <= Level::Warp && width.is_power_of_two() && width <= 32;
+        if let (true, Val::Bv(value)) = (pairable, &val) {
+            let g = self.geom;
+            let n = g.bdim.iter().map(|d| d.zero_ext(32)).reduce(|a, b| a.bvmul(b));
+            let group = group_of(self.th, g, width);
+            let w = numeral(width as u64, 64);
+            // The group's last lane exists: (group + 1) * width <= threads of the block.
+            let complete = n.map_or(Bool::from_bool(false), |n| group.bvmul(&w).bvadd(&w).bvule(&n));
+            self.out.group_reads.push(GroupRead {
+                id: self.counter,
+                group,
+                ok: Bool::and(&[self.ctrl.clone(), complete]),
+                value: value.clone(),
+            });
+        }
+        if self.tracks(v) {
+            self.env.insert(v, val);
+        } else {
+            self.forget(v);
+        }
+    }
+
     /// Records the value a counter increment just gave `dst`.
     pub(super) fn counter_read(&mut self, label: Label, op: usize, array: ArrayId, dst: VarId) {
         let (Some(site), Some(Val::Bv(value))) = (self.out.sites.get(&(label, op)), self.env.get(&dst)) else {
@@ -601,6 +641,7 @@ impl<'a> Walker<'a> {
             StmtKind::Basic(ops) => {
                 for (i, op) in ops.iter().enumerate() {
                     match op {
+                        Op::Assign(v, Expr::GroupValue(ty, width)) => self.group_value(s.label, *v, *ty, *width),
                         Op::Assign(v, e) => self.assign(*v, e),
                         Op::Read(Some(d), acc) if self.uniform_reads.contains(&(s.label, i)) => {
                             self.site(s.label, i, acc, None);
@@ -614,8 +655,21 @@ impl<'a> Walker<'a> {
                                 self.forget(*d);
                             }
                         }
+                        Op::Read(Some(d), acc) if self.tracks(*d) && self.k.array(acc.array).space == Space::Local => {
+                            self.site(s.label, i, acc, None);
+                            let ty = self.k.vars.get(d.0 as usize).map_or(ScalarTy::Opaque, |x| x.ty);
+                            match self.local_load(s.label, i, acc, ty) {
+                                Some(v) => {
+                                    self.env.insert(*d, v);
+                                }
+                                None => self.fresh_into(*d, "rd"),
+                            }
+                        }
                         Op::Read(dst, acc) | Op::Atomic(dst, acc, _) => {
                             self.site(s.label, i, acc, None);
+                            if matches!(op, Op::Atomic(..)) {
+                                self.local_clobber(acc.array);
+                            }
                             if let Some(d) = dst {
                                 self.fresh_into(*d, "rd");
                                 if matches!(op, Op::Atomic(..)) && self.counters.contains(&acc.array) {
@@ -623,7 +677,10 @@ impl<'a> Walker<'a> {
                                 }
                             }
                         }
-                        Op::Write(acc, e) => self.site(s.label, i, acc, Some(e)),
+                        Op::Write(acc, e) => {
+                            self.site(s.label, i, acc, Some(e));
+                            self.local_store(s.label, i, acc);
+                        }
                         // Async-pipeline ops stop the SDV checker before the walk (`sdv::check`).
                         Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
                     }

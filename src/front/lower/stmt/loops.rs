@@ -116,6 +116,7 @@ impl<'a> Lowerer<'a> {
                 var,
             }),
         );
+        self.after_butterfly(n);
         Ok(())
     }
 
