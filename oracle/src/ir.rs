@@ -249,13 +249,15 @@ pub enum Expr {
     /// block-wide barrier it belongs to, so the threads that execute it are the ones that
     /// reached that barrier.
     Vote(VoteKind, Box<Expr>),
-    /// The result of a butterfly reduction over aligned groups of `width` consecutive threads
-    /// (linear index; `width` a power of two, at most 32): every step combined a lane's value
-    /// with its xor partner's by a commutative operation, so every lane of a group that ran the
-    /// reduction together holds the same bits. Nothing else is known of it. It only ever
-    /// appears as the whole right-hand side of an [`Op::Assign`] in the statement right after
-    /// the reduction's loop, and checkers may rely on it only where the whole warp runs that
-    /// statement together (its predicate is warp-uniform and the group's lanes all exist).
+    /// The result of a collective over aligned groups of `width` consecutive threads (linear
+    /// index; `width` a power of two, at most 32) that gives every lane of a group that ran it
+    /// together the same bits: a butterfly reduction (every step combined a lane's value with
+    /// its xor partner's by a commutative operation) or a full-mask warp vote or reduction
+    /// (`__ballot_sync`, `__reduce_add_sync`). Nothing else is known of it. It only ever
+    /// appears as the whole right-hand side of an [`Op::Assign`] in the statement of the call
+    /// or right after the reduction's loop, and checkers may rely on it only where the whole
+    /// warp runs that statement together (its predicate is warp-uniform and the group's lanes
+    /// all exist).
     GroupValue(ScalarTy, u32),
 }
 

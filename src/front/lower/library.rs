@@ -143,6 +143,9 @@ impl<'a> Lowerer<'a> {
         if intrinsics::lookup(base).is_some_and(|x| x.model == Model::Exact) {
             return self.exact_intrinsic(base, &args, &rt, span).map(Some);
         }
+        if let Some(v) = self.warp_uniform_collective(base, &args, &rt)? {
+            return Ok(Some(v));
+        }
         if is_pure(base) || base.starts_with("__builtin_") && is_pure_builtin(base) {
             return self.pure_math_call(base, &args, rt, span).map(Some);
         }
@@ -306,6 +309,38 @@ impl<'a> Lowerer<'a> {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A full-mask warp collective whose result every lane gets alike (`__reduce_add_sync`,
+    /// `__ballot_sync`, `__all_sync`, ...): the warp's one value ([`Expr::GroupValue`]), which
+    /// the checker relies on only where the whole warp runs the call. `None` for other calls
+    /// and other masks (those stay an opaque function of the arguments).
+    fn warp_uniform_collective(&mut self, base: &str, args: &[NodeId], rt: &CType) -> FResult<Option<Value>> {
+        let uniform = matches!(
+            base,
+            "__reduce_add_sync"
+                | "__reduce_min_sync"
+                | "__reduce_max_sync"
+                | "__reduce_and_sync"
+                | "__reduce_or_sync"
+                | "__reduce_xor_sync"
+                | "__ballot_sync"
+                | "__all_sync"
+                | "__any_sync"
+                | "__uni_sync"
+        );
+        let full = args
+            .first()
+            .is_some_and(|&m| matches!(self.const_eval(m, 0), Some(-1 | 0xffff_ffff)));
+        if !uniform || !full || !matches!(rt, CType::Int { .. } | CType::Bool) {
+            return Ok(None);
+        }
+        for a in args {
+            self.rvalue(*a)?;
+        }
+        let t = self.temp(rt.scalar());
+        self.ops.push(Op::Assign(t, Expr::GroupValue(rt.scalar(), 32)));
+        Ok(Some(Value::R(RV::Scalar(Expr::Var(t), rt.clone()))))
     }
 
     /// A pure math function: an opaque function of its arguments, writing through its output pointers.
