@@ -140,8 +140,9 @@ fn from_sites(k: &Kernel, sites: &[LaunchSite], notes: &mut Vec<(Span, String)>)
     notes.push((
         first.span,
         format!(
-            "kernel `{}` is {why}{more}: checked for every block size those launches allow; give --block-dim to check one",
+            "kernel `{}` is {why}{more}: checked for every block size those launches allow{}; give --block-dim to check one",
             k.name,
+            if whole_warps(sites) { " that is whole warps (a multiple of 32 threads)" } else { "" },
         ),
     ));
     None
@@ -180,5 +181,33 @@ pub(super) fn launch_facts(k: &Kernel, params: &[String], sites: &[LaunchSite]) 
             };
         out.push(Expr::Bin(BinOp::Eq, ScalarTy::U32, Box::new(size), Box::new(value)));
     }
+    if whole_warps(sites) {
+        out.push(threads_multiple_of(WARP));
+    }
     out
+}
+
+/// Threads in a warp.
+const WARP: i64 = 32;
+
+/// Whether a block the launches compute at run time is taken to be whole warps: every launch
+/// whose block is constant has a multiple of 32 threads (the policy for run-time
+/// blocks: every block size of whole warps; `--block-dim` checks another).
+/// A block equal to a kernel argument is not assumed to be whole warps: the argument says
+/// which sizes the launch gives (a power of two below 32, say).
+fn whole_warps(sites: &[LaunchSite]) -> bool {
+    sites.iter().all(|s| match s.block {
+        [Extent::Const(x), Extent::Const(y), Extent::Const(z)] => (x as i64 * y as i64 * z as i64) % WARP == 0,
+        b => !b.iter().any(|e| matches!(e, Extent::Arg(_))),
+    })
+}
+
+/// `blockDim.x * blockDim.y * blockDim.z % n == 0`.
+fn threads_multiple_of(n: i64) -> Expr {
+    let dim = |d| Box::new(Expr::Builtin(Builtin::BlockDim(d)));
+    let u32c = |v| Box::new(Expr::Const(v, ScalarTy::U32));
+    let yz = Expr::Bin(BinOp::Mul, ScalarTy::U32, dim(Dim::Y), dim(Dim::Z));
+    let all = Expr::Bin(BinOp::Mul, ScalarTy::U32, dim(Dim::X), Box::new(yz));
+    let rem = Expr::Bin(BinOp::Rem, ScalarTy::U32, Box::new(all), u32c(n));
+    Expr::Bin(BinOp::Eq, ScalarTy::U32, Box::new(rem), u32c(0))
 }

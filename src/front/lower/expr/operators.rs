@@ -288,6 +288,17 @@ impl<'a> Lowerer<'a> {
         Ok(Value::R(RV::Scalar(e, result)))
     }
 
+    /// A number for a region whose address is the same in every thread of the block (a global
+    /// or shared array: its number + 1; null: 0); `None` for thread-local arrays and unknown
+    /// regions.
+    fn shared_address(&self, r: &Region) -> Option<i64> {
+        match r {
+            Region::Array(a) if self.arrays[a.0 as usize].space != Space::Local => Some(a.0 as i64 + 1),
+            Region::Null => Some(0),
+            _ => None,
+        }
+    }
+
     /// A binary operator with a pointer operand: arithmetic, difference, comparison, `&&`/`||`.
     pub(super) fn pointer_binary(&mut self, n: NodeId, op: BinOp, l: NodeId, r: NodeId, span: Span) -> FResult<RV> {
         let lt = self.type_of(l);
@@ -349,6 +360,18 @@ impl<'a> Lowerer<'a> {
                 // Function addresses (and null, 0) compare by their numbers.
                 if matches!(a.region, Region::Code | Region::Null) && matches!(b.region, Region::Code | Region::Null) {
                     return Ok(RV::Scalar(bin_expr(op, a.off, b.off, &CType::U64), CType::Bool));
+                }
+                // Arrays whose address every thread sees alike (global, shared) and null: the
+                // result is a function of which arrays, which offsets and the operator, so a
+                // parameter checked against null (`p != nullptr`) is as uniform as the offsets.
+                if let (Some(ta), Some(tb)) = (self.shared_address(&a.region), self.shared_address(&b.region)) {
+                    let code = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge]
+                        .iter()
+                        .position(|o| *o == op)
+                        .unwrap_or(0) as i64;
+                    let c = |v: i64| Expr::Const(v, ScalarTy::I64);
+                    let args = vec![c(code), c(ta), a.off, c(tb), b.off];
+                    return Ok(RV::Scalar(Expr::Opaque(ScalarTy::Bool, args), CType::Bool));
                 }
                 Ok(RV::Scalar(Expr::Unknown(ScalarTy::Bool), CType::Bool))
             }
