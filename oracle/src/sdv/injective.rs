@@ -15,7 +15,8 @@
 //! apart modulo `2^m`:
 //! - two threads of one block: `threadIdx.d`, when every other block dimension is 1 (the
 //!   threads differ in `d`) and `blockDim.d ≤ 2^m`;
-//! - threads of two blocks: `blockIdx.d` or `blockIdx.d * blockDim.d + threadIdx.d` (32-bit),
+//! - threads of two blocks: `blockIdx.d` or `blockIdx.d * blockDim.d + threadIdx.d` (in 32
+//!   bits, or wider of the extended coordinates),
 //!   when every other grid dimension is 1 (the blocks differ in `d`) and both are below `2^m`:
 //!   the global index is below `gridDim.d * blockDim.d < 2^31` (the checkers' launch
 //!   assumption, asserted on every query) and, `threadIdx.d` being below `blockDim.d`, equal
@@ -172,20 +173,31 @@ fn coordinates_apart(a: &BV, b: &BV, m: u32, p: &Pair) -> bool {
 }
 
 /// Whether `t` is `blockIdx.d * blockDim.d + threadIdx.d` of thread `th` (operands in either
-/// order).
+/// order), in 32 bits or wider with each coordinate extended (its value is below `2^31` in any
+/// width: the product is below `gridDim.d * blockDim.d`, so nothing wraps).
 fn is_global(t: &BV, th: &ThreadVars, g: &Geometry, d: usize) -> bool {
     let is = |x: &BV, kind: DeclKind| op_kind(&Dynamic::from_ast(x)) == Some(kind as u32);
-    if t.get_size() != 32 || !is(t, DeclKind::Badd) {
+    if t.get_size() < 32 || !is(t, DeclKind::Badd) {
         return false;
     }
+    // `x` is the 32-bit coordinate `c`, or its extension, or (a numeral `c`) its value.
+    let names = |x: &BV, c: &BV| {
+        let inner = if x.get_size() > 32 && (is(x, DeclKind::ZeroExt) || is(x, DeclKind::SignExt)) {
+            kids(x).into_iter().next()
+        } else {
+            Some(x.clone())
+        };
+        inner.is_some_and(|i| i.get_size() == 32 && i == *c) || number(c).is_some_and(|v| number(x) == Some(v))
+    };
     let ks = kids(t);
     let product = |x: &BV| {
         let fs = kids(x);
         is(x, DeclKind::Bmul)
             && fs.len() == 2
-            && ((fs[0] == th.bid[d] && fs[1] == g.bdim[d]) || (fs[1] == th.bid[d] && fs[0] == g.bdim[d]))
+            && ((names(&fs[0], &th.bid[d]) && names(&fs[1], &g.bdim[d]))
+                || (names(&fs[1], &th.bid[d]) && names(&fs[0], &g.bdim[d])))
     };
-    ks.len() == 2 && ((product(&ks[0]) && ks[1] == th.tid[d]) || (product(&ks[1]) && ks[0] == th.tid[d]))
+    ks.len() == 2 && ((product(&ks[0]) && names(&ks[1], &th.tid[d])) || (product(&ks[1]) && names(&ks[0], &th.tid[d])))
 }
 
 #[cfg(test)]
@@ -220,6 +232,16 @@ mod tests {
     /// `blockIdx.x * blockDim.x + threadIdx.x` of `t`.
     fn global(t: &ThreadVars, g: &Geometry) -> BV {
         t.bid[0].bvmul(&g.bdim[0]).bvadd(&t.tid[0])
+    }
+
+    /// [`global`] in 64 bits, each coordinate extended (a known block size as a 64-bit
+    /// numeral).
+    fn global64(t: &ThreadVars, g: &Geometry) -> BV {
+        let bdim = match number(&g.bdim[0]) {
+            Some(v) => num(v as u64, 64),
+            None => g.bdim[0].zero_ext(32),
+        };
+        t.bid[0].zero_ext(32).bvmul(&bdim).bvadd(t.tid[0].sign_ext(32))
     }
 
     /// Whether Z3 finds the two indices equal under the pairing and the geometry facts
@@ -270,6 +292,14 @@ mod tests {
                 // (index of thread 1, index of thread 2, decided) for a term built per thread.
                 type Build = fn(&ThreadVars, &Geometry, &BV, &BV) -> BV;
                 let cases: Vec<(&str, Build, bool, bool)> = vec![
+                    // As `int64_t`: (long)blockIdx.x * (long)blockDim.x + threadIdx.x.
+                    ("gid64", |t, g, _, _| global64(t, g), true, true),
+                    (
+                        "gid64 * 8 + row",
+                        |t, g, r, _| global64(t, g).bvmul(num(8, 64)).bvadd(r.sign_ext(32)),
+                        true,
+                        true,
+                    ),
                     // dst[i], i = blockIdx.x * blockDim.x + threadIdx.x, as `long`.
                     ("sext(gid)", |t, g, _, _| global(t, g).sign_ext(32), true, true),
                     (
