@@ -308,6 +308,9 @@ struct CheckArgs {
     /// Which checker: auto picks the named-barrier checker for kernels that use named barriers.
     #[arg(long, value_enum, default_value = "auto")]
     oracle: OracleArg,
+    /// Print solver queries, queries settled without the solver and time per kernel.
+    #[arg(long)]
+    stats: bool,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -520,6 +523,7 @@ fn server_options(a: &ServerArgs) -> ServerOptions {
         timeout_ms: a.limits.timeout,
         strict: a.limits.strict,
         kernel_timeout: a.limits.kernel_timeout,
+        stats: false,
         run: run.clone(),
     };
     let fix = FixRequest {
@@ -602,6 +606,7 @@ fn check_options(a: &CheckArgs) -> CheckOptions {
         timeout_ms: a.limits.timeout,
         strict: a.limits.strict,
         kernel_timeout: a.limits.kernel_timeout,
+        stats: a.stats,
         run: a.run.options(),
     }
 }

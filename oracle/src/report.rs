@@ -285,6 +285,12 @@ pub struct Report {
     pub inconclusive: Vec<Inconclusive>,
     /// Solver queries issued (for statistics).
     pub queries: u64,
+    /// Conflict queries the GCD test settled without the solver (for statistics).
+    #[serde(default)]
+    pub settled_by_divisibility: u64,
+    /// Conflict queries the injectivity test settled without the solver (for statistics).
+    #[serde(default)]
+    pub settled_by_injectivity: u64,
     /// Whether wall-clock time cut the check short (the kernel's budget ran out, or a conflict
     /// query was left undecided after an attempt hit its wall-clock limit): the report may
     /// differ on a less loaded machine, so it is not kept in the result cache.

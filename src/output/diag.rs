@@ -287,6 +287,31 @@ fn named_words(b: &super::results::Barrier) -> String {
     }
 }
 
+/// What `check --stats` counts for a kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckCounts {
+    /// Solver queries the checker asked.
+    pub queries: u64,
+    /// Conflict queries the injectivity test settled without the solver.
+    pub injective: u64,
+    /// Conflict queries the GCD test settled without the solver.
+    pub divisible: u64,
+}
+
+/// The stderr line `check --stats` prints for one kernel: its checker, solver queries, the
+/// conflict queries settled without the solver and the time (a cached answer's counts are those
+/// of the check that made it).
+pub fn check_stats(file: &str, kernel: &str, checker: &str, c: CheckCounts, millis: f64, cached: bool) -> String {
+    let source = if cached { " (from the cache)" } else { "" };
+    format!(
+        "{file}: kernel `{kernel}`: {checker} checker, {} solver queries, {} settled without the solver ({} by injectivity, {} by divisibility), {millis:.1} ms{source}",
+        c.queries,
+        c.injective + c.divisible,
+        c.injective,
+        c.divisible
+    )
+}
+
 /// The stderr lines `fix` prints for one kernel in text mode.
 pub fn fix_messages(out: &mut Vec<String>, file: &str, k: &KernelFix, kr: &KernelResult, dry: bool, stats: bool) {
     let verb = if dry { "would insert" } else { "inserted" };

@@ -29,6 +29,8 @@ pub trait Filter: Send + Sync + std::fmt::Debug {
         let mut kept = Report {
             inconclusive: r.inconclusive,
             queries: r.queries,
+            settled_by_divisibility: r.settled_by_divisibility,
+            settled_by_injectivity: r.settled_by_injectivity,
             ..Default::default()
         };
         let mut gone = Report::default();

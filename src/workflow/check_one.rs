@@ -45,6 +45,11 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style, store: Option
         .collect();
     for (k, (report, checker, hit, millis)) in unit.kernels.iter().zip(checked) {
         let (report, gone) = sup.split(k, report);
+        let counts = diag::CheckCounts {
+            queries: report.queries,
+            injective: report.settled_by_injectivity,
+            divisible: report.settled_by_divisibility,
+        };
         let findings = Findings::of(k, &tx, &report, &gone, &sup);
         let kr = results::from_check(
             &file,
@@ -71,7 +76,10 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style, store: Option
             Format::Github => res.stdout.push_str(&diag::github_check(&kr)),
             Format::Json | Format::Sarif => {}
         }
-        if o.run.verbose && o.run.format == Format::Text {
+        if o.stats {
+            res.messages
+                .push(diag::check_stats(&file, &k.name, checker, counts, millis, hit));
+        } else if o.run.verbose && o.run.format == Format::Text {
             let source = if hit { " (from the cache)" } else { "" };
             res.messages.push(format!(
                 "{file}: kernel `{}`: {} checker, {millis:.1} ms{source}",

@@ -84,6 +84,8 @@ pub struct CheckOptions {
     pub timeout_ms: u32,
     /// Wall-clock budget per kernel.
     pub kernel_timeout: Duration,
+    /// Print per-kernel statistics (solver queries, queries settled without the solver, time).
+    pub stats: bool,
     /// Run options.
     pub run: RunOptions,
 }

@@ -257,3 +257,77 @@ fn toolkit_reads_alike_without_the_precompiled_prelude() {
         failures.join("\n")
     );
 }
+
+/// A verdict as the differential test compares it: the racing label pairs with their arrays,
+/// kinds, scopes and relations (harmful, benign, layout), the divergences and what left the
+/// check inconclusive (not witnesses or counts).
+fn verdict_of(r: &Report) -> String {
+    let races = |rs: &[autosync_oracle::report::Race]| -> Vec<String> {
+        let mut v: Vec<String> = rs
+            .iter()
+            .map(|x| {
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?} {:?}",
+                    x.array, x.first.label, x.second.label, x.kind, x.scope, x.relations
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let divergences: Vec<String> = r.divergences.iter().map(|d| format!("{:?}", d.span)).collect();
+    let inconclusive: Vec<&String> = r.inconclusive.iter().map(|i| &i.message).collect();
+    format!(
+        "races {:?}\nbenign {:?}\nlayout {:?}\ndivergences {divergences:?}\ninconclusive {inconclusive:?}",
+        races(&r.races),
+        races(&r.benign),
+        races(&r.overlap)
+    )
+}
+
+/// The injectivity test (element-wise accesses settled without the solver) changes no SDV
+/// verdict on the corpus: every kernel the SDV checker checks gets the same races, benign and
+/// layout races, divergences and inconclusive reasons with the test as without it (an evenly
+/// spread half on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`; the element-wise kernel
+/// always).
+#[test]
+fn the_injectivity_test_changes_no_corpus_verdict() {
+    use autosync_oracle::sdv::{self, SdvOptions};
+    let m = manifest::load(Path::new("corpus/manifest.yaml")).unwrap();
+    let mut failures = Vec::new();
+    let (mut checked, mut settled) = (0, 0);
+    for (n, e) in m.kernels.iter().enumerate() {
+        let always = e.path == "sdk/axpy_elementwise.cu";
+        if !(always || crate::common::sweep::full() || n % 2 == 0) {
+            continue;
+        }
+        let Ok(unit) = front::load(&e.file(Path::new("corpus")), &e.front_options()) else {
+            continue;
+        };
+        for k in unit
+            .kernels
+            .iter()
+            .filter(|k| !autosync_oracle::tree::uses_named_barriers(k))
+        {
+            let opts = |injective_test| SdvOptions {
+                timeout_ms: 4000,
+                injective_test,
+                ..Default::default()
+            };
+            let (on, off) = (sdv::check(k, &opts(true)), sdv::check(k, &opts(false)));
+            assert_eq!(off.settled_by_injectivity, 0);
+            checked += 1;
+            settled += on.settled_by_injectivity;
+            if on.out_of_time || off.out_of_time {
+                continue;
+            }
+            let (a, b) = (verdict_of(&on), verdict_of(&off));
+            if a != b {
+                failures.push(format!("{} ({}):\nwith the test:\n{a}\nwithout:\n{b}", e.path, k.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The test is exercised, not only trivially never applied.
+    assert!(checked > 20 && settled > 10, "{checked} kernels, {settled} settled");
+}

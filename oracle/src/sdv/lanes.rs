@@ -7,7 +7,7 @@ use super::jobs::{Answer, Job, Nature, Site};
 use super::levels::Uniformity;
 use super::mirror;
 use super::options::SdvOptions;
-use super::query::{Bound, Engine, Outcome, Pairing, Query, QueryStat};
+use super::query::{Bound, Engine, Outcome, Pairing, Query, QueryStat, Settled};
 use super::reuse::{self, Proofs};
 use crate::ir::*;
 use crate::report::*;
@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// Asks the jobs on the lanes, but for those with a mirror (see [`mirror::mirrors`]), which take
-/// its answer mirrored: the answers in job order, the number of solver calls, and whether
-/// wall-clock time cut the answers short. Profiles the solver calls into `x`.
+/// its answer mirrored: the answers in job order, the number of solver calls and of queries
+/// settled without one, and whether wall-clock time cut the answers short. Profiles the solver calls into `x`.
 pub(super) fn answer(
     k: &Kernel,
     unif: &Uniformity,
@@ -25,15 +25,18 @@ pub(super) fn answer(
     (jobs, mirrors): (&[Job], &[Option<usize>]),
     sites: &[Site],
     x: &mut Extras,
-) -> (Vec<(usize, Answer)>, u64, TimeCut) {
+) -> (Vec<(usize, Answer)>, (u64, Settled), TimeCut) {
     let groups = groups(jobs, sites, |n| mirrors[n].is_none());
     let lanes = run_lanes(k, unif, opts, jobs, &groups, x.profile.is_some());
     let mut answers: Vec<(usize, Answer)> = Vec::new();
     let mut queries = 0;
+    let mut settled = Settled::default();
     let mut cut = TimeCut::default();
     for lane in lanes {
         answers.extend(lane.answers);
         queries += lane.queries;
+        settled.divisible += lane.settled.divisible;
+        settled.injective += lane.settled.injective;
         cut.expired |= lane.expired;
         cut.wall_limited |= lane.wall_limited;
         if let Some(p) = &mut x.profile {
@@ -49,7 +52,7 @@ pub(super) fn answer(
         .collect();
     answers.extend(mirrored);
     answers.sort_by_key(|(n, _)| *n);
-    (answers, queries, cut)
+    (answers, (queries, settled), cut)
 }
 
 /// How wall-clock time cut a check short.
@@ -96,6 +99,7 @@ pub(super) fn run_lanes(
                 engine.small_witnesses = opts.small_witnesses;
                 engine.assume_loop_relations = opts.assume_loop_relations;
                 engine.search_nodes = opts.search_nodes;
+                engine.injective_test = opts.injective_test;
                 engine.profile = profiling.then(Vec::new);
                 let mut answers = Vec::new();
                 let mut racy = opts.one_race_per_place_pair.then(HashSet::new);
@@ -108,6 +112,7 @@ pub(super) fn run_lanes(
                 Lane {
                     answers,
                     queries: engine.queries,
+                    settled: engine.settled,
                     expired: engine.expired,
                     wall_limited: engine.wall_limited,
                     stats: engine.profile.take().unwrap_or_default(),
@@ -233,6 +238,7 @@ pub(super) fn groups(jobs: &[Job], sites: &[Site], asked: impl Fn(usize) -> bool
 pub(super) struct Lane {
     pub(super) answers: Vec<(usize, Answer)>,
     pub(super) queries: u64,
+    pub(super) settled: Settled,
     pub(super) expired: bool,
     pub(super) wall_limited: bool,
     pub(super) stats: Vec<QueryStat>,

@@ -31,6 +31,7 @@ mod fold;
 mod grid_phases;
 mod guess;
 mod induction;
+mod injective;
 mod intervals;
 mod jobs;
 mod lanes;
@@ -163,7 +164,7 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
     }
     mark_own_reads(k, &sites, &mut jobs);
     let mirrors = mirror::mirrors(&shapes(&jobs));
-    let (answers, queries, cut) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
+    let (answers, (queries, settled), cut) = answer(k, &unif, opts, (&jobs, &mirrors), &sites, x);
     if let Some(inputs) = inputs.filter(|_| x.keep) {
         x.kept = Some(proved(k, inputs, &jobs, &answers));
     }
@@ -185,6 +186,8 @@ fn check_in_context<'k>(k: &'k Kernel, opts: &SdvOptions, x: &mut Extras<'k>) ->
     report.benign = benign;
     report.overlap = overlap;
     report.queries = queries;
+    report.settled_by_divisibility = settled.divisible;
+    report.settled_by_injectivity = settled.injective;
     report.out_of_time = cut.expired || cut.wall_limited;
     if cut.expired {
         report.inconclusive.push(Inconclusive {

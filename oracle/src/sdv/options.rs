@@ -50,6 +50,10 @@ pub struct SdvOptions {
     /// call of 2–30 ms: worth more where most queries are satisfiable (synthesis's planning
     /// call, on a kernel it is asked to fix) than where most are not (a race-free kernel).
     pub search_nodes: usize,
+    /// Settle conflict queries whose element indices are one injective function of the
+    /// threads' coordinates without the solver (`injective.rs`; element-wise kernels ask no
+    /// solver query). Off only to compare verdicts with and without it: it never changes one.
+    pub injective_test: bool,
 }
 
 /// [`SdvOptions::search_nodes`] by default.
@@ -67,6 +71,7 @@ impl Default for SdvOptions {
             one_race_per_place_pair: false,
             assume_loop_relations: false,
             search_nodes: SEARCH_NODES,
+            injective_test: true,
         }
     }
 }

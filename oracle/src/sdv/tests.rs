@@ -730,8 +730,11 @@ fn sdv_recheck_with_barriers_reuses_proofs() {
     ];
     let labels: Vec<Label> = body.iter().map(|s| s.label).collect();
     let k = b.finish(body);
+    // The injectivity test would settle both proved queries without the solver: off, the
+    // solver calls the proofs save are counted.
     let opts = SdvOptions {
         small_witnesses: false,
+        injective_test: false,
         ..Default::default()
     };
     let (r, proofs) = check_proving(&k, &opts);
@@ -780,4 +783,70 @@ fn sdv_gcd_test_settles_strided_slots_and_keeps_real_races() {
     assert!(settled.iter().all(|q| q.result == "unsat"));
     let (r, _) = check_profiled(&build(5), &SdvOptions::default());
     assert_eq!(intra(&r).len(), 1, "{r:#?}");
+}
+
+/// `i = blockIdx.x * blockDim.x + threadIdx.x; if (i >= n) return; dst[i] = f(i); x = src[i];
+/// src[i] = x` (`arange_f32`'s shape, with a load too): settled by the injectivity test with
+/// no solver call, and the same report without the test (where the solver is asked).
+#[test]
+fn element_wise_kernels_ask_no_solver_query() {
+    for block in [Some([256, 1, 1]), None] {
+        let mut b = Kb::new(block);
+        let (dst, src) = (b.array("dst", Space::Global), b.array("src", Space::Global));
+        let (gi, n, x) = (b.var("i", ScalarTy::I32, VarKind::Local), b.param("n"), b.local("x"));
+        let gid = ub(
+            Add,
+            ub(Mul, bi(Builtin::BlockDim(Dim::X)), bi(Builtin::BlockIdx(Dim::X))),
+            tid(),
+        );
+        let set = b.assign(gi, to_int(gid));
+        let ret = b.simple(StmtKind::Return);
+        let guard = b.if_(ib(Ge, var(gi), to_int(var(n))), vec![ret], vec![]);
+        let store = b.store(dst, var(gi), ib(Mul, var(gi), i(3)));
+        let load = b.read(Some(x), src, var(gi));
+        let back = b.store(src, var(gi), var(x));
+        let k = b.finish(vec![set, guard, store, load, back]);
+        let r = run(&k);
+        assert!(r.is_clean(), "{r:#?}");
+        assert_eq!(r.queries, 0, "{block:?}: {r:#?}");
+        // dst's store with itself, src's load and store, src's store with itself: within a
+        // block and between blocks each (some answered together with another).
+        assert!(r.settled_by_injectivity >= 4, "{r:#?}");
+        let off = check(
+            &k,
+            &SdvOptions {
+                injective_test: false,
+                ..Default::default()
+            },
+        );
+        assert!(off.queries > 0);
+        assert_eq!(
+            (off.races, off.divergences, off.inconclusive),
+            (r.races, r.divergences, r.inconclusive)
+        );
+    }
+}
+
+/// A store at a block's row `dst[blockIdx.x * n + threadIdx.x]` (injective only if the
+/// rows are at least a block long, which a guard would have to say) and one whose index two
+/// threads share (`dst[threadIdx.x / 2]`) are left to the solver, which finds their races.
+#[test]
+fn the_injectivity_test_leaves_other_indices_to_the_solver() {
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let dst = b.array("dst", Space::Global);
+    let n = b.param("n");
+    let row = ub(Add, ub(Mul, bi(Builtin::BlockIdx(Dim::X)), var(n)), tid());
+    let w = b.store(dst, row, bi(Builtin::BlockIdx(Dim::X)));
+    let r = run(&b.finish(vec![w]));
+    // Rows shorter than a block overlap: a layout race.
+    assert_eq!(r.overlap.len(), 1, "{r:#?}");
+    assert_eq!(r.overlap[0].scope, RaceScope::InterBlock);
+    assert!(r.settled_by_injectivity >= 1 && r.queries > 0, "{r:#?}");
+
+    let mut b = Kb::new(Some([64, 1, 1]));
+    let dst = b.array("dst", Space::Shared);
+    let w = b.write(dst, ub(Div, tid(), u(2)));
+    let r = run(&b.finish(vec![w]));
+    assert_eq!(intra(&r).len(), 1, "{r:#?}");
+    assert_eq!(r.settled_by_injectivity, 0);
 }

@@ -69,14 +69,44 @@ pub(crate) fn geometry(k: &Kernel) -> Geometry {
     }
 }
 
+/// Upper bounds of the launch's dimensions that every query asserts (see
+/// [`geometry_constraints`]): a known dimension's value, 1 for one the kernel
+/// never mentions (when the launch leaves it unknown), else CUDA's limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DimBounds {
+    /// The most `blockDim` may be, per dimension.
+    pub block: [u64; 3],
+    /// The most `gridDim` may be, per dimension.
+    pub grid: [u64; 3],
+}
+
+/// [`DimBounds`] of `k`'s launch, as [`geometry_constraints`] bounds them.
+pub(crate) fn dim_bounds(k: &Kernel) -> DimBounds {
+    let used = used_dims(k);
+    let pick = |known: Option<[u32; 3]>, used: [bool; 3], max: [u64; 3]| -> [u64; 3] {
+        std::array::from_fn(|i| match known {
+            Some(v) => u64::from(v[i]),
+            None if used[i] => max[i],
+            None => 1,
+        })
+    };
+    DimBounds {
+        block: pick(k.launch.block_dim, used.thread, BLOCK_MAX),
+        grid: pick(k.launch.grid_dim, used.block, GRID_MAX),
+    }
+}
+
+/// CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535 (and
+/// gridDim.x < 2^31, the assumed limit of threads per grid dimension).
+const BLOCK_MAX: [u64; 3] = [1024, 1024, 64];
+const GRID_MAX: [u64; 3] = [u32::MAX as u64 >> 1, 65535, 65535];
+
 /// Range constraints of the geometry and of the given threads' coordinates.
 pub(crate) fn geometry_constraints(k: &Kernel, g: &Geometry, threads: &[&ThreadVars]) -> Vec<Bool> {
     let mut out = Vec::new();
     let used = used_dims(k);
     let one = numeral(1, 32);
-    // CUDA's limits: blockDim ≤ (1024, 1024, 64) with ≤ 1024 threads; gridDim.y, z ≤ 65535.
-    let block_max = [1024u64, 1024, 64];
-    let grid_max = [u32::MAX as u64 >> 1, 65535, 65535];
+    let (block_max, grid_max) = (BLOCK_MAX, GRID_MAX);
     if k.launch.block_dim.is_none() {
         let wide: Vec<BV> = g.bdim.iter().map(|d| d.zero_ext(32)).collect();
         let total = wide[0].bvmul(&wide[1]).bvmul(&wide[2]);

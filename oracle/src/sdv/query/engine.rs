@@ -3,9 +3,12 @@
 //! with the witness of a race.
 
 use super::super::guess::{self, Guess};
+use super::super::injective;
 use super::super::levels::Uniformity;
 use super::super::symex::{self, Detail, SiteTerms, Walk};
-use super::super::threads::{geometry, geometry_constraints, group_of, warp_of, Geometry, ThreadVars};
+use super::super::threads::{
+    dim_bounds, geometry, geometry_constraints, group_of, warp_of, DimBounds, Geometry, ThreadVars,
+};
 use super::bounds::*;
 use super::formulas::*;
 use super::model::*;
@@ -115,6 +118,16 @@ pub(crate) struct Engine<'k> {
     hubs: HashSet<String>,
     /// Number of solver calls.
     pub queries: u64,
+    /// Queries settled without a solver call or search: by the GCD test, by the injectivity
+    /// test.
+    pub settled: Settled,
+    /// Whether the injectivity test is tried (see [`super::super::SdvOptions::injective_test`]).
+    pub injective_test: bool,
+    /// The launch's dimension bounds (for the injectivity test).
+    bounds: DimBounds,
+    /// The queries counted in `settled`: their accesses and formula (a query asked again, or
+    /// the same formula at other accesses, is counted once each).
+    settled_seen: HashSet<(Site, Site, Bool)>,
     /// Z3 resource units spent by the checks so far (deterministic, unlike time).
     pub spent: u64,
     /// The context's resource count after the last check.
@@ -160,6 +173,25 @@ pub struct QueryStat {
     pub result: &'static str,
 }
 
+/// An access: its statement and operation.
+type Site = (Label, usize);
+
+/// How many queries a test settled without the solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Settled {
+    /// By the GCD test ([`super::super::divisible`]).
+    pub divisible: u64,
+    /// By the injectivity test ([`injective`]).
+    pub injective: u64,
+}
+
+/// Which test proved a query unsatisfiable without the solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Test {
+    Divisible,
+    Injective,
+}
+
 /// A query's formula and the walks it is built from.
 struct Built {
     w1: Rc<Walk>,
@@ -167,8 +199,10 @@ struct Built {
     /// The conjuncts of `formula`, as assembled.
     parts: Vec<Bool>,
     formula: Bool,
-    /// The offsets never overlap by the GCD test: the query is unsatisfiable.
-    disjoint: bool,
+    /// The test that proved the query unsatisfiable without the solver: the offsets never
+    /// overlap by the GCD test, or the indices are one injective function of the threads'
+    /// coordinates.
+    settled: Option<Test>,
 }
 
 impl<'k> Engine<'k> {
@@ -214,6 +248,10 @@ impl<'k> Engine<'k> {
             constants: HashMap::new(),
             hubs,
             queries: 0,
+            settled: Settled::default(),
+            injective_test: true,
+            bounds: dim_bounds(k),
+            settled_seen: HashSet::new(),
             spent: 0,
             resources_seen: 0,
             timeout_ms,
@@ -373,6 +411,13 @@ impl<'k> Engine<'k> {
         let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
         let (t1, t2) = (&t1, &t2);
         let (meet, disjoint) = overlap(s1, q.a.2.size, s2, q.b.2.size);
+        let settled = if disjoint {
+            Some(Test::Divisible)
+        } else if self.injective_test && self.never_equal(s1, q.a.2.size, s2, q.b.2.size, [t1, t2], inter) {
+            Some(Test::Injective)
+        } else {
+            None
+        };
         let mut parts = vec![
             s1.at.ctrl.clone(),
             s1.at.facts.clone(),
@@ -461,22 +506,61 @@ impl<'k> Engine<'k> {
             w2,
             parts,
             formula,
-            disjoint,
+            settled,
         })
     }
 
-    /// Whether the GCD test proved `b` unsatisfiable (recorded as the query's answer, and in the
-    /// profile as a call that took no solver).
-    fn settled_by_divisibility(&mut self, b: &Built, q: &Query) -> bool {
-        if !b.disjoint {
+    /// Whether the injectivity test proves that the two accesses' element indices are never
+    /// equal for the pair of threads `t` (of one block, or of two blocks when `inter`): the
+    /// overlap conjunct of the query, its pairing and the geometry facts asserted on the solver
+    /// have no common model.
+    fn never_equal(
+        &self,
+        s1: &SiteTerms,
+        size1: u32,
+        s2: &SiteTerms,
+        size2: u32,
+        t: [&ThreadVars; 2],
+        inter: bool,
+    ) -> bool {
+        let Some((i1, i2)) = compared_indices(s1, size1, s2, size2) else {
             return false;
-        }
+        };
+        let pair = injective::Pair {
+            t,
+            geom: &self.geom,
+            bounds: self.bounds,
+            same_block: !inter,
+        };
+        injective::never_equal(&i1, &i2, &pair)
+    }
+
+    /// Whether the GCD test or the injectivity test proved `b` unsatisfiable (recorded as the
+    /// query's answer, counted once per query, and in the profile as a call that took no
+    /// solver).
+    fn settled_without_solver(&mut self, b: &Built, q: &Query) -> bool {
+        let Some(test) = b.settled else {
+            return false;
+        };
         self.memo.insert(b.formula.clone(), Outcome::Unsat);
+        if self
+            .settled_seen
+            .insert(((q.a.0, q.a.1), (q.b.0, q.b.1), b.formula.clone()))
+        {
+            match test {
+                Test::Divisible => self.settled.divisible += 1,
+                Test::Injective => self.settled.injective += 1,
+            }
+        }
+        let (kind, solver) = match test {
+            Test::Divisible => ("divisible", "gcd"),
+            Test::Injective => ("injective", "injective"),
+        };
         if let Some(p) = &mut self.profile {
             p.push(QueryStat {
                 pair: (q.a.0, q.b.0),
-                kind: "divisible".to_string(),
-                solver: "gcd",
+                kind: kind.to_string(),
+                solver,
                 size: 0,
                 millis: 0.0,
                 result: "unsat",
@@ -500,7 +584,7 @@ impl<'k> Engine<'k> {
         let mut formulas = Vec::new();
         for q in qs {
             let Some(b) = self.build(q) else { return false };
-            if self.settled_by_divisibility(&b, q) {
+            if self.settled_without_solver(&b, q) {
                 continue;
             }
             match self.memo.get(&b.formula) {
@@ -560,7 +644,7 @@ impl<'k> Engine<'k> {
     /// nothing.
     pub(crate) fn races_by_evaluation(&mut self, q: &Query) -> bool {
         let Some(b) = self.build(q) else { return false };
-        if b.disjoint {
+        if b.settled.is_some() {
             return false;
         }
         match self.memo.get(&b.formula) {
@@ -611,7 +695,7 @@ impl<'k> Engine<'k> {
         let [t1, t2] = if inter { self.inter.clone() } else { self.intra.clone() };
         let (t1, t2) = (&t1, &t2);
         let (parts, formula) = (&built.parts, &built.formula);
-        if self.settled_by_divisibility(&built, q) {
+        if self.settled_without_solver(&built, q) {
             return Outcome::Unsat;
         }
         if let Some(o) = self.memo.get(formula) {

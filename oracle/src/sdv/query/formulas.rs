@@ -320,16 +320,24 @@ pub(super) fn stores_differ(a: &SiteTerms, size_a: u32, b: &SiteTerms, size_b: u
 /// solver decides far more easily than the byte ranges.
 /// Also whether the GCD test ([`divisible`]) proves they never do.
 pub(super) fn overlap(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> (Bool, bool) {
-    if let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2 && a.base == b.base) {
-        let (i1, i2) = if x1 == x2 && i1.get_size() == i2.get_size() {
-            (i1.clone(), i2.clone())
-        } else {
-            (resize(i1, 64, *x1), resize(i2, 64, *x2))
-        };
+    if let Some((i1, i2)) = compared_indices(a, s1, b, s2) {
         return (i1.eq(&i2), divisible::never_equal(&i1, &i2));
     }
     let never = divisible::never_overlap(&a.offset, s1, &b.offset, s2);
     (byte_overlap(&a.offset, s1, &b.offset, s2), never)
+}
+
+/// The element indices two accesses overlap exactly when equal: when both are one base plus
+/// an index of one access size (widened to 64 bits when their widths or signedness differ).
+pub(super) fn compared_indices(a: &SiteTerms, s1: u32, b: &SiteTerms, s2: u32) -> Option<(BV, BV)> {
+    let (Some((i1, x1)), Some((i2, x2)), true) = (&a.index, &b.index, s1 == s2 && a.base == b.base) else {
+        return None;
+    };
+    Some(if x1 == x2 && i1.get_size() == i2.get_size() {
+        (i1.clone(), i2.clone())
+    } else {
+        (resize(i1, 64, *x1), resize(i2, 64, *x2))
+    })
 }
 
 /// `[o1, o1+s1)` and `[o2, o2+s2)` intersect (computed in 66 bits: no wrap-around).

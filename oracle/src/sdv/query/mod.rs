@@ -13,5 +13,5 @@ mod slice;
 
 pub(crate) use bounds::{Bound, PathBounds};
 pub use engine::QueryStat;
-pub(crate) use engine::{Engine, Outcome, Pairing, Query};
+pub(crate) use engine::{Engine, Outcome, Pairing, Query, Settled};
 pub(crate) use slice::slice;

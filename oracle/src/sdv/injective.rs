@@ -1,0 +1,402 @@
+//! The injectivity test: two threads' element indices that are one injective function of a
+//! thread index, around terms both threads share, are never equal. Most production kernels are
+//! element-wise (`dst[i] = f(src[i])` with `i = blockIdx.x * blockDim.x + threadIdx.x`): their
+//! conflict queries are settled here, without a search or a solver call.
+//!
+//! Both threads' terms come from one walk of the kernel with different thread coordinates, so
+//! where an index does not depend on the thread, the two terms are the same Z3 term (one value
+//! in every model), and where it does, they differ in the thread's constants only. The test
+//! walks the two terms in step while they are the same operation: `x + u` (u a term both share),
+//! `x - u`, `u - x`, `-x`, `c · x` and `x << c` for a numeral `c`, and zero or sign extensions.
+//! Each of those keeps two values apart modulo `2^m` when its operands are apart modulo
+//! `2^m'` (the same `m`, or `m - k` for a factor `2^k · odd`, or the operand's width for an
+//! extension; arithmetic modulo 2^w is modelled exactly, so wrap-around is no exception). It
+//! ends at a pair of thread coordinates that the query's pairing and the launch geometry keep
+//! apart modulo `2^m`:
+//! - two threads of one block: `threadIdx.d`, when every other block dimension is 1 (the
+//!   threads differ in `d`) and `blockDim.d ≤ 2^m`;
+//! - threads of two blocks: `blockIdx.d` or `blockIdx.d * blockDim.d + threadIdx.d` (in 32
+//!   bits, or wider of the extended coordinates),
+//!   when every other grid dimension is 1 (the blocks differ in `d`) and both are below `2^m`:
+//!   the global index is below `gridDim.d * blockDim.d < 2^31` (the checkers' launch
+//!   assumption, asserted on every query) and, `threadIdx.d` being below `blockDim.d`, equal
+//!   only for equal blocks.
+//!
+//! Anything else (two terms that differ elsewhere, a product of unknowns, a guard, a loop
+//! counter each thread has its own of) says nothing and the query goes on to the solver. A
+//! conclusion is a proof that the query's overlap conjunct, its pairing and the geometry facts
+//! have no common model: the query, which asserts all three, is unsatisfiable.
+
+use super::threads::{DimBounds, Geometry, ThreadVars};
+use crate::bv_eval::{mask, numeral};
+use crate::smt::op_kind;
+use z3::ast::{Ast, Dynamic, BV};
+use z3::DeclKind;
+
+/// The two threads of a query and what keeps them apart.
+pub(crate) struct Pair<'a> {
+    pub t: [&'a ThreadVars; 2],
+    pub geom: &'a Geometry,
+    pub bounds: DimBounds,
+    /// Two threads of one block (their `threadIdx` differ, their block is one term), else of two
+    /// blocks (their `blockIdx` differ).
+    pub same_block: bool,
+}
+
+/// Terms visited at most (an index is a small term; a long one goes to the solver).
+const MAX_STEPS: usize = 256;
+
+/// Whether `i1` (thread 1's) and `i2` (thread 2's) differ in every execution of the pair `p`.
+pub(crate) fn never_equal(i1: &BV, i2: &BV, p: &Pair) -> bool {
+    if i1.get_size() != i2.get_size() || i1.get_size() > 127 {
+        return false;
+    }
+    let mut steps = 0;
+    apart(i1, i2, i1.get_size(), p, &mut steps)
+}
+
+/// Whether `a ≢ b (mod 2^m)` in every execution of `p` (`m` at most their width).
+fn apart(a: &BV, b: &BV, m: u32, p: &Pair, steps: &mut usize) -> bool {
+    *steps += 1;
+    if *steps > MAX_STEPS || m == 0 || a == b || a.get_size() != b.get_size() {
+        return false;
+    }
+    if coordinates_apart(a, b, m, p) {
+        return true;
+    }
+    let (da, db) = (Dynamic::from_ast(a), Dynamic::from_ast(b));
+    let (Some(ka), Some(kb)) = (op_kind(&da), op_kind(&db)) else {
+        return false;
+    };
+    if ka != kb {
+        return false;
+    }
+    let (ca, cb) = (kids(a), kids(b));
+    if ca.len() != cb.len() || ca.is_empty() {
+        return false;
+    }
+    let width = a.get_size();
+    match ka {
+        k if k == DeclKind::ZeroExt as u32 || k == DeclKind::SignExt as u32 => {
+            // Both extend operands of one width by the same amount (the results have one width):
+            // extension is injective, and keeps the operand's low bits.
+            let w0 = ca[0].get_size();
+            w0 == cb[0].get_size() && apart(&ca[0], &cb[0], m.min(w0), p, steps)
+        }
+        k if k == DeclKind::Badd as u32 => match one_each(&ca, &cb) {
+            Some((x, y, _)) => apart(&x, &y, m, p, steps),
+            None => false,
+        },
+        k if k == DeclKind::Bsub as u32 && ca.len() == 2 => {
+            if ca[1] == cb[1] {
+                apart(&ca[0], &cb[0], m, p, steps)
+            } else if ca[0] == cb[0] {
+                apart(&ca[1], &cb[1], m, p, steps)
+            } else {
+                false
+            }
+        }
+        k if k == DeclKind::Bneg as u32 => apart(&ca[0], &cb[0], m, p, steps),
+        k if k == DeclKind::Bmul as u32 => {
+            // The shared factors must all be numerals: their product `2^k · odd` scales the
+            // one factor that differs.
+            let Some((x, y, shared)) = one_each(&ca, &cb) else {
+                return false;
+            };
+            let mut c: u128 = 1;
+            for f in &shared {
+                match number(f) {
+                    Some(n) => c = c.wrapping_mul(n) & mask(width),
+                    None => return false,
+                }
+            }
+            c != 0 && c.trailing_zeros() < m && apart(&x, &y, m - c.trailing_zeros(), p, steps)
+        }
+        k if k == DeclKind::Bshl as u32 && ca.len() == 2 => match number(&ca[1]) {
+            Some(s) if ca[1] == cb[1] && s < u128::from(m) => apart(&ca[0], &cb[0], m - s as u32, p, steps),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The bit-vector operands of `t`.
+fn kids(t: &BV) -> Vec<BV> {
+    t.children().iter().filter_map(|c| c.as_bv()).collect()
+}
+
+/// The one operand of `a` and the one of `b` left once the operands they share are paired off
+/// (as multisets), and the shared ones; `None` unless exactly one is left on each side.
+fn one_each(a: &[BV], b: &[BV]) -> Option<(BV, BV, Vec<BV>)> {
+    let mut rest: Vec<Option<&BV>> = b.iter().map(Some).collect();
+    let mut left = Vec::new();
+    let mut shared = Vec::new();
+    for x in a {
+        match rest.iter_mut().find(|y| y.is_some_and(|y| y == x)) {
+            Some(slot) => {
+                shared.push(x.clone());
+                *slot = None;
+            }
+            None => left.push(x.clone()),
+        }
+    }
+    let right: Vec<&BV> = rest.into_iter().flatten().collect();
+    match (left.as_slice(), right.as_slice()) {
+        ([x], [y]) => Some((x.clone(), (*y).clone(), shared)),
+        _ => None,
+    }
+}
+
+/// The value of `t` when it is a numeral.
+fn number(t: &BV) -> Option<u128> {
+    let d = Dynamic::from_ast(t);
+    (op_kind(&d)? == DeclKind::Bnum as u32).then(|| numeral(&d))?
+}
+
+/// Whether `a` and `b` are one thread coordinate of the pair's two threads that the pairing and
+/// the geometry keep apart modulo `2^m` (see the module's documentation).
+fn coordinates_apart(a: &BV, b: &BV, m: u32, p: &Pair) -> bool {
+    let below = |bound: u64| m >= 64 || bound <= 1u64 << m;
+    let only = |dims: &[u64; 3], d: usize| (0..3).all(|e| e == d || dims[e] == 1);
+    let [t1, t2] = p.t;
+    (0..3).any(|d| {
+        if p.same_block {
+            // tid < blockDim ≤ bound.
+            only(&p.bounds.block, d) && below(p.bounds.block[d]) && *a == t1.tid[d] && *b == t2.tid[d]
+        } else {
+            // bid < gridDim ≤ bound; the global index < gridDim · blockDim < 2^31.
+            let blocks = *a == t1.bid[d] && *b == t2.bid[d] && below(p.bounds.grid[d]);
+            let global = below(1 << 31) && is_global(a, t1, p.geom, d) && is_global(b, t2, p.geom, d);
+            only(&p.bounds.grid, d) && (blocks || global)
+        }
+    })
+}
+
+/// Whether `t` is `blockIdx.d * blockDim.d + threadIdx.d` of thread `th` (operands in either
+/// order), in 32 bits or wider with each coordinate extended (its value is below `2^31` in any
+/// width: the product is below `gridDim.d * blockDim.d`, so nothing wraps).
+fn is_global(t: &BV, th: &ThreadVars, g: &Geometry, d: usize) -> bool {
+    let is = |x: &BV, kind: DeclKind| op_kind(&Dynamic::from_ast(x)) == Some(kind as u32);
+    if t.get_size() < 32 || !is(t, DeclKind::Badd) {
+        return false;
+    }
+    // `x` is the 32-bit coordinate `c`, or its extension, or (a numeral `c`) its value.
+    let names = |x: &BV, c: &BV| {
+        let inner = if x.get_size() > 32 && (is(x, DeclKind::ZeroExt) || is(x, DeclKind::SignExt)) {
+            kids(x).into_iter().next()
+        } else {
+            Some(x.clone())
+        };
+        inner.is_some_and(|i| i.get_size() == 32 && i == *c) || number(c).is_some_and(|v| number(x) == Some(v))
+    };
+    let ks = kids(t);
+    let product = |x: &BV| {
+        let fs = kids(x);
+        is(x, DeclKind::Bmul)
+            && fs.len() == 2
+            && ((names(&fs[0], &th.bid[d]) && names(&fs[1], &g.bdim[d]))
+                || (names(&fs[1], &th.bid[d]) && names(&fs[0], &g.bdim[d])))
+    };
+    ks.len() == 2 && ((product(&ks[0]) && names(&ks[1], &th.tid[d])) || (product(&ks[1]) && names(&ks[0], &th.tid[d])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::threads::{DimBounds, Geometry, ThreadVars};
+    use super::*;
+    use crate::smt::numeral as num;
+    use z3::ast::Bool;
+    use z3::{SatResult, Solver};
+
+    fn n32(v: u64) -> BV {
+        num(v, 32)
+    }
+
+    /// The geometry of a kernel launched with `block` threads (`None`: unknown, x only).
+    fn geometry(block: Option<u64>) -> (Geometry, DimBounds) {
+        let bdim = match block {
+            Some(b) => [n32(b), n32(1), n32(1)],
+            None => [BV::new_const("bdim_x", 32), n32(1), n32(1)],
+        };
+        let g = Geometry {
+            bdim,
+            gdim: [BV::new_const("gdim_x", 32), n32(1), n32(1)],
+        };
+        let bounds = DimBounds {
+            block: [block.unwrap_or(1024), 1, 1],
+            grid: [u32::MAX as u64 >> 1, 1, 1],
+        };
+        (g, bounds)
+    }
+
+    /// `blockIdx.x * blockDim.x + threadIdx.x` of `t`.
+    fn global(t: &ThreadVars, g: &Geometry) -> BV {
+        t.bid[0].bvmul(&g.bdim[0]).bvadd(&t.tid[0])
+    }
+
+    /// [`global`] in 64 bits, each coordinate extended (a known block size as a 64-bit
+    /// numeral).
+    fn global64(t: &ThreadVars, g: &Geometry) -> BV {
+        let bdim = match number(&g.bdim[0]) {
+            Some(v) => num(v as u64, 64),
+            None => g.bdim[0].zero_ext(32),
+        };
+        t.bid[0].zero_ext(32).bvmul(&bdim).bvadd(t.tid[0].sign_ext(32))
+    }
+
+    /// Whether Z3 finds the two indices equal under the pairing and the geometry facts
+    /// (`bounds` and the launch assumption, as `geometry_constraints` asserts them): a reference
+    /// for the test's conclusions. Nonlinear products of unknown dimensions may take Z3 longer
+    /// than its few seconds here: an unknown answer is no model.
+    fn z3_may_meet(i1: &BV, i2: &BV, p: &Pair) -> bool {
+        let (t, g, same_block) = (p.t, p.geom, p.same_block);
+        let mut params = z3::Params::new();
+        params.set_u32("timeout", 5000);
+        let s = Solver::new();
+        s.set_params(&params);
+        for d in 0..3 {
+            s.assert(&g.bdim[d].bvuge(n32(1)));
+            s.assert(&g.bdim[d].bvule(n32(p.bounds.block[d])));
+            s.assert(&g.gdim[d].bvuge(n32(1)));
+            s.assert(&g.gdim[d].bvule(n32(p.bounds.grid[d])));
+            let cells = g.gdim[d].zero_ext(32).bvmul(g.bdim[d].zero_ext(32));
+            s.assert(&cells.bvule(num(i32::MAX as u64, 64)));
+            for th in t {
+                s.assert(&th.tid[d].bvult(&g.bdim[d]));
+                s.assert(&th.bid[d].bvult(&g.gdim[d]));
+            }
+        }
+        let differ =
+            |a: &[BV; 3], b: &[BV; 3]| Bool::or(&[a[0].eq(&b[0]).not(), a[1].eq(&b[1]).not(), a[2].eq(&b[2]).not()]);
+        s.assert(&if same_block {
+            differ(&t[0].tid, &t[1].tid)
+        } else {
+            differ(&t[0].bid, &t[1].bid)
+        });
+        s.assert(&i1.eq(i2));
+        s.check() == SatResult::Sat
+    }
+
+    #[test]
+    fn element_wise_indices_are_decided_and_others_are_not() {
+        crate::smt::fresh_context(|| {
+            for block in [Some(256), None] {
+                let (g, bounds) = geometry(block);
+                let intra = [ThreadVars::new(1), ThreadVars::new(2)];
+                let inter = [
+                    ThreadVars::with_block(1, "bidA", false),
+                    ThreadVars::with_block(2, "bidB", false),
+                ];
+                let ne0 = BV::new_const("param_ne0", 32);
+                let row = BV::new_const("param_row", 32);
+                // (index of thread 1, index of thread 2, decided) for a term built per thread.
+                type Build = fn(&ThreadVars, &Geometry, &BV, &BV) -> BV;
+                let cases: Vec<(&str, Build, bool, bool)> = vec![
+                    // As `int64_t`: (long)blockIdx.x * (long)blockDim.x + threadIdx.x.
+                    ("gid64", |t, g, _, _| global64(t, g), true, true),
+                    (
+                        "gid64 * 8 + row",
+                        |t, g, r, _| global64(t, g).bvmul(num(8, 64)).bvadd(r.sign_ext(32)),
+                        true,
+                        true,
+                    ),
+                    // dst[i], i = blockIdx.x * blockDim.x + threadIdx.x, as `long`.
+                    ("sext(gid)", |t, g, _, _| global(t, g).sign_ext(32), true, true),
+                    (
+                        "zext(gid) * 4",
+                        |t, g, _, _| global(t, g).zero_ext(32).bvmul(num(4, 64)),
+                        true,
+                        true,
+                    ),
+                    // A uniform offset: dst[row * ne0 + i].
+                    ("row*ne0 + gid", |t, g, r, n| r.bvmul(n).bvadd(global(t, g)), true, true),
+                    (
+                        "3*tid - row",
+                        |t, _, r, _| n32(3).bvmul(&t.tid[0]).bvsub(r),
+                        true,
+                        false,
+                    ),
+                    ("tid << 2", |t, _, _, _| t.tid[0].bvshl(n32(2)), true, false),
+                    (
+                        "-(gid) + 7",
+                        |t, g, _, _| global(t, g).bvneg().bvadd(n32(7)),
+                        true,
+                        true,
+                    ),
+                    // Not injective: a thread-dependent term is not shared.
+                    ("tid / 2", |t, _, _, _| t.tid[0].bvudiv(n32(2)), false, false),
+                    ("gid * ne0", |t, g, _, n| global(t, g).bvmul(n), false, false),
+                    ("tid + tid", |t, _, _, _| t.tid[0].bvadd(&t.tid[0]), false, false),
+                    // Wraps: 2^30 · tid modulo 2^32 meets for tid 0 and 4.
+                    ("tid << 30", |t, _, _, _| t.tid[0].bvshl(n32(30)), false, false),
+                    ("tid * 2^31", |t, _, _, _| t.tid[0].bvmul(n32(1 << 31)), false, false),
+                    // 16-bit truncation of a global index may wrap.
+                    (
+                        "zext16(gid)",
+                        |t, g, _, _| global(t, g).extract(15, 0).zero_ext(16),
+                        false,
+                        false,
+                    ),
+                    // Row-wise by block index only: threads of one block meet.
+                    ("bid", |t, _, _, _| t.bid[0].clone(), false, true),
+                    (
+                        "bid * ne0 + tid",
+                        |t, _, _, n| t.bid[0].bvmul(n).bvadd(&t.tid[0]),
+                        true,
+                        false,
+                    ),
+                ];
+                for (name, f, intra_decided, inter_decided) in cases {
+                    for (ts, same_block, want) in [(&intra, true, intra_decided), (&inter, false, inter_decided)] {
+                        let p = Pair {
+                            t: [&ts[0], &ts[1]],
+                            geom: &g,
+                            bounds,
+                            same_block,
+                        };
+                        let (i1, i2) = (f(&ts[0], &g, &row, &ne0), f(&ts[1], &g, &row, &ne0));
+                        let got = never_equal(&i1, &i2, &p);
+                        assert_eq!(got, want, "{name} (same block: {same_block}, block {block:?})");
+                        if got {
+                            assert!(!z3_may_meet(&i1, &i2, &p), "{name}: Z3 finds a meeting");
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn a_second_dimension_keeps_the_test_out() {
+        crate::smt::fresh_context(|| {
+            // Two threads of one block may differ in y only, two blocks in y only.
+            let g = Geometry {
+                bdim: [n32(32), n32(8), n32(1)],
+                gdim: [BV::new_const("gdim_x", 32), BV::new_const("gdim_y", 32), n32(1)],
+            };
+            let bounds = DimBounds {
+                block: [32, 8, 1],
+                grid: [u32::MAX as u64 >> 1, 65535, 1],
+            };
+            for same_block in [true, false] {
+                let ts = if same_block {
+                    [ThreadVars::new(1), ThreadVars::new(2)]
+                } else {
+                    [
+                        ThreadVars::with_block(1, "bidA", false),
+                        ThreadVars::with_block(2, "bidB", false),
+                    ]
+                };
+                let p = Pair {
+                    t: [&ts[0], &ts[1]],
+                    geom: &g,
+                    bounds,
+                    same_block,
+                };
+                let (i1, i2) = (global(&ts[0], &g), global(&ts[1], &g));
+                assert!(!never_equal(&i1, &i2, &p));
+                assert!(z3_may_meet(&i1, &i2, &p));
+            }
+        });
+    }
+}
