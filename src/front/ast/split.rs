@@ -34,7 +34,10 @@ enum Phase {
 /// The splitter over a (compacted) dump.
 pub struct Splitter<R> {
     inner: R,
+    /// The bytes read and not yet handed on (and those of the piece being handed on).
     buf: Vec<u8>,
+    /// What each read of `inner` fills.
+    block: Box<[u8]>,
     /// Start of the unconsumed bytes.
     start: usize,
     /// How far the scan of the current piece has got, and its state there.
@@ -56,6 +59,7 @@ impl<R: Read> Splitter<R> {
         Splitter {
             inner,
             buf: Vec::with_capacity(BLOCK),
+            block: vec![0; BLOCK].into_boxed_slice(),
             start: 0,
             pos: 0,
             depth: 0,
@@ -86,19 +90,16 @@ impl<R: Read> Splitter<R> {
             self.last_key = None;
             self.start = 0;
         }
-        let old = self.buf.len();
-        self.buf.resize(old + BLOCK, 0);
+        // Read into a block of its own: growing `buf` to read into it would clear a block's
+        // worth of memory for every read, and a pipe hands out far less than a block at a time.
         let n = loop {
-            match self.inner.read(&mut self.buf[old..]) {
+            match self.inner.read(&mut self.block) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(old);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         };
-        self.buf.truncate(old + n);
+        self.buf.extend_from_slice(&self.block[..n]);
         if n == 0 {
             self.eof = true;
         }
