@@ -35,7 +35,7 @@ impl<R: Read> Unindent<R> {
         while self.start < self.end && n < out.len() {
             let block = &self.buf[self.start..self.end];
             if self.indenting {
-                let spaces = block.iter().position(|&b| b != b' ' && b != b'\n');
+                let spaces = indentation(block);
                 match spaces {
                     Some(k) => {
                         self.start += k;
@@ -57,6 +57,20 @@ impl<R: Read> Unindent<R> {
         }
         n
     }
+}
+
+/// Where the indentation at the start of `block` ends (None: it runs to the end). Eight spaces
+/// at a time: the indentation is two thirds of the dump.
+fn indentation(block: &[u8]) -> Option<usize> {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let mut i = 0;
+    while let Some(w) = block.get(i..i + 8) {
+        if u64::from_ne_bytes(w.try_into().expect("eight bytes")) != SPACES {
+            break;
+        }
+        i += 8;
+    }
+    block[i..].iter().position(|&b| b != b' ' && b != b'\n').map(|k| i + k)
 }
 
 impl<R: Read> Read for Unindent<R> {

@@ -7,10 +7,12 @@
 
 mod compact;
 mod ids;
+mod keys;
 mod kinds;
 mod node;
 mod ops;
 pub mod read;
+mod split;
 mod undumped;
 
 pub use ids::{FileIdx, NodeId, Sym};
@@ -40,7 +42,7 @@ pub struct Ast {
     /// Top-level nodes of the user's files (children of the translation unit, in order).
     pub roots: Vec<NodeId>,
     /// Every declaration by clang id.
-    pub decls: HashMap<u64, DeclInfo>,
+    pub decls: rustc_hash::FxHashMap<u64, DeclInfo>,
     /// Files named in locations.
     pub files: Vec<FileName>,
     /// Interned strings.
@@ -48,7 +50,7 @@ pub struct Ast {
     /// The type aliases a precompiled prelude declares (the dump does not show them), by
     /// qualified name: empty without one.
     pub prelude_types: PreludeTypes,
-    intern: HashMap<String, Sym>,
+    intern: rustc_hash::FxHashMap<String, Sym>,
 }
 
 impl Ast {

@@ -5,8 +5,10 @@
 //! including those inside values it skips. Every node is kept, system headers' included (with
 //! a real toolkit the CUDA prelude is precompiled and stays out of the dump).
 
+use super::keys::{Key, Text};
+use super::split::Piece;
 use super::*;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
 /// Reads a dump from `input`.
@@ -18,23 +20,76 @@ pub fn read<R: std::io::Read>(input: R, classify: &dyn Fn(&str) -> bool) -> Resu
     let mut reader = Reader {
         ast,
         cur_file: None,
+        file_index: Default::default(),
         classify,
         scope: Vec::new(),
         in_friend: 0,
     };
-    // serde_json reads its input a byte at a time: the buffer in front keeps that cheap.
-    let unindented = super::compact::Unindent::new(input, 1 << 20);
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, unindented));
-    // The dump nests as deep as the code (a sum of 60 terms is deeper than serde_json's
-    // default limit of 128); the reader recurses with it, on threads whose stacks are sized
-    // for that (`workflow::parallel::WORKER_STACK`).
-    de.disable_recursion_limit();
-    TopSeed { r: &mut reader }
-        .deserialize(&mut de)
-        .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;
+    // Each top-level declaration is parsed from memory as soon as Clang has written all of it:
+    // serde_json's slice reader is several times faster than its stream reader, which takes a
+    // byte at a time.
+    let mut split = super::split::Splitter::new(super::compact::Unindent::new(input, 1 << 20));
+    let mut roots = Vec::new();
+    let mut started = false;
+    let mut other = None;
+    while let Some(piece) = split
+        .next_piece()
+        .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?
+    {
+        match piece {
+            Piece::Head(head) => {
+                // The translation unit's own keys (their locations set the current file).
+                let mut top = head.to_vec();
+                top.extend_from_slice(b"]}");
+                parse_slice(&top, TopSeed { r: &mut reader })?;
+                started = true;
+            }
+            Piece::Element(decl) => roots.extend(parse_slice(
+                decl,
+                NodeSeed {
+                    r: &mut reader,
+                    parent: None,
+                },
+            )?),
+            Piece::Tail(tail) => {
+                let mut rest = b"{\"\":0".to_vec();
+                rest.extend_from_slice(tail);
+                parse_slice(&rest, Skip { r: &mut reader })?;
+            }
+            Piece::Other(_) if started => {
+                return Err("cannot read Clang's AST dump: it ends early or is malformed".into());
+            }
+            Piece::Other(read) => {
+                other = Some(read.to_vec());
+                break;
+            }
+        }
+    }
+    match other {
+        // Another shape: read as a stream, as it is.
+        Some(read) => {
+            let input = std::io::Read::chain(&read[..], split.into_inner());
+            let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, input));
+            de.disable_recursion_limit();
+            TopSeed { r: &mut reader }
+                .deserialize(&mut de)
+                .map_err(|e| format!("cannot read Clang's AST dump: {e}"))?;
+        }
+        None => reader.ast.roots = roots,
+    }
     let mut ast = reader.ast;
     ast.index_undumped_refs();
     Ok(ast)
+}
+
+/// Parses one piece of the dump held in memory with `seed`. The dump nests as deep as the code
+/// (a sum of 60 terms is deeper than serde_json's default limit of 128); the reader recurses
+/// with it, on threads whose stacks are sized for that (`workflow::parallel::WORKER_STACK`).
+fn parse_slice<'de, S: DeserializeSeed<'de>>(bytes: &'de [u8], seed: S) -> Result<S::Value, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    seed.deserialize(&mut de)
+        .map_err(|e| format!("cannot read Clang's AST dump: {e}"))
 }
 
 /// Reads a dump held in memory (tests, fuzzing).
@@ -45,6 +100,8 @@ pub fn read_slice(input: &[u8], classify: &dyn Fn(&str) -> bool) -> Result<Ast, 
 struct Reader<'a> {
     ast: Ast,
     cur_file: Option<FileIdx>,
+    /// The files met so far, by name (a location names its file whenever it changes).
+    file_index: rustc_hash::FxHashMap<String, FileIdx>,
     classify: &'a dyn Fn(&str) -> bool,
     /// Enclosing named declarations: (clang id, qualified name to prefix children with).
     scope: Vec<(u64, String)>,
@@ -56,137 +113,20 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn set_file(&mut self, name: &str) {
-        let idx = match self.ast.files.iter().position(|f| f.name == name) {
-            Some(i) => FileIdx(i as u32),
+        let idx = match self.file_index.get(name) {
+            Some(&i) => i,
             None => {
                 let system = (self.classify)(name);
                 self.ast.files.push(FileName {
                     name: name.to_string(),
                     system,
                 });
-                FileIdx(self.ast.files.len() as u32 - 1)
+                let i = FileIdx(self.ast.files.len() as u32 - 1);
+                self.file_index.insert(name.to_string(), i);
+                i
             }
         };
         self.cur_file = Some(idx);
-    }
-}
-
-/// Keys of the dump the reader looks at; everything else is skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    Id,
-    Kind,
-    Loc,
-    Range,
-    Name,
-    Type,
-    ValueCategory,
-    Opcode,
-    CastKind,
-    Value,
-    ReferencedDecl,
-    ReferencedMemberDecl,
-    IsArrow,
-    IsPostfix,
-    IsImplicit,
-    StorageClass,
-    Init,
-    TagUsed,
-    CompleteDefinition,
-    IsInline,
-    CtorType,
-    ArgType,
-    HasInit,
-    HasVar,
-    HasElse,
-    Bases,
-    BaseInit,
-    AnyInit,
-    ConversionFunc,
-    Dtor,
-    ExplicitlyDefaulted,
-    Variadic,
-    PreviousDecl,
-    FixedUnderlyingType,
-    Decl,
-    Inner,
-    File,
-    IncludedFrom,
-    SpellingLoc,
-    ExpansionLoc,
-    IsMacroArgExpansion,
-    Offset,
-    TokLen,
-    Begin,
-    End,
-    QualType,
-    DesugaredQualType,
-    Other,
-}
-
-impl<'de> de::Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        struct KV;
-        impl Visitor<'_> for KV {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
-                Ok(match s {
-                    "id" => Key::Id,
-                    "kind" => Key::Kind,
-                    "loc" => Key::Loc,
-                    "range" => Key::Range,
-                    "name" => Key::Name,
-                    "type" => Key::Type,
-                    "valueCategory" => Key::ValueCategory,
-                    "opcode" => Key::Opcode,
-                    "castKind" => Key::CastKind,
-                    "value" => Key::Value,
-                    "referencedDecl" => Key::ReferencedDecl,
-                    "referencedMemberDecl" => Key::ReferencedMemberDecl,
-                    "isArrow" => Key::IsArrow,
-                    "isPostfix" => Key::IsPostfix,
-                    "isImplicit" => Key::IsImplicit,
-                    "storageClass" => Key::StorageClass,
-                    "init" => Key::Init,
-                    "tagUsed" => Key::TagUsed,
-                    "completeDefinition" => Key::CompleteDefinition,
-                    "isInline" => Key::IsInline,
-                    "ctorType" => Key::CtorType,
-                    "argType" => Key::ArgType,
-                    "hasInit" => Key::HasInit,
-                    "hasVar" => Key::HasVar,
-                    "hasElse" => Key::HasElse,
-                    "bases" => Key::Bases,
-                    "baseInit" => Key::BaseInit,
-                    "anyInit" => Key::AnyInit,
-                    "conversionFunc" => Key::ConversionFunc,
-                    "dtor" => Key::Dtor,
-                    "explicitlyDefaulted" | "explicitlyDeleted" => Key::ExplicitlyDefaulted,
-                    "variadic" => Key::Variadic,
-                    "previousDecl" => Key::PreviousDecl,
-                    "fixedUnderlyingType" => Key::FixedUnderlyingType,
-                    // `target`: what a using-declaration's shadow stands for.
-                    "decl" | "ownedTagDecl" | "target" => Key::Decl,
-                    "inner" => Key::Inner,
-                    "file" => Key::File,
-                    "includedFrom" => Key::IncludedFrom,
-                    "spellingLoc" => Key::SpellingLoc,
-                    "expansionLoc" => Key::ExpansionLoc,
-                    "isMacroArgExpansion" => Key::IsMacroArgExpansion,
-                    "offset" => Key::Offset,
-                    "tokLen" => Key::TokLen,
-                    "begin" => Key::Begin,
-                    "end" => Key::End,
-                    "qualType" => Key::QualType,
-                    "desugaredQualType" => Key::DesugaredQualType,
-                    _ => Key::Other,
-                })
-            }
-        }
-        d.deserialize_identifier(KV)
     }
 }
 
@@ -233,7 +173,7 @@ impl<'de> Visitor<'de> for Skip<'_, '_> {
         while let Some(k) = m.next_key::<Key>()? {
             match k {
                 Key::File => {
-                    let name: String = m.next_value()?;
+                    let name = m.next_value::<Text>()?.0;
                     self.r.set_file(&name);
                 }
                 // The includer's name is not a location of this dump.
@@ -271,7 +211,7 @@ impl<'de> Visitor<'de> for BareLocSeed<'_, '_> {
                 Key::Offset => offset = Some(m.next_value::<u32>()?),
                 Key::TokLen => tok_len = m.next_value::<u32>()?,
                 Key::File => {
-                    let name: String = m.next_value()?;
+                    let name = m.next_value::<Text>()?.0;
                     self.r.set_file(&name);
                 }
                 Key::IncludedFrom => {
@@ -312,7 +252,7 @@ impl<'de> Visitor<'de> for LocSeed<'_, '_> {
                 Key::Offset => offset = Some(m.next_value::<u32>()?),
                 Key::TokLen => tok_len = m.next_value::<u32>()?,
                 Key::File => {
-                    let name: String = m.next_value()?;
+                    let name = m.next_value::<Text>()?.0;
                     self.r.set_file(&name);
                 }
                 Key::SpellingLoc => spelling = m.next_value_seed(BareLocSeed { r: &mut *self.r })?,
@@ -395,8 +335,8 @@ impl<'de> Visitor<'de> for TypeSeed<'_, '_> {
         let (mut qual, mut desugared) = (None, None);
         while let Some(k) = m.next_key::<Key>()? {
             match k {
-                Key::QualType => qual = Some(self.r.ast.sym(&m.next_value::<String>()?)),
-                Key::DesugaredQualType => desugared = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                Key::QualType => qual = Some(self.r.ast.sym(&m.next_value::<Text>()?.0)),
+                Key::DesugaredQualType => desugared = Some(self.r.ast.sym(&m.next_value::<Text>()?.0)),
                 _ => m.next_value_seed(Skip { r: &mut *self.r })?,
             }
         }
@@ -479,12 +419,12 @@ impl<'de> Visitor<'de> for DeclRefSeed<'_, '_> {
         let (mut id, mut kind, mut name) = (None, None, None);
         while let Some(k) = m.next_key::<Key>()? {
             match k {
-                Key::Id => id = parse_id(&m.next_value::<String>()?),
+                Key::Id => id = parse_id(&m.next_value::<Text>()?.0),
                 Key::Kind => {
                     let ast = &mut self.r.ast;
-                    kind = Some(NodeKind::from_name(&m.next_value::<String>()?, |s| ast.sym(s)));
+                    kind = Some(NodeKind::from_name(&m.next_value::<Text>()?.0, |s| ast.sym(s)));
                 }
-                Key::Name => name = Some(self.r.ast.sym(&m.next_value::<String>()?)),
+                Key::Name => name = Some(self.r.ast.sym(&m.next_value::<Text>()?.0)),
                 _ => m.next_value_seed(Skip { r: &mut *self.r })?,
             }
         }
@@ -677,15 +617,15 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
         let mut is_decl = false;
         while let Some(k) = m.next_key::<Key>()? {
             match k {
-                Key::Id => id = m.next_value::<String>().map(|s| parse_id(&s).unwrap_or(0))?,
+                Key::Id => id = m.next_value::<Text>().map(|s| parse_id(&s.0).unwrap_or(0))?,
                 Key::Kind => {
-                    let s: String = m.next_value()?;
+                    let s = m.next_value::<Text>()?.0;
                     is_decl = s.ends_with("Decl");
                     kind = Some(NodeKind::from_name(&s, |s| r.ast.sym(s)));
                 }
                 Key::Loc => node.loc = m.next_value_seed(LocSeed { r: &mut *r })?,
                 Key::Range => node.range = m.next_value_seed(RangeSeed { r: &mut *r })?,
-                Key::Name => node.name = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::Name => node.name = Some(r.ast.sym(&m.next_value::<Text>()?.0)),
                 Key::Type => node.ty = m.next_value_seed(TypeSeed { r: &mut *r })?,
                 Key::Inner => {
                     // Everything before `inner` is known: record the declaration, then the
@@ -735,22 +675,22 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     }
                 }
                 Key::IsInline => node.attrs.inline_ns = m.next_value()?,
-                Key::ValueCategory => node.attrs.value_category = Some(r.ast.sym(&m.next_value::<String>()?)),
-                Key::Opcode => opcode = Some(m.next_value::<String>()?),
-                Key::CastKind => node.attrs.cast_kind = Some(parse_cast_kind(&mut r.ast, &m.next_value::<String>()?)),
+                Key::ValueCategory => node.attrs.value_category = Some(r.ast.sym(&m.next_value::<Text>()?.0)),
+                Key::Opcode => opcode = Some(m.next_value::<Text>()?.0.into_owned()),
+                Key::CastKind => node.attrs.cast_kind = Some(parse_cast_kind(&mut r.ast, &m.next_value::<Text>()?.0)),
                 Key::Value => {
                     if let Some(v) = m.next_value_seed(ValueText)? {
                         node.attrs.value = Some(r.ast.sym(&v));
                     }
                 }
                 Key::ReferencedDecl => node.attrs.referenced = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
-                Key::ReferencedMemberDecl => node.attrs.member = parse_id(&m.next_value::<String>()?),
+                Key::ReferencedMemberDecl => node.attrs.member = parse_id(&m.next_value::<Text>()?.0),
                 Key::IsArrow => node.attrs.is_arrow = m.next_value()?,
                 Key::IsPostfix => node.attrs.is_postfix = m.next_value()?,
                 Key::IsImplicit => node.attrs.is_implicit = m.next_value()?,
-                Key::StorageClass => node.attrs.storage_class = Some(r.ast.sym(&m.next_value::<String>()?)),
-                Key::Init => node.attrs.init = Some(r.ast.sym(&m.next_value::<String>()?)),
-                Key::TagUsed => node.attrs.tag = Some(r.ast.sym(&m.next_value::<String>()?)),
+                Key::StorageClass => node.attrs.storage_class = Some(r.ast.sym(&m.next_value::<Text>()?.0)),
+                Key::Init => node.attrs.init = Some(r.ast.sym(&m.next_value::<Text>()?.0)),
+                Key::TagUsed => node.attrs.tag = Some(r.ast.sym(&m.next_value::<Text>()?.0)),
                 Key::CompleteDefinition => node.attrs.complete = m.next_value()?,
                 Key::CtorType => node.attrs.ctor_type = m.next_value_seed(TypeSeed { r: &mut *r })?.map(|t| t.qual),
                 Key::ArgType => node.attrs.arg_type = m.next_value_seed(TypeSeed { r: &mut *r })?,
@@ -767,7 +707,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                     node.attrs.defaulted = true;
                 }
                 Key::Variadic => node.attrs.variadic = m.next_value()?,
-                Key::PreviousDecl => node.attrs.previous = parse_id(&m.next_value::<String>()?),
+                Key::PreviousDecl => node.attrs.previous = parse_id(&m.next_value::<Text>()?.0),
                 // The declaration a type node names (`RecordType`, `EnumType`, `TypedefType`).
                 Key::Decl => node.attrs.referenced = m.next_value_seed(DeclRefSeed { r: &mut *r })?,
                 Key::FixedUnderlyingType => node.attrs.fixed_type = m.next_value_seed(TypeSeed { r: &mut *r })?,
