@@ -7,24 +7,11 @@
 //! of one size, each at `index * size` of the array, are compared (equal indices are then the
 //! same element, other indices disjoint); any other load is a fresh value.
 
-use super::terms::Val;
+use super::terms::{LocalStore, Val};
 use super::walker::Walker;
 use crate::ir::*;
 use crate::smt::resize;
-use z3::ast::{Bool, BV};
-
-/// One store of the walking thread to a local array.
-#[derive(Clone, Debug)]
-pub(crate) struct LocalStore {
-    /// It ran iff this holds.
-    ctrl: Bool,
-    /// The element's index (64 bits), when the offset is `index * size`.
-    index: Option<BV>,
-    /// Bytes stored.
-    size: u32,
-    /// The value stored.
-    value: Val,
-}
+use z3::ast::Bool;
 
 impl Walker<'_> {
     /// Whether `array` is thread-local.

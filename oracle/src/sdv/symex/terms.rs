@@ -103,6 +103,19 @@ pub(crate) struct GroupRead {
     pub value: BV,
 }
 
+/// One store of the walking thread to a local array.
+#[derive(Clone, Debug)]
+pub(crate) struct LocalStore {
+    /// It ran iff this holds.
+    pub ctrl: Bool,
+    /// The element's index (64 bits), when the offset is `index * size`.
+    pub index: Option<BV>,
+    /// Bytes stored.
+    pub size: u32,
+    /// The value stored.
+    pub value: Val,
+}
+
 /// `p = x * y` in `x`'s width, signed or unsigned.
 #[derive(Clone, Debug)]
 pub(crate) struct Product {

@@ -5,9 +5,8 @@
 use super::super::levels::{Level, Uniformity};
 use super::super::pow2;
 use super::super::threads::{group_of, Geometry, ThreadVars};
-use super::locals::LocalStore;
 use super::numerals::{fold_numerals, pow2_divisor, resize_folded, signed_pow2_div_rem};
-use super::terms::{CounterRead, Detail, GroupRead, PointTerms, Product, SiteTerms, Val, Walk};
+use super::terms::{CounterRead, Detail, GroupRead, LocalStore, PointTerms, Product, SiteTerms, Val, Walk};
 use crate::ir::*;
 use crate::smt::{numeral, numeral_i, resize};
 use std::collections::{BTreeMap, HashMap, HashSet};
