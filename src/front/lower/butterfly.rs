@@ -68,13 +68,7 @@ impl Lowerer<'_> {
     /// takes, when they are all powers of two.
     fn power_of_two_trips(&self, f: NodeId) -> Option<(u64, Vec<u32>)> {
         let ast = self.ast;
-        let init = ast.child(f, 0).filter(|&i| ast.kind(i) == NodeKind::DeclStmt)?;
-        let mut decls = ast.children(init);
-        let (d, None) = (decls.next()?, decls.next()) else {
-            return None;
-        };
-        let var = ast.node(d).id;
-        let start = self.const_eval(ast.children(d).find(|&c| !ast.is_attr(c))?, 0)?;
+        let (_, var, start) = self.constant_start(f)?;
         let cond = ast.child(f, 2)?;
         let [l, r] = ast.children(cond).collect::<Vec<_>>()[..] else {
             return None;

@@ -47,13 +47,7 @@ impl Lowerer<'_> {
     /// `v <= b`, `v++`, `v += 1`) with constant `a` and `b`.
     fn constant_trip(&self, f: NodeId) -> Option<(NodeId, u64, i64, i64)> {
         let ast = self.ast;
-        let init = ast.child(f, 0).filter(|&i| ast.kind(i) == NodeKind::DeclStmt)?;
-        let mut decls = ast.children(init);
-        let (d, None) = (decls.next()?, decls.next()) else {
-            return None;
-        };
-        let var = ast.node(d).id;
-        let start = self.const_eval(ast.children(d).find(|&c| !ast.is_attr(c))?, 0)?;
+        let (d, var, start) = self.constant_start(f)?;
         let cond = ast.child(f, 2)?;
         let op = ast.binary_op(cond)?;
         let [l, r] = ast.children(cond).collect::<Vec<_>>()[..] else {
@@ -70,6 +64,19 @@ impl Lowerer<'_> {
         };
         let step_ok = ast.child(f, 3).is_some_and(|s| is_increment(self, s, var));
         (step_ok && (0..=MAX_TRIP).contains(&trip)).then_some((d, var, start, trip))
+    }
+
+    /// `(declaration, its id, first value)` of a `for` loop whose init declares one variable
+    /// with a constant initializer (`for (int v = a; ...)`).
+    pub(super) fn constant_start(&self, f: NodeId) -> Option<(NodeId, u64, i64)> {
+        let ast = self.ast;
+        let init = ast.child(f, 0).filter(|&i| ast.kind(i) == NodeKind::DeclStmt)?;
+        let mut decls = ast.children(init);
+        let (d, None) = (decls.next()?, decls.next()) else {
+            return None;
+        };
+        let start = self.const_eval(ast.children(d).find(|&c| !ast.is_attr(c))?, 0)?;
+        Some((d, ast.node(d).id, start))
     }
 
     /// Whether node `n` comes from a system header.
