@@ -358,7 +358,7 @@ struct InputArgs {
     /// Read autosync's built-in CUDA declarations even when a toolkit is installed.
     #[arg(long = "cuda-shim")]
     cuda_shim: bool,
-    /// GPU architecture for the device pass (__CUDA_ARCH__) [default: sm_80].
+    /// GPU architecture for the device pass (__CUDA_ARCH__) [default: the compile_commands.json entry's, else sm_80].
     #[arg(long = "arch", value_name = "sm_NN", value_parser = parse_arch)]
     arch: Option<String>,
     /// C++ standard [default: c++17].

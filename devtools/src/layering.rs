@@ -37,11 +37,11 @@ pub fn product() -> Layering {
     }
 }
 
-/// The oracle crate: checkers → (report, tree, smt, bv_eval, print) → arith → ir.
+/// The oracle crate: checkers (and `traps`) → (report, tree, smt, bv_eval, print) → arith → ir.
 pub fn oracle() -> Layering {
     Layering {
         layers: vec![
-            (vec!["sdv", "named", "exec"], false),
+            (vec!["sdv", "named", "exec", "traps"], false),
             (vec!["report", "tree", "smt", "bv_eval", "print"], true),
             (vec!["arith"], false),
             (vec!["ir"], false),

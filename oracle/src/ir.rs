@@ -853,12 +853,26 @@ pub enum StmtKind {
     Break,
     /// `continue` the innermost loop.
     Continue,
-    /// `return` from the kernel.
-    Return,
+    /// `return` from the kernel (PTX `exit`), or a trap that ends the thread's path.
+    Return {
+        /// The trap (`brkpt`, `trap`, `__trap()`: the launch fails there).
+        trap: Option<Trap>,
+    },
     /// A barrier.
     Barrier(Barrier, BarrierSyntax),
     /// `assume(e)` from `__requires`, `__assume`.
     Assume(Expr),
+}
+
+/// A trap that ends a thread's path (libraries often trap below the architecture they need).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trap {
+    /// As written: `brkpt`, `trap`, `__trap()`.
+    pub instr: String,
+    /// The (inlined) function it is in (`cutlass::arch::NamedBarrier::arrive_internal`).
+    pub function: String,
+    /// The architecture the code was read for (`sm_80`).
+    pub arch: String,
 }
 
 /// A block of statements with its own label, which names the block-start position.

@@ -10,6 +10,7 @@ pub mod print;
 pub mod report;
 pub mod sdv;
 mod smt;
+pub mod traps;
 pub mod tree;
 
 pub use smt::solver_version;

@@ -211,7 +211,10 @@ impl Printer<'_> {
             StmtKind::Loop(l) => self.loop_(d, s, l),
             StmtKind::Break => self.line(d, s.label, "break", s.span, s.emit_after),
             StmtKind::Continue => self.line(d, s.label, "continue", s.span, s.emit_after),
-            StmtKind::Return => self.line(d, s.label, "return", s.span, s.emit_after),
+            StmtKind::Return { trap: None } => self.line(d, s.label, "return", s.span, s.emit_after),
+            StmtKind::Return { trap: Some(t) } => {
+                self.line(d, s.label, &format!("trap `{}`", t.instr), s.span, s.emit_after)
+            }
             StmtKind::Barrier(b, syn) => self.line(
                 d,
                 s.label,

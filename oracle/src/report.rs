@@ -240,6 +240,16 @@ pub enum SyncDefectKind {
         /// The phase it counts toward in the simulated schedule.
         phase: i64,
     },
+    /// Some thread reaches a trap on every path: the kernel never completes a launch (often
+    /// code a library compiles as a trap below the architecture it needs).
+    AlwaysTraps {
+        /// The trap as written (`brkpt`, `__trap()`).
+        instr: String,
+        /// The function it is in.
+        function: String,
+        /// The architecture the code was read for.
+        arch: String,
+    },
 }
 
 /// A synchronization defect found by the named-barrier checker.
@@ -253,6 +263,23 @@ pub struct SyncDefect {
     pub spans: Vec<Span>,
     /// Human-readable trace (which warps, which generations).
     pub trace: Vec<String>,
+}
+
+/// A hazard the front end finds in the kernel's code, outside what the checkers decide: a
+/// warning with its own rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Hazard {
+    /// A read-only-path load (`__ldg`, `ld.global.nc`) after the grid-dependency wait of
+    /// programmatic dependent launch: the compiler may move it above the wait, where it can
+    /// read what the previous grid has not written yet.
+    NcLoadAfterGridWait {
+        /// The load.
+        load: Span,
+        /// How it is written (`__ldg`, `ld.global.nc.f32`).
+        what: String,
+        /// The wait (`cudaGridDependencySynchronize()`, `griddepcontrol.wait`).
+        wait: Span,
+    },
 }
 
 /// Why a check could not conclude.
@@ -283,6 +310,9 @@ pub struct Report {
     pub sync_defects: Vec<SyncDefect>,
     /// Reasons the check is inconclusive (empty when it concluded).
     pub inconclusive: Vec<Inconclusive>,
+    /// Hazards the front end found (warnings, not defects).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hazards: Vec<Hazard>,
     /// Solver queries issued (for statistics).
     pub queries: u64,
     /// Conflict queries the GCD test settled without the solver (for statistics).

@@ -351,7 +351,7 @@ pub fn remove_stmts(k: &Kernel, labels: &[Label]) -> Kernel {
 /// belongs to.
 pub fn leaves_early(b: &Block, breaks: bool, continues: bool) -> bool {
     b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::Return => true,
+        StmtKind::Return { .. } => true,
         StmtKind::Break => breaks,
         StmtKind::Continue => continues,
         StmtKind::If { then_blk, else_blk, .. } => {

@@ -88,7 +88,7 @@ pub(super) fn skeleton(b: &Block) -> String {
             }
             StmtKind::Break => out.push_str("break "),
             StmtKind::Continue => out.push_str("continue "),
-            StmtKind::Return => out.push_str("return "),
+            StmtKind::Return { .. } => out.push_str("return "),
             StmtKind::Barrier(Barrier::Block, _) => out.push_str("SYNC "),
             StmtKind::Barrier(..) => out.push_str("bar "),
             StmtKind::Assume(_) => out.push_str("assume "),

@@ -123,7 +123,11 @@ pub fn lower_text_cached(
         errors = again.errors;
     }
     let preprocess = || clang::preprocess::preprocess(text, dir, &env);
-    let mut unit = unit::lower_parsed_with(path, text, &ast, &errors, &header, notes, opts, Some(&preprocess))?;
+    // The lowering names the architecture the build's flags chose (traps in code a library
+    // disables below some architecture say which).
+    let mut lopts = opts.clone();
+    lopts.clang.arch = Some(copts.arch().to_string());
+    let mut unit = unit::lower_parsed_with(path, text, &ast, &errors, &header, notes, &lopts, Some(&preprocess))?;
     // Templates left open are kernels not checked here, each with why (in file order).
     unit.unlowered.extend(open_templates);
     unit.unlowered.sort_by_key(|u| (u.span.file.0, u.span.lo));

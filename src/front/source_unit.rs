@@ -4,6 +4,7 @@
 use super::clang;
 use super::error::FrontError;
 use autosync_oracle::ir::{BarrierHelper, Kernel, SourceFile, Span};
+use autosync_oracle::report::Hazard;
 use std::path::PathBuf;
 
 /// How a note that a verdict rests on begins (a call modelled without its body): such notes
@@ -24,6 +25,9 @@ pub struct SourceUnit {
     /// For each kernel (same order as `kernels`), the barrier helpers the file defines, with
     /// `used` set for those it calls.
     pub helpers: Vec<Vec<BarrierHelper>>,
+    /// For each kernel (same order as `kernels`), the hazards its lowering found (warnings).
+    #[serde(default)]
+    pub hazards: Vec<Vec<Hazard>>,
     /// Where it was read: Clang, CUDA toolkit or shim, architecture (None for an AST no Clang
     /// run produced).
     pub env: Option<clang::Toolchain>,

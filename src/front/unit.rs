@@ -10,6 +10,7 @@ use super::options::FrontOptions;
 use super::source_unit::{base_name, SourceUnit, Unlowered};
 use super::{ast, clang, clang_errors, error, launch, launch_config, lower};
 use autosync_oracle::ir::{FileId, Span};
+use autosync_oracle::report::Hazard;
 use std::path::Path;
 
 /// Lowers the kernels of an AST Clang produced for `text` (the content of `path`). Public for
@@ -43,6 +44,7 @@ pub fn lower_parsed_with(
     let src = SourceMap::new(ast, path, text).with_preprocessor(preprocess);
     let lopts = lower::LowerOptions {
         assume_pure: opts.assume_pure.clone(),
+        arch: opts.clang.arch().to_string(),
     };
     clang_errors::check_errors(ast, &src, errors, path, &mut notes)?;
     let (defs, _) = lower::kernels::find(ast, &src, &types);
@@ -56,6 +58,7 @@ pub fn lower_parsed_with(
     let sites = launch_sites::find(ast, &src);
     let mut kernels = Vec::new();
     let mut helper_lists = Vec::new();
+    let mut hazard_lists = Vec::new();
     let found_names: Vec<String> = defs.iter().map(KernelDef::display_name).collect();
     let chosen: Vec<&KernelDef> = defs
         .iter()
@@ -69,9 +72,9 @@ pub fn lower_parsed_with(
     for d in &chosen {
         let mut knotes = Vec::new();
         match lower_kernel(ast, &types, &src, &lopts, d, header, opts, &sites, &mut knotes) {
-            Ok(k) => {
+            Ok((k, hz)) => {
                 notes.extend(knotes);
-                kernels.push((k, d.node));
+                kernels.push((k, d.node, hz));
             }
             // Input errors are the file's (Clang accepted something malformed); an
             // unsupported construct or a missing value is this kernel's alone.
@@ -93,7 +96,8 @@ pub fn lower_parsed_with(
     }
     let (files, texts) = src.files();
     let mut out = Vec::new();
-    for (mut k, node) in kernels {
+    for (mut k, node, hz) in kernels {
+        hazard_lists.push(hz);
         k.files.clone_from(&files);
         let start = ast.node(node).range.map(|r| r.begin.expansion.offset).unwrap_or(0);
         helper_lists.push(lower::barrier_helpers::for_kernel(&all_helpers, start, &k, &texts));
@@ -118,6 +122,7 @@ pub fn lower_parsed_with(
         kernels: out,
         notes,
         helpers: helper_lists,
+        hazards: hazard_lists,
         env: None,
         unlowered,
         files,
@@ -137,16 +142,22 @@ fn lower_kernel(
     opts: &FrontOptions,
     sites: &[LaunchSite],
     notes: &mut Vec<(Span, String)>,
-) -> FResult<autosync_oracle::ir::Kernel> {
+) -> FResult<(autosync_oracle::ir::Kernel, Vec<Hazard>)> {
     let path = src.main_path().to_path_buf();
     let lw = lower::Lowerer::new(ast, types, src, lopts, d.scope.clone());
-    let (mut k, knotes) = lw.kernel(d).map_err(|e| e.naming_main_file(&path))?;
-    notes.extend(knotes.into_iter().map(|(s, n)| (s, error::name_main_file(&n, &path))));
+    let lowered = lw.kernel(d).map_err(|e| e.naming_main_file(&path))?;
+    let mut k = lowered.kernel;
+    notes.extend(
+        lowered
+            .notes
+            .into_iter()
+            .map(|(s, n)| (s, error::name_main_file(&n, &path))),
+    );
     let id = ast.node(d.node).id;
     let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
     k.launch = launch_config::resolve_launch(src, d, header, opts, &k, &mine, notes)?;
     k.launch.facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
-    Ok(k)
+    Ok((k, lowered.hazards))
 }
 
 /// The names of a function's parameters, in order.

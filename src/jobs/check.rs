@@ -33,6 +33,20 @@ pub fn check_kernel_within(
     budget: Option<std::time::Duration>,
     strict: bool,
 ) -> (Report, &'static str) {
+    let (mut report, checker) = run_checker(k, oracle, timeout_ms, budget, strict);
+    // A trap ends a thread's path in both checkers: a kernel that always traps would look clean.
+    report.sync_defects.extend(autosync_oracle::traps::always_traps(k));
+    (report, checker)
+}
+
+/// The checker `oracle` chooses, on its own.
+fn run_checker(
+    k: &Kernel,
+    oracle: OracleChoice,
+    timeout_ms: u32,
+    budget: Option<std::time::Duration>,
+    strict: bool,
+) -> (Report, &'static str) {
     let use_named = match oracle {
         OracleChoice::Named => true,
         OracleChoice::Sdv => false,

@@ -5,10 +5,10 @@
 use super::defect::{Defect, Labeled, Severity};
 use crate::vocab::defects::{race_rule, sync_message, sync_rule};
 use crate::vocab::filter::Filter;
-use crate::vocab::rules::{BARRIER_DIVERGENCE, INCONCLUSIVE};
+use crate::vocab::rules::{BARRIER_DIVERGENCE, INCONCLUSIVE, PDL_NC_LOAD};
 use crate::vocab::texts::Texts;
 use autosync_oracle::ir::{AccessKind, Kernel, Label, Span, StmtKind};
-use autosync_oracle::report::{IterRelation, Race, RaceKind, RaceScope, Report, ThreadId, Witness};
+use autosync_oracle::report::{Hazard, IterRelation, Race, RaceKind, RaceScope, Report, ThreadId, Witness};
 use autosync_oracle::tree::{for_each_stmt, LabelTree};
 use std::collections::BTreeMap;
 
@@ -451,6 +451,9 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
     if let Some(sup) = sup {
         mark_suppressed(k, r, sup, &mut out);
     }
+    for h in &r.hazards {
+        out.push(hazard(tx, k, h));
+    }
     // Benign races and races of overlapping layouts are warnings (never suppressed: they fail
     // nothing).
     for warned in [&r.benign, &r.overlap] {
@@ -462,6 +465,22 @@ pub fn defects(k: &Kernel, tx: &Texts, r: &Report, sup: Option<&dyn Filter>) -> 
         out.extend(ws);
     }
     out
+}
+
+/// A hazard the front end found, as a warning.
+fn hazard(tx: &Texts, k: &Kernel, h: &Hazard) -> Defect {
+    match h {
+        Hazard::NcLoadAfterGridWait { load, what, wait } => Defect {
+            message: format!(
+                "`{what}` at {} reads through the read-only path after the grid-dependency wait at {}: the compiler may move it above the wait, before the previous grid's writes",
+                k.loc(*load),
+                k.loc(*wait)
+            ),
+            primary: labeled(tx, k, *load, "read-only load"),
+            related: labeled(tx, k, *wait, "grid-dependency wait").into_iter().collect(),
+            ..Defect::plain(&PDL_NC_LOAD)
+        },
+    }
 }
 
 /// Fills in `suppressed_by` for the findings of a suppressed report (same order as built).

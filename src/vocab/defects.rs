@@ -83,7 +83,32 @@ fn sync_defect(kind: &SyncDefectKind) -> (&'static Rule, String) {
             &rules::MBARRIER_PHASE_ORDER,
             format!("an arrival on mbarrier `{barrier}` may count toward another phase than phase {phase}"),
         ),
+        SyncDefectKind::AlwaysTraps { instr, function, arch } => {
+            (&rules::ALWAYS_TRAPS, always_traps(instr, function, arch))
+        }
     }
+}
+
+/// The sentence of a kernel that always traps, with the architecture that would enable the
+/// construct when it is one autosync knows a library gates.
+fn always_traps(instr: &str, function: &str, arch: &str) -> String {
+    let inside = if function.is_empty() {
+        String::new()
+    } else {
+        format!(" in `{function}`")
+    };
+    let number: Option<u32> = arch
+        .strip_prefix("sm_")
+        .map(|a| a.trim_end_matches(char::is_alphabetic))
+        .and_then(|a| a.parse().ok());
+    let hint = if function.starts_with("cutlass::arch::") && number.is_some_and(|n| n < 90) {
+        format!("CUTLASS compiles `{function}` as `{instr}` below sm_90: run with --arch sm_90a")
+    } else {
+        format!("if the build targets another architecture than {arch}, run with its --arch, or -p BUILD_DIR")
+    };
+    format!(
+        "some thread reaches `{instr}`{inside} on every path, as read for {arch}: the kernel never completes ({hint})"
+    )
 }
 
 #[cfg(test)]
@@ -121,6 +146,11 @@ mod tests {
             SyncDefectKind::PhaseOrder {
                 barrier: "b".into(),
                 phase: 0,
+            },
+            SyncDefectKind::AlwaysTraps {
+                instr: "brkpt".into(),
+                function: "f".into(),
+                arch: "sm_80".into(),
             },
         ];
         let ids: Vec<&str> = kinds.iter().map(|k| sync_rule(k).id).collect();

@@ -202,6 +202,26 @@ pub const MBARRIER_PHASE_ORDER: Rule = Rule {
     help: "Wait on the stage's empty barrier (the consumers' release) before arriving on or copying into its full barrier again.",
 };
 
+/// `always-traps`.
+pub const ALWAYS_TRAPS: Rule = Rule {
+    id: "always-traps",
+    noun: "a kernel that always traps",
+    severity: Severity::Error,
+    short: "Some thread traps on every path",
+    full: "Some thread of the block reaches a trap (`brkpt`, `trap`, `__trap()`) whatever the data: the launch never completes. Libraries compile code as a trap on architectures that lack what it needs (CUTLASS's `NamedBarrier` below sm_90; an `#if __CUDA_ARCH__` branch ending in `__trap()`), so this usually means the file was read for another architecture than its build's. A trap ends the thread's path, so nothing after it is checked: such a kernel is never called clean.",
+    help: "Run with `--arch` set to the build's architecture (`--arch sm_90a`), or let autosync read it from the build's compile_commands.json (`-p BUILD_DIR`).",
+};
+
+/// `pdl-nc-load`.
+pub const PDL_NC_LOAD: Rule = Rule {
+    id: "pdl-nc-load",
+    noun: "a read-only load after the grid-dependency wait",
+    severity: Severity::Warning,
+    short: "Read-only-path load placed after a programmatic-dependent-launch wait",
+    full: "A load through the read-only path (`__ldg`, `ld.global.nc`) follows `cudaGridDependencySynchronize()` / `griddepcontrol.wait`. Such a load promises the data does not change while the kernel runs, so the compiler may move it above the wait, where it can read what the previous grid has not written yet. It orders nothing within a block, so it is a warning, not a race.",
+    help: "Load data the previous grid writes with a plain load (drop `__ldg`, or `ld.global` without `.nc`); keep `__ldg` for data no earlier grid in the stream writes.",
+};
+
 /// `inconclusive`.
 pub const INCONCLUSIVE: Rule = Rule {
     id: "inconclusive",
@@ -230,6 +250,8 @@ pub const RULES: &[Rule] = &[
     MBARRIER_PARITY,
     MBARRIER_TX,
     MBARRIER_PHASE_ORDER,
+    ALWAYS_TRAPS,
+    PDL_NC_LOAD,
     INCONCLUSIVE,
 ];
 

@@ -43,7 +43,11 @@ pub(super) fn check_one(i: &Input, o: &CheckOptions, style: Style, store: Option
             (report, checker, hit, t0.elapsed().as_secs_f64() * 1000.0)
         })
         .collect();
-    for (k, (report, checker, hit, millis)) in unit.kernels.iter().zip(checked) {
+    for (ki, (k, (mut report, checker, hit, millis))) in unit.kernels.iter().zip(checked).enumerate() {
+        // The front end's hazards are the unit's, not the (cached) check's.
+        report
+            .hazards
+            .extend(unit.hazards.get(ki).into_iter().flatten().cloned());
         let (report, gone) = sup.split(k, report);
         let counts = diag::CheckCounts {
             queries: report.queries,

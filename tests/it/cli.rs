@@ -127,7 +127,7 @@ fn fix_json_reports_barriers() {
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let k = &v["files"][0]["kernels"][0];
+    let k = &v["kernels"][0];
     assert_eq!(k["status"], "fixed");
     assert_eq!(k["barriers"].as_array().unwrap().len(), 1);
     assert_eq!(k["cost"], 100.0);
@@ -364,7 +364,7 @@ fn minimize_reports_lines_and_time() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let k = &v["files"][0]["kernels"][0];
+    let k = &v["kernels"][0];
     assert_eq!(k["barriers"][0]["line"], 10, "{k}");
     assert_eq!(k["barriers"][0]["original_line"], 11, "{k}");
     assert_eq!(k["minimized"]["removed_lines"], serde_json::json!([9]));
@@ -482,4 +482,81 @@ fn check_stats_show_an_element_wise_kernel_asks_no_solver_query() {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("{line}"));
     assert!(settled >= 4, "{line}");
+}
+
+/// Read-only-path loads after the grid-dependency wait are warnings of their own rule, naming
+/// the load and the wait; the load before the wait is not one, and the verdict stays clean.
+#[test]
+fn nc_loads_after_the_grid_dependency_wait_are_warned() {
+    let out = bin()
+        .args([
+            "check",
+            "--no-cache",
+            "--format",
+            "json",
+            "corpus/launch/pdl_ldg_after_wait.cu",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let k = &v["kernels"][0];
+    let warned: Vec<&serde_json::Value> = k["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "pdl-nc-load")
+        .collect();
+    assert_eq!(warned.len(), 2, "{k}");
+    assert!(warned.iter().all(|d| d["severity"] == "warning"), "{k}");
+    let lines: Vec<u64> = warned.iter().map(|d| d["primary"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [19, 9], "{k}");
+    assert!(warned.iter().all(|d| d["related"][0]["line"] == 18), "{k}");
+    let out = bin()
+        .args(["check", "--no-cache", "corpus/launch/pdl_wait.cu"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(!text.contains("pdl-nc-load"), "{text}");
+}
+
+/// A kernel some thread of which traps whatever the data is an error (exit 1), never clean,
+/// and `fix` writes nothing (exit 3); one that traps only on bad input is clean.
+#[test]
+fn a_kernel_that_always_traps_is_an_error_and_not_fixed() {
+    let out = bin()
+        .args(["check", "--no-cache", "corpus/cpp/arch_gated_trap.cu"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("error[always-traps]") && text.contains("as read for sm_80"),
+        "{text}"
+    );
+    let (_dir, path) = copy_to_temp("cpp/arch_gated_trap.cu");
+    let before = std::fs::read_to_string(&path).unwrap();
+    bin().args(["fix", "--no-cache"]).arg(&path).assert().code(3);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    bin()
+        .args([
+            "check",
+            "--no-cache",
+            "--arch",
+            "sm_90",
+            "corpus/cpp/arch_gated_trap.cu",
+        ])
+        .assert()
+        .code(0);
+    bin()
+        .args(["check", "--no-cache", "corpus/cpp/arch_gated_trap_guarded.cu"])
+        .assert()
+        .code(0);
 }

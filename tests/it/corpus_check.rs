@@ -40,6 +40,7 @@ fn defect_classes(r: &Report) -> BTreeSet<&'static str> {
             SyncDefectKind::ParityMismatch { .. } => "mbarrier-parity",
             SyncDefectKind::TxMismatch { .. } => "mbarrier-tx",
             SyncDefectKind::PhaseOrder { .. } => "mbarrier-phase-order",
+            SyncDefectKind::AlwaysTraps { .. } => "always-traps",
         });
     }
     if r.divergences.iter().any(|d| d.within_warp) {

@@ -248,3 +248,46 @@ fn a_shared_cuda_barrier_gets_the_form_both_compilers_accept() {
     );
     assert!(err.contains("init(&bar, blockDim.x)"), "{err}");
 }
+
+/// CUTLASS compiles `NamedBarrier` as `brkpt` below sm_90: read for sm_80, the kernel whose
+/// producer arrives before it writes is an error naming the architecture (never clean), and
+/// `fix` writes nothing; read for sm_90a, the named checker finds the race and `fix` repairs
+/// it with `NamedBarrier` calls.
+#[test]
+fn cutlass_named_barriers_below_sm90_always_trap() {
+    let Some(tk) = toolkit("cutlass_named_barriers_below_sm90_always_trap") else {
+        return;
+    };
+    let Some(cutlass) = tk.cutlass_include.clone() else {
+        panic!("the tests' toolkit has no CUTLASS headers (run .ci/cuda-venv.sh)");
+    };
+    let file = "corpus/toolkit/cutlass_named_arrive_early.cu";
+    let check = |arch: &str| {
+        let out = bin()
+            .args(["check", "--no-cache", "--arch", arch, "-I"])
+            .arg(&cutlass)
+            .arg("--cuda-path")
+            .arg(&tk.cuda)
+            .arg(file)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, err) = check("sm_80");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[always-traps]"), "{err}");
+    assert!(err.contains("run with --arch sm_90a"), "{err}");
+    assert!(err.contains("NamedBarrier::arrive"), "{err}");
+    let (code, err) = check("sm_90a");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("(named checker): 1 race") && !err.contains("always-traps"),
+        "{err}"
+    );
+    let inc = cutlass.to_str().unwrap();
+    let (code, diff) = fix_diff(&tk, &["--arch", "sm_80", "-I", inc], file);
+    assert_eq!((code, diff.as_str()), (3, ""));
+    let (code, diff) = fix_diff(&tk, &["--arch", "sm_90a", "-I", inc], file);
+    assert_eq!(code, 1, "{diff}");
+    assert!(diff.contains("+        NamedBarrier::sync(64, 0);"), "{diff}");
+}

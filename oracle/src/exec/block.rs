@@ -240,7 +240,7 @@ impl<'a> BlockRun<'a> {
             StmtKind::Loop(l) => self.exec_loop(s.label, l, active)?,
             StmtKind::Break => self.set_status(&ids, Status::Broke),
             StmtKind::Continue => self.set_status(&ids, Status::Continued),
-            StmtKind::Return => self.set_status(&ids, Status::Returned),
+            StmtKind::Return { .. } => self.set_status(&ids, Status::Returned),
             StmtKind::Assume(e) => {
                 for &t in &ids {
                     if !self.env(t, s.label).eval(e)?.truth() {

@@ -116,7 +116,7 @@ impl<'k> Builder<'k> {
                     _ => fix.continues.push(at),
                 }
             }
-            StmtKind::Return => {
+            StmtKind::Return { .. } => {
                 self.push(s, Instr::Exit);
             }
             StmtKind::Barrier(b, _) => {

@@ -316,7 +316,7 @@ fn exec_early_return_then_barrier() {
     let mut kb = Kb::new();
     let s = kb.array("s", Space::Shared);
     let x = kb.var("x", ScalarTy::I32);
-    let ret = kb.stmt(StmtKind::Return);
+    let ret = kb.stmt(StmtKind::Return { trap: None });
     let exit = kb.if_(bin(BinOp::Ge, tid(), int(32)), vec![ret], vec![]);
     let w = kb.basic(vec![write(s, tid(), int(1))]);
     let b = kb.sync();

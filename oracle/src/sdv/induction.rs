@@ -245,11 +245,11 @@ fn leaves(b: &Block) -> bool {
 /// [`leaves`] for one statement.
 fn stmt_leaves(s: &Stmt) -> bool {
     match &s.kind {
-        StmtKind::Break | StmtKind::Continue | StmtKind::Return => true,
+        StmtKind::Break | StmtKind::Continue | StmtKind::Return { .. } => true,
         StmtKind::If { then_blk, else_blk, .. } => leaves(then_blk) || leaves(else_blk),
         StmtKind::Loop(Loop { body, .. }) => {
             let mut ret = false;
-            crate::tree::for_each_stmt(body, &mut |x: &Stmt| ret |= matches!(x.kind, StmtKind::Return));
+            crate::tree::for_each_stmt(body, &mut |x: &Stmt| ret |= matches!(x.kind, StmtKind::Return { .. }));
             ret
         }
         _ => false,
@@ -276,7 +276,7 @@ pub(crate) fn exit_tests(lp: &Loop) -> Vec<ExitTest<'_>> {
     let always_leaves = |b: &Block| {
         b.stmts
             .iter()
-            .any(|s| matches!(s.kind, StmtKind::Break | StmtKind::Return))
+            .any(|s| matches!(s.kind, StmtKind::Break | StmtKind::Return { .. }))
     };
     let mut out = Vec::new();
     let mut assigned = Vec::new();

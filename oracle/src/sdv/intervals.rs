@@ -569,7 +569,7 @@ impl<'a> Builder<'a> {
                 Some(t) => self.jump(s, cur, t, Edge::Plain),
                 None => cur,
             },
-            StmtKind::Return => {
+            StmtKind::Return { .. } => {
                 let exit = self.exit;
                 self.jump(s, cur, exit, Edge::Plain)
             }

@@ -50,7 +50,7 @@ pub(crate) fn modified_vars(header: &[Stmt], body: &Block, step: &[Stmt]) -> Vec
 /// Whether `b` contains a `return`, at any depth.
 pub(crate) fn has_return(b: &Block) -> bool {
     let mut found = false;
-    crate::tree::for_each_stmt(b, &mut |s: &Stmt| found |= matches!(s.kind, StmtKind::Return));
+    crate::tree::for_each_stmt(b, &mut |s: &Stmt| found |= matches!(s.kind, StmtKind::Return { .. }));
     found
 }
 

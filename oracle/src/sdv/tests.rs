@@ -542,7 +542,7 @@ fn sdv_divergent_break_and_return() {
         (ub(Eq, bi(Builtin::BlockIdx(Dim::X)), u(0)), false),
     ] {
         let mut b = Kb::new(Some([64, 1, 1]));
-        let ret = b.simple(StmtKind::Return);
+        let ret = b.simple(StmtKind::Return { trap: None });
         let iff = b.if_(cond, vec![ret], vec![]);
         let s = b.sync();
         let sl = s.label;
@@ -800,7 +800,7 @@ fn element_wise_kernels_ask_no_solver_query() {
             tid(),
         );
         let set = b.assign(gi, to_int(gid));
-        let ret = b.simple(StmtKind::Return);
+        let ret = b.simple(StmtKind::Return { trap: None });
         let guard = b.if_(ib(Ge, var(gi), to_int(var(n))), vec![ret], vec![]);
         let store = b.store(dst, var(gi), ib(Mul, var(gi), i(3)));
         let load = b.read(Some(x), src, var(gi));

@@ -520,7 +520,7 @@ impl<'a> Taint<'a> {
                 cur.clone()
             }
             StmtKind::Continue => cur.clone(),
-            StmtKind::Return => {
+            StmtKind::Return { .. } => {
                 self.ret = join(&self.ret, &cur);
                 cur.clone()
             }

@@ -35,7 +35,17 @@ impl KernelDef {
 }
 
 /// A lowered kernel, its notes, and the arrays each pointer variable pointed into.
-type Lowered = (Kernel, Vec<(Span, String)>, Vec<Vec<ArrayId>>);
+type Lowered = (LoweredKernel, Vec<Vec<ArrayId>>);
+
+/// A lowered kernel with what its lowering found besides the IR.
+pub struct LoweredKernel {
+    /// The IR.
+    pub kernel: Kernel,
+    /// Notes for the user.
+    pub notes: Vec<(Span, String)>,
+    /// Hazards in its code (`Report::hazards`).
+    pub hazards: Vec<autosync_oracle::report::Hazard>,
+}
 
 /// A kernel template the file never instantiates.
 #[derive(Clone, Debug)]
@@ -166,18 +176,18 @@ impl<'a> Lowerer<'a> {
     /// Lowers a kernel definition. A pointer variable given several arrays (swapped buffers)
     /// is only known to be one after the code that swaps it was lowered: the kernel is lowered
     /// again with that knowledge until no pointer gains an array (each pass only adds).
-    pub fn kernel(self, k: &KernelDef) -> FResult<(Kernel, Vec<(Span, String)>)> {
+    pub fn kernel(self, k: &KernelDef) -> FResult<LoweredKernel> {
         let (ast, types, src, opts, scope) = (self.ast, self.types, self.src, self.opts, self.kernel_scope.clone());
         let mut lw = self;
         for _ in 0..8 {
             let seeds = lw.seeds.clone();
-            let (kernel, notes, found) = lw.kernel_once(k)?;
+            let (lowered, found) = lw.kernel_once(k)?;
             let grew = found
                 .iter()
                 .enumerate()
                 .any(|(i, f)| f.len() > 1 && seeds.get(i).is_none_or(|s| f.iter().any(|a| !s.contains(a))));
             if !grew {
-                return Ok((kernel, notes));
+                return Ok(lowered);
             }
             lw = Lowerer::new(ast, types, src, opts, scope.clone()).with_seeds(found);
         }
@@ -244,7 +254,12 @@ impl<'a> Lowerer<'a> {
             launch: LaunchConfig::default(),
             next_label: self.next_label,
         };
-        Ok((kernel, self.notes, found))
+        let lowered = LoweredKernel {
+            kernel,
+            notes: self.notes,
+            hazards: self.hazards,
+        };
+        Ok((lowered, found))
     }
 
     /// Binds a kernel parameter: scalars are symbolic parameters, pointers are global arrays,
@@ -350,7 +365,7 @@ fn nested_grid_sync(body: &Block) -> FResult<()> {
             if returned && late.is_none() && is_grid(t) {
                 late = Some(t.span);
             }
-            returned |= matches!(t.kind, StmtKind::Return);
+            returned |= matches!(t.kind, StmtKind::Return { .. });
         });
     }
     match late {

@@ -239,7 +239,7 @@ impl<'a> Lowerer<'a> {
             "__trap" | "__brkpt" | "__builtin_trap" if args.is_empty() => {
                 // As PTX `trap`/`brkpt`: the thread's path ends (the launch fails).
                 self.flush(false);
-                self.push_synthetic(StmtKind::Return);
+                self.push_synthetic(self.trap(&format!("{base}()")));
                 return Ok(Some(Value::R(RV::Void)));
             }
             "printf"
@@ -257,7 +257,17 @@ impl<'a> Lowerer<'a> {
                     RV::Scalar(Expr::Unknown(rt.scalar()), rt.clone())
                 })));
             }
+            // Programmatic dependent launch orders this grid against the previous and next
+            // grids, never threads of one block.
+            "cudaGridDependencySynchronize" if args.is_empty() => {
+                self.grid_wait.get_or_insert(span);
+                return Ok(Some(Value::R(RV::Void)));
+            }
+            "cudaTriggerProgrammaticLaunchCompletion" if args.is_empty() => {
+                return Ok(Some(Value::R(RV::Void)));
+            }
             "__ldg" => {
+                self.nc_load("__ldg", span);
                 let a = *args
                     .first()
                     .ok_or_else(|| FrontError::input(span, "__ldg needs a pointer"))?;

@@ -19,6 +19,8 @@ pub struct LowerOptions {
     /// Functions the user declares free of memory effects and synchronization
     /// (`--assume-pure NAME`, `assume_pure:` in autosync.yaml), by qualified or plain name.
     pub assume_pure: Vec<String>,
+    /// The architecture the device code is read for (`sm_80`), named by traps.
+    pub arch: String,
 }
 
 /// Lowers one kernel.
@@ -70,6 +72,10 @@ pub struct Lowerer<'a> {
     /// Local arrays of pointers, by array: the pointer variable of each element
     /// (`ptr_arrays.rs`).
     pub(crate) pointer_arrays: HashMap<ArrayId, Vec<usize>>,
+    /// The first grid-dependency wait lowered (programmatic dependent launch), if any.
+    pub(crate) grid_wait: Option<Span>,
+    /// Hazards found while lowering (`Report::hazards`).
+    pub(crate) hazards: Vec<autosync_oracle::report::Hazard>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -110,6 +116,8 @@ impl<'a> Lowerer<'a> {
             pointer_tables: HashMap::new(),
             pointer_arrays: HashMap::new(),
             exited: false,
+            grid_wait: None,
+            hazards: Vec::new(),
         }
     }
 
@@ -241,9 +249,34 @@ impl<'a> Lowerer<'a> {
         self.blocks.last_mut().expect("a block under construction").push(s);
     }
 
+    /// The end of the thread's path at a trap instruction `instr`, in the function being
+    /// lowered.
+    pub(crate) fn trap(&self, instr: &str) -> StmtKind {
+        let function = self.frames.last().map(|f| f.name.clone()).unwrap_or_default();
+        StmtKind::Return {
+            trap: Some(autosync_oracle::ir::Trap {
+                instr: instr.to_string(),
+                function,
+                arch: self.opts.arch.clone(),
+            }),
+        }
+    }
+
+    /// A read-only-path load `what` at `span`: a hazard when a grid-dependency wait comes
+    /// before it (the compiler may hoist the load above the wait).
+    pub(crate) fn nc_load(&mut self, what: &str, span: Span) {
+        if let Some(wait) = self.grid_wait {
+            self.hazards.push(autosync_oracle::report::Hazard::NcLoadAfterGridWait {
+                load: span,
+                what: what.to_string(),
+                wait,
+            });
+        }
+    }
+
     /// Pushes a statement that is not a barrier position.
     pub(crate) fn push_synthetic(&mut self, kind: StmtKind) {
-        self.exited |= matches!(kind, StmtKind::Return);
+        self.exited |= matches!(kind, StmtKind::Return { .. });
         let label = self.label();
         let span = self.stmt_span;
         self.push(Stmt {

@@ -64,6 +64,11 @@ pub(super) fn fix_kernels(unit: &SourceUnit, opts: &FixOptions, sup: &dyn Filter
             helpers: &unit.helpers[ki],
             opts,
         };
+        if let Some(d) = autosync_oracle::traps::always_traps(k) {
+            // Barriers cannot make a kernel that never completes correct.
+            out.push(ki, always_traps(k, d), vec![], false);
+            continue;
+        }
         if autosync_oracle::tree::uses_named_barriers(k) {
             // The block-wide encoding cannot reason about named barriers: only named synthesis.
             let (kf, ins) = named_fix(&tx, k, job.helpers, opts, None, Some((rl, ki)));
@@ -92,6 +97,22 @@ pub(super) fn fix_kernels(unit: &SourceUnit, opts: &FixOptions, sup: &dyn Filter
         out.push(ki, kf, ins, ok);
     }
     out
+}
+
+/// The entry of a kernel some thread of which traps on every path (`d`): unfixable, with the
+/// defect as `check` reports it.
+fn always_traps(k: &Kernel, d: autosync_oracle::report::SyncDefect) -> KernelFix {
+    let at = d.spans.first().map(|&s| k.loc(s)).unwrap_or_default();
+    let reason = format!("{at}: {}", crate::vocab::defects::sync_message(&d.kind));
+    let initial = Report {
+        sync_defects: vec![d],
+        ..Report::default()
+    };
+    KernelFix {
+        status: "unfixable",
+        reasons: vec![reason],
+        ..kernel_fix(k, &Default::default(), &initial, &Report::default())
+    }
 }
 
 /// How block synthesis' outcome was turned into a kernel's fix, as far as the file's

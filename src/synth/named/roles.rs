@@ -217,7 +217,7 @@ impl Walker<'_> {
                     Exec::Maybe
                 }
             }
-            StmtKind::Return => {
+            StmtKind::Return { .. } => {
                 if cur == Exec::Maybe {
                     Exec::Maybe
                 } else {

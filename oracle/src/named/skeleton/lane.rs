@@ -44,7 +44,7 @@ impl Emu<'_, '_> {
                 self.lanes[li].flow = Flow::Continue;
                 Ok(())
             }
-            StmtKind::Return => {
+            StmtKind::Return { .. } => {
                 self.lanes[li].flow = Flow::Return;
                 Ok(())
             }

@@ -691,7 +691,7 @@ impl<'a> Walker<'a> {
                 self.facts = Bool::and(&[self.facts.clone(), self.ctrl.implies(&c)]);
             }
             StmtKind::Barrier(..) => {}
-            StmtKind::Break | StmtKind::Continue | StmtKind::Return => {
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return { .. } => {
                 self.ctrl = Bool::from_bool(false);
             }
             StmtKind::If {

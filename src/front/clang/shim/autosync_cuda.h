@@ -545,6 +545,9 @@ __host__ cudaError_t cudaDeviceSynchronize(void);
 __host__ cudaError_t cudaThreadSynchronize(void);
 __host__ cudaError_t cudaDeviceReset(void);
 __host__ cudaError_t cudaGetLastError(void);
+// Programmatic dependent launch (sm_90): order this grid against the previous and next ones.
+__device__ void cudaGridDependencySynchronize(void);
+__device__ void cudaTriggerProgrammaticLaunchCompletion(void);
 __host__ cudaError_t cudaPeekAtLastError(void);
 __host__ const char *cudaGetErrorString(cudaError_t error);
 __host__ const char *cudaGetErrorName(cudaError_t error);

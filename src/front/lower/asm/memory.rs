@@ -21,6 +21,9 @@ impl<'a> Lowerer<'a> {
         let span = cx.span;
         let opcode = ins.opcode.as_str();
         let segs: Vec<&str> = opcode.split('.').collect();
+        if segs[0] == "ld" && segs.contains(&"nc") {
+            self.nc_load(opcode, span);
+        }
         let kind = match segs[0] {
             "ld" | "ldu" => AccessKind::Read,
             "st" => AccessKind::Write,

@@ -104,16 +104,20 @@ impl<'a> Lowerer<'a> {
                 },
                 Class::PathEnd => {
                     self.flush(false);
+                    let end = match ins.opcode.as_str() {
+                        "exit" => StmtKind::Return { trap: None },
+                        trap => self.trap(trap),
+                    };
                     match &ins.guard {
                         None => {
-                            self.push_synthetic(StmtKind::Return);
+                            self.push_synthetic(end);
                             // The rest of the asm never runs.
                             return Ok(());
                         }
                         Some(g) => {
                             let cond = guard_cond(g, &cx);
                             let then = self.sub_block(|lw| {
-                                lw.push_synthetic(StmtKind::Return);
+                                lw.push_synthetic(end);
                                 Ok(())
                             })?;
                             self.synthetic_if(cond, then);
@@ -122,6 +126,9 @@ impl<'a> Lowerer<'a> {
                 }
                 // Memory ordering without synchronization removes no race; a prefetch changes
                 // no value; a branch with no effect around it changes only registers.
+                Class::Order if ins.opcode.starts_with("griddepcontrol.wait") => {
+                    self.grid_wait.get_or_insert(cx.span);
+                }
                 Class::Order | Class::Prefetch | Class::Branch => {}
                 Class::Value => self.asm_value(ins, &mut cx, branches)?,
                 Class::Async => self.asm_async(ins, &mut cx)?,

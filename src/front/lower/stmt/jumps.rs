@@ -19,7 +19,7 @@ impl<'a> Lowerer<'a> {
                 self.discard(v)?;
             }
             self.flush(false);
-            self.push_synthetic(StmtKind::Return);
+            self.push_synthetic(StmtKind::Return { trap: None });
             return Ok(());
         }
         if let Some(v) = value {
