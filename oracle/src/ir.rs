@@ -648,23 +648,44 @@ pub enum AsyncCompletion {
     Mbarrier(MbarRef),
     /// An Ampere `cp.async`: completes with the thread's commit group.
     Group,
+    /// A bulk or TMA store (shared to global): completes with the thread's bulk async-group
+    /// (`cp.async.bulk.commit_group`, a sequence of its own); `wait_group.read` ends its
+    /// reads of `src`, `wait_group` its writes too.
+    BulkGroup,
 }
 
-/// An asynchronous copy into shared memory: the write happens at some time between the issue
-/// and its completion.
+/// How many bytes an asynchronous copy moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CopyExtent {
+    /// `bytes`, a constant: the accesses' `size`.
+    Exact,
+    /// A TMA tensor load whose box the host's tensor map decides: its bytes are the
+    /// transaction bytes its thread announced on its mbarrier (`expect_tx`,
+    /// `arrive.expect_tx`) that the thread's earlier copies there did not take, and it writes
+    /// that many bytes from `dst.offset`. The hardware completes a copy's box bytes on the
+    /// phase, so this is its box whenever the phase's bytes match its copies' (the checker
+    /// requires the announcement to come from the one issuing thread); `bytes` and the
+    /// accesses' `size` are placeholders.
+    ExpectedTx,
+}
+
+/// An asynchronous copy: its reads of `src` and its write of `dst` happen at some time between
+/// the issue and its completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AsyncCopy {
-    /// The shared-memory bytes written (kind `Write`).
+    /// The bytes written (kind `Write`): shared memory for loads, global for bulk stores.
     pub dst: Access,
-    /// The global bytes read, when known (a TMA load reads through a tensor map: `None`).
+    /// The bytes read, when known (a TMA load reads through a tensor map: `None`).
     pub src: Option<Access>,
     /// Bytes the copy completes (its transaction count); unknown when not constant.
     pub bytes: Expr,
     /// How it completes.
     pub completion: AsyncCompletion,
+    /// Whether `bytes` is known or bounded by the mbarrier's expected bytes.
+    pub extent: CopyExtent,
 }
 
-/// The commit groups of a thread's Ampere `cp.async` copies.
+/// The commit groups of a thread's asynchronous copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AsyncGroupOp {
     /// `cp.async.commit_group`: the copies issued since the last commit form a group.
@@ -672,6 +693,16 @@ pub enum AsyncGroupOp {
     /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending
     /// (`wait_all` is commit + wait 0).
     Wait(u32),
+    /// `cp.async.bulk.commit_group`: the bulk stores issued since the last one form a group.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} n`: waits until at most `n` bulk groups are pending
+    /// (with `read`, only until the older ones finished reading their sources).
+    BulkWait {
+        /// Groups that may stay pending.
+        n: u32,
+        /// `.read`.
+        read: bool,
+    },
 }
 
 /// A fence between proxies or for mbarrier initialization.
