@@ -555,7 +555,9 @@ impl Op {
                 if let Some(s) = &c.src {
                     f(&s.offset);
                 }
-                f(&c.bytes);
+                if let Some(b) = &c.bytes {
+                    f(b);
+                }
                 if let AsyncCompletion::Mbarrier(b) = &c.completion {
                     f(&b.offset);
                 }
@@ -648,41 +650,24 @@ pub enum AsyncCompletion {
     Mbarrier(MbarRef),
     /// An Ampere `cp.async`: completes with the thread's commit group.
     Group,
-    /// A bulk or TMA store (shared to global): completes with the thread's bulk async-group
-    /// (`cp.async.bulk.commit_group`, a sequence of its own); `wait_group.read` ends its
-    /// reads of `src`, `wait_group` its writes too.
+    /// A bulk store: with the thread's bulk group (`wait_group.read` ends its reads).
     BulkGroup,
 }
 
-/// How many bytes an asynchronous copy moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum CopyExtent {
-    /// `bytes`, a constant: the accesses' `size`.
-    Exact,
-    /// A TMA tensor load whose box the host's tensor map decides: its bytes are the
-    /// transaction bytes its thread announced on its mbarrier (`expect_tx`,
-    /// `arrive.expect_tx`) that the thread's earlier copies there did not take, and it writes
-    /// that many bytes from `dst.offset`. The hardware completes a copy's box bytes on the
-    /// phase, so this is its box whenever the phase's bytes match its copies' (the checker
-    /// requires the announcement to come from the one issuing thread); `bytes` and the
-    /// accesses' `size` are placeholders.
-    ExpectedTx,
-}
-
-/// An asynchronous copy: its reads of `src` and its write of `dst` happen at some time between
-/// the issue and its completion.
+/// An asynchronous copy: it reads `src` and writes `dst` between its issue and its completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AsyncCopy {
     /// The bytes written (kind `Write`): shared memory for loads, global for bulk stores.
     pub dst: Access,
     /// The bytes read, when known (a TMA load reads through a tensor map: `None`).
     pub src: Option<Access>,
-    /// Bytes the copy completes (its transaction count); unknown when not constant.
-    pub bytes: Expr,
+    /// Bytes the copy completes (its transaction count); `None` for a TMA load whose box the
+    /// host's tensor map decides: it writes (from `dst.offset`, `dst.size` a placeholder) and
+    /// completes the bytes its thread announced on its mbarrier that its earlier copies there
+    /// did not take (docs/named.md).
+    pub bytes: Option<Expr>,
     /// How it completes.
     pub completion: AsyncCompletion,
-    /// Whether `bytes` is known or bounded by the mbarrier's expected bytes.
-    pub extent: CopyExtent,
 }
 
 /// The commit groups of a thread's asynchronous copies.
@@ -695,14 +680,9 @@ pub enum AsyncGroupOp {
     Wait(u32),
     /// `cp.async.bulk.commit_group`: the bulk stores issued since the last one form a group.
     BulkCommit,
-    /// `cp.async.bulk.wait_group{.read} n`: waits until at most `n` bulk groups are pending
-    /// (with `read`, only until the older ones finished reading their sources).
-    BulkWait {
-        /// Groups that may stay pending.
-        n: u32,
-        /// `.read`.
-        read: bool,
-    },
+    /// `cp.async.bulk.wait_group{.read} n` (`n`, `.read`): at most `n` bulk groups stay pending
+    /// (with `.read`, the older ones have only finished reading their sources).
+    BulkWait(u32, bool),
 }
 
 /// A fence between proxies or for mbarrier initialization.

@@ -115,10 +115,10 @@ fn async_op(k: &Kernel, op: &Op) -> String {
             "async copy {} <- {} bytes {} {}",
             access(k, &c.dst),
             c.src.as_ref().map(|s| access(k, s)).unwrap_or_else(|| "?".into()),
-            match c.extent {
-                CopyExtent::Exact => expr(k, &c.bytes),
-                CopyExtent::ExpectedTx => "expected_tx".into(),
-            },
+            c.bytes
+                .as_ref()
+                .map(|b| expr(k, b))
+                .unwrap_or_else(|| "announced".into()),
             match &c.completion {
                 AsyncCompletion::Mbarrier(b) => format!("completes on {}", bar(b)),
                 AsyncCompletion::Group => "in group".into(),
@@ -128,7 +128,7 @@ fn async_op(k: &Kernel, op: &Op) -> String {
         Op::AsyncGroup(AsyncGroupOp::Commit) => "async commit_group".into(),
         Op::AsyncGroup(AsyncGroupOp::Wait(n)) => format!("async wait_group {n}"),
         Op::AsyncGroup(AsyncGroupOp::BulkCommit) => "async bulk commit_group".into(),
-        Op::AsyncGroup(AsyncGroupOp::BulkWait { n, read }) => {
+        Op::AsyncGroup(AsyncGroupOp::BulkWait(n, read)) => {
             format!("async bulk wait_group{} {n}", if *read { ".read" } else { "" })
         }
         Op::ProxyFence(ProxyFence::MbarrierInit) => "fence.mbarrier_init".into(),

@@ -41,7 +41,7 @@ impl<'k> Machine<'k> {
             }
             // A store lands whole (reads and writes at once), so `.read` waits for it too:
             // one of the schedules the hardware allows.
-            Op::AsyncGroup(AsyncGroupOp::BulkWait { n, .. }) => {
+            Op::AsyncGroup(AsyncGroupOp::BulkWait(n, _)) => {
                 self.block(t, step.label, Blocked::Group(*n, true));
                 Ok(true)
             }
@@ -227,8 +227,8 @@ impl<'k> Machine<'k> {
             }
             AsyncCompletion::Group | AsyncCompletion::BulkGroup => None,
         };
-        let size = match (op.extent, mbar) {
-            (CopyExtent::ExpectedTx, Some((_, b))) => b as u32,
+        let size = match (&op.bytes, mbar) {
+            (None, Some((_, b))) => b as u32,
             _ => op.dst.size,
         };
         let index = self.copies.len();
@@ -298,10 +298,10 @@ impl<'k> Machine<'k> {
     /// load whose box the host decides, what `t` announced there that its copies did not take.
     fn copy_bytes(&mut self, t: usize, label: Label, op: &AsyncCopy, key: MbarKey) -> Result<i64, ExecError> {
         let budget = self.threads[t].tx_budget.entry(key).or_default();
-        let bytes = match op.extent {
-            CopyExtent::Exact => self.eval(t, label, &op.bytes)?.bits as i64,
-            CopyExtent::ExpectedTx if *budget > 0 => *budget,
-            CopyExtent::ExpectedTx => {
+        let bytes = match &op.bytes {
+            Some(b) => self.eval(t, label, b)?.bits as i64,
+            None if *budget > 0 => *budget,
+            None => {
                 return Err(ExecError::Unsupported(
                     "a TMA load with no transaction bytes announced by its thread".into(),
                 ))

@@ -68,7 +68,7 @@ pub struct Thread {
     pub bulk_uncommitted: Vec<usize>,
     pub bulk_groups: Vec<Vec<usize>>,
     /// Per mbarrier, the transaction bytes it announced there that its copies did not take yet
-    /// (what sizes a TMA load whose box the host decides: `CopyExtent::ExpectedTx`).
+    /// (what sizes a TMA load whose box the host decides: `bytes: None`).
     pub tx_budget: BTreeMap<MbarKey, i64>,
 }
 
@@ -83,7 +83,7 @@ pub struct InFlight<'k> {
     pub src: Option<u64>,
     /// Transaction bytes it completes on its mbarrier (`None`: a commit-group copy).
     pub mbar: Option<(MbarKey, i64)>,
-    /// Bytes it writes (its `dst.size`, or its budget for `CopyExtent::ExpectedTx`).
+    /// Bytes it writes (its `dst.size`, or its budget for a TMA load with `bytes: None`).
     pub size: u32,
     pub clock: Clock,
     pub landed: bool,

@@ -185,7 +185,7 @@ impl<'a> Lowerer<'a> {
                     .ok_or_else(|| not_modelled(span, opcode, "a copy size other than 4, 8 or 16"))?;
                 let copy = self.copy_places(op(0)?, op(1)?, size as u32, opcode, cx)?;
                 self.ops.push(Op::AsyncCopy(AsyncCopy {
-                    bytes: Expr::Const(size, ScalarTy::U32),
+                    bytes: Some(Expr::Const(size, ScalarTy::U32)),
                     completion: AsyncCompletion::Group,
                     ..copy
                 }));
@@ -221,8 +221,7 @@ impl<'a> Lowerer<'a> {
                         .filter(|n| *n >= 0)
                         .ok_or_else(|| not_modelled(span, opcode, "a group count that is not a constant"))?;
                     let read = segs.get(4) == Some(&"read");
-                    self.ops
-                        .push(Op::AsyncGroup(AsyncGroupOp::BulkWait { n: n as u32, read }));
+                    self.ops.push(Op::AsyncGroup(AsyncGroupOp::BulkWait(n as u32, read)));
                 }
                 "global" if segs.get(4).is_some_and(|s| s.starts_with("shared::cta")) => self.asm_bulk_store(ins, cx)?,
                 dst if dst.starts_with("shared")
@@ -236,7 +235,7 @@ impl<'a> Lowerer<'a> {
                     let copy = self.copy_places(op(0)?, op(1)?, size as u32, opcode, cx)?;
                     let bar = self.mbar_ref(op(3)?, opcode, cx)?;
                     self.ops.push(Op::AsyncCopy(AsyncCopy {
-                        bytes: Expr::Const(size, ScalarTy::U32),
+                        bytes: Some(Expr::Const(size, ScalarTy::U32)),
                         completion: AsyncCompletion::Mbarrier(bar),
                         ..copy
                     }));
@@ -282,15 +281,14 @@ impl<'a> Lowerer<'a> {
                 size,
                 span: sspan,
             }),
-            bytes: Expr::Const(size as i64, ScalarTy::U32),
+            bytes: Some(Expr::Const(size as i64, ScalarTy::U32)),
             completion: AsyncCompletion::Group,
-            extent: CopyExtent::Exact,
         })
     }
 
     /// `cp.async.bulk.tensor.Nd.{dst}.{src}...`: a TMA load into the own block's shared memory
     /// completing on an mbarrier, its box bounded by the bytes its thread announced there
-    /// (`CopyExtent::ExpectedTx`: the host's tensor map, which decides it, is not seen). Its
+    /// (`bytes: None`: the host's tensor map, which decides it, is not seen). Its
     /// global side reads through the tensor map: unknown (`src: None`).
     fn asm_tensor_copy(&mut self, ins: &Instr, segs: &[&str], cx: &mut AsmCx) -> FResult<()> {
         let span = cx.span;
@@ -345,9 +343,8 @@ impl<'a> Lowerer<'a> {
                 span: dspan,
             },
             src: None,
-            bytes: Expr::Const(0, ScalarTy::U32),
+            bytes: None,
             completion: AsyncCompletion::Mbarrier(bar),
-            extent: CopyExtent::ExpectedTx,
         }));
         Ok(())
     }
@@ -392,9 +389,8 @@ impl<'a> Lowerer<'a> {
         self.ops.push(Op::AsyncCopy(AsyncCopy {
             dst: place(da, AccessKind::Write, doff, dspan),
             src: Some(place(sa, AccessKind::Read, soff, sspan)),
-            bytes: Expr::Const(size, ScalarTy::U32),
+            bytes: Some(Expr::Const(size, ScalarTy::U32)),
             completion: AsyncCompletion::BulkGroup,
-            extent: CopyExtent::Exact,
         }));
         Ok(())
     }
@@ -586,9 +582,8 @@ impl<'a> Lowerer<'a> {
                 self.ops.push(Op::AsyncCopy(AsyncCopy {
                     dst,
                     src: Some(src),
-                    bytes: Expr::Const(size as i64, ScalarTy::U32),
+                    bytes: Some(Expr::Const(size as i64, ScalarTy::U32)),
                     completion: AsyncCompletion::Group,
-                    extent: CopyExtent::Exact,
                 }));
                 void
             }

@@ -419,21 +419,18 @@ impl Emu<'_, '_> {
         };
         let off = self.lane_int(li, &b.offset, b.span, "the mbarrier's address")?;
         let bar = self.ctx.mbars.of(b.array, off);
-        let boxed = c.extent == CopyExtent::ExpectedTx;
-        let budget = self.lanes[li].budget(bar);
-        let bytes = if boxed {
+        let boxed = c.bytes.is_none();
+        let budget = *self.lanes[li].budget(bar);
+        let bytes = match &c.bytes {
+            Some(b) => self.lane_int(li, b, s.span, "the bytes of an asynchronous copy")?,
             // The tx-count of a phase is below 2^20.
-            match u32::try_from(*budget).ok().filter(|&b| b > 0 && b < 1 << 20) {
-                Some(b) => b as i64,
-                None => {
-                    return Err(self.inconclusive(
-                        s.span,
-                        "a TMA tensor load whose box the host's tensor map decides, with no transaction bytes its thread announced (expect_tx or arrive.expect_tx on its mbarrier, before it) left to bound it".into(),
-                    ))
-                }
+            None if budget > 0 && budget < 1 << 20 => budget,
+            None => {
+                return Err(self.inconclusive(
+                    s.span,
+                    "a TMA tensor load whose box the host's tensor map decides, with no transaction bytes its thread announced (expect_tx or arrive.expect_tx on its mbarrier, before it) left to bound it".into(),
+                ))
             }
-        } else {
-            self.lane_int(li, &c.bytes, s.span, "the bytes of an asynchronous copy")?
         };
         *self.lanes[li].budget(bar) -= bytes;
         if boxed {
@@ -516,7 +513,7 @@ impl Emu<'_, '_> {
                     lane.copies.retain(|a| !mine.contains(a));
                     mine
                 }
-                AsyncGroupOp::BulkWait { n, read } => lane.bulk_wait(n, read),
+                AsyncGroupOp::BulkWait(n, read) => lane.bulk_wait(n, read),
             };
             if !mine.is_empty() {
                 done.push((li as u8, mine));
