@@ -555,7 +555,9 @@ impl Op {
                 if let Some(s) = &c.src {
                     f(&s.offset);
                 }
-                f(&c.bytes);
+                if let Some(b) = &c.bytes {
+                    f(b);
+                }
                 if let AsyncCompletion::Mbarrier(b) = &c.completion {
                     f(&b.offset);
                 }
@@ -648,23 +650,27 @@ pub enum AsyncCompletion {
     Mbarrier(MbarRef),
     /// An Ampere `cp.async`: completes with the thread's commit group.
     Group,
+    /// A bulk store: with the thread's bulk group (`wait_group.read` ends its reads).
+    BulkGroup,
 }
 
-/// An asynchronous copy into shared memory: the write happens at some time between the issue
-/// and its completion.
+/// An asynchronous copy: it reads `src` and writes `dst` between its issue and its completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AsyncCopy {
-    /// The shared-memory bytes written (kind `Write`).
+    /// The bytes written (kind `Write`): shared memory for loads, global for bulk stores.
     pub dst: Access,
-    /// The global bytes read, when known (a TMA load reads through a tensor map: `None`).
+    /// The bytes read, when known (a TMA load reads through a tensor map: `None`).
     pub src: Option<Access>,
-    /// Bytes the copy completes (its transaction count); unknown when not constant.
-    pub bytes: Expr,
+    /// Bytes the copy completes (its transaction count); `None` for a TMA load whose box the
+    /// host's tensor map decides: it writes (from `dst.offset`, `dst.size` a placeholder) and
+    /// completes the bytes its thread announced on its mbarrier that its earlier copies there
+    /// did not take (docs/named.md).
+    pub bytes: Option<Expr>,
     /// How it completes.
     pub completion: AsyncCompletion,
 }
 
-/// The commit groups of a thread's Ampere `cp.async` copies.
+/// The commit groups of a thread's asynchronous copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AsyncGroupOp {
     /// `cp.async.commit_group`: the copies issued since the last commit form a group.
@@ -672,6 +678,11 @@ pub enum AsyncGroupOp {
     /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending
     /// (`wait_all` is commit + wait 0).
     Wait(u32),
+    /// `cp.async.bulk.commit_group`: the bulk stores issued since the last one form a group.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} n` (`n`, `.read`): at most `n` bulk groups stay pending
+    /// (with `.read`, the older ones have only finished reading their sources).
+    BulkWait(u32, bool),
 }
 
 /// A fence between proxies or for mbarrier initialization.

@@ -115,14 +115,22 @@ fn async_op(k: &Kernel, op: &Op) -> String {
             "async copy {} <- {} bytes {} {}",
             access(k, &c.dst),
             c.src.as_ref().map(|s| access(k, s)).unwrap_or_else(|| "?".into()),
-            expr(k, &c.bytes),
+            c.bytes
+                .as_ref()
+                .map(|b| expr(k, b))
+                .unwrap_or_else(|| "announced".into()),
             match &c.completion {
                 AsyncCompletion::Mbarrier(b) => format!("completes on {}", bar(b)),
                 AsyncCompletion::Group => "in group".into(),
+                AsyncCompletion::BulkGroup => "in bulk group".into(),
             }
         ),
         Op::AsyncGroup(AsyncGroupOp::Commit) => "async commit_group".into(),
         Op::AsyncGroup(AsyncGroupOp::Wait(n)) => format!("async wait_group {n}"),
+        Op::AsyncGroup(AsyncGroupOp::BulkCommit) => "async bulk commit_group".into(),
+        Op::AsyncGroup(AsyncGroupOp::BulkWait(n, read)) => {
+            format!("async bulk wait_group{} {n}", if *read { ".read" } else { "" })
+        }
         Op::ProxyFence(ProxyFence::MbarrierInit) => "fence.mbarrier_init".into(),
         Op::ProxyFence(ProxyFence::Async) => "fence.proxy.async".into(),
         _ => String::new(),

@@ -42,7 +42,19 @@ const CASES: &[Case] = &[
         "tma_tensor.cu",
         "__shared__ unsigned long long bar;\n  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2}], [%3];\" :: \"r\"((unsigned)__cvta_generic_to_shared(&s[0])), \"l\"(o), \"r\"(0), \"r\"((unsigned)__cvta_generic_to_shared(&bar)) : \"memory\");\n  o[t] = s[t];",
         4,
-        "TMA tensor copy",
+        "a TMA tensor load whose box the host's tensor map decides, with no transaction bytes",
+    ),
+    (
+        "tma_multicast.cu",
+        "__shared__ unsigned long long bar;\n  asm volatile(\"cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2}], [%3], %4;\" :: \"r\"((unsigned)__cvta_generic_to_shared(&s[0])), \"l\"(o), \"r\"(0), \"r\"((unsigned)__cvta_generic_to_shared(&bar)), \"h\"((unsigned short)3) : \"memory\");\n  o[t] = s[t];",
+        4,
+        "writes the shared memory of several blocks of the cluster",
+    ),
+    (
+        "tma_store.cu",
+        "s[t] = t;\n  asm volatile(\"cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%0, {%2}], [%1];\" :: \"l\"(o), \"r\"((unsigned)__cvta_generic_to_shared(&s[0])), \"r\"(0) : \"memory\");\n  o[t] = s[t];",
+        4,
+        "the box a TMA tensor store reads",
     ),
     (
         "ldmatrix.cu",

@@ -30,7 +30,19 @@ impl<'k> Machine<'k> {
                 Ok(true)
             }
             Op::AsyncGroup(AsyncGroupOp::Wait(n)) => {
-                self.block(t, step.label, Blocked::Group(*n));
+                self.block(t, step.label, Blocked::Group(*n, false));
+                Ok(true)
+            }
+            Op::AsyncGroup(AsyncGroupOp::BulkCommit) => {
+                let th = &mut self.threads[t];
+                let group = std::mem::take(&mut th.bulk_uncommitted);
+                th.bulk_groups.push(group);
+                Ok(true)
+            }
+            // A store lands whole (reads and writes at once), so `.read` waits for it too:
+            // one of the schedules the hardware allows.
+            Op::AsyncGroup(AsyncGroupOp::BulkWait(n, _)) => {
+                self.block(t, step.label, Blocked::Group(*n, true));
                 Ok(true)
             }
             // Fences order nothing between the agents modelled here.
@@ -68,10 +80,12 @@ impl<'k> Machine<'k> {
             MbarOp::Arrive { count, tx, drop, token } => {
                 let count = eval(self, count)?;
                 let tx = tx.as_ref().map(|b| eval(self, b)).transpose()?;
+                *self.threads[t].tx_budget.entry(key).or_default() += tx.unwrap_or(0);
                 self.arrive(t, label, key, (count, tx.unwrap_or(0), *drop), *token)?;
             }
             MbarOp::ExpectTx { bytes } => {
                 let bytes = eval(self, bytes)?;
+                *self.threads[t].tx_budget.entry(key).or_default() += bytes;
                 self.mbars.entry(key).or_insert_with(Mbar::fresh).tx += bytes;
             }
             MbarOp::CompleteTx { bytes } => {
@@ -140,7 +154,7 @@ impl<'k> Machine<'k> {
             self.mbars.entry(key).or_insert_with(Mbar::fresh).pending += 1;
         }
         let copies = (0..self.copies.len())
-            .filter(|&c| self.copies[c].issuer == t && self.copies[c].mbar.is_none())
+            .filter(|&c| self.copies[c].issuer == t && self.copies[c].op.completion == AsyncCompletion::Group)
             .collect();
         let th = &mut self.threads[t];
         let clock = th.clock.clone();
@@ -209,9 +223,13 @@ impl<'k> Machine<'k> {
         let mbar = match &op.completion {
             AsyncCompletion::Mbarrier(r) => {
                 let key = (r.array, self.eval(t, label, &r.offset)?.bits);
-                Some((key, self.eval(t, label, &op.bytes)?.bits as i64))
+                Some((key, self.copy_bytes(t, label, op, key)?))
             }
-            AsyncCompletion::Group => None,
+            AsyncCompletion::Group | AsyncCompletion::BulkGroup => None,
+        };
+        let size = match (&op.bytes, mbar) {
+            (None, Some((_, b))) => b as u32,
+            _ => op.dst.size,
         };
         let index = self.copies.len();
         let agent = (self.threads.len() + index) as Agent;
@@ -219,8 +237,10 @@ impl<'k> Machine<'k> {
         let mut clock = th.clock.clone();
         clock.tick(agent);
         th.clock.tick(t as Agent);
-        if mbar.is_none() {
-            th.uncommitted.push(index);
+        match op.completion {
+            AsyncCompletion::Group => th.uncommitted.push(index),
+            AsyncCompletion::BulkGroup => th.bulk_uncommitted.push(index),
+            AsyncCompletion::Mbarrier(_) => {}
         }
         self.copies.push(InFlight {
             issuer: t,
@@ -229,6 +249,7 @@ impl<'k> Machine<'k> {
             dst,
             src: src.map(|v| v.bits),
             mbar,
+            size,
             clock,
             landed: false,
         });
@@ -246,16 +267,17 @@ impl<'k> Machine<'k> {
             dst,
             src,
             mbar,
+            size,
             ..
         } = self.copies[c];
         if let (Some(s), Some(a)) = (&op.src, src) {
             self.record(agent, label, s, a, s.size)?;
         }
-        let space = self.record(agent, label, &op.dst, dst, op.dst.size)?;
-        for i in (0..op.dst.size as u64).step_by(8) {
-            let n = (op.dst.size as u64 - i).min(8) as u32;
+        let space = self.record(agent, label, &op.dst, dst, size)?;
+        for i in (0..size as u64).step_by(8) {
+            let n = (size as u64 - i).min(8) as u32;
             let x = match (&op.src, src) {
-                (Some(s), Some(a)) => self.load(Space::Global, issuer, s.array, a + i, n),
+                (Some(s), Some(a)) => self.load(self.k.array(s.array).space, issuer, s.array, a + i, n),
                 _ => mix(&[self.cfg.seed, 0xC0_B1, c as u64, i]),
             };
             self.store(space, issuer, op.dst.array, dst + i, n, x);
@@ -272,16 +294,43 @@ impl<'k> Machine<'k> {
         Ok(())
     }
 
+    /// The transaction bytes a copy of thread `t` completes on `key`: its own, or for a TMA
+    /// load whose box the host decides, what `t` announced there that its copies did not take.
+    fn copy_bytes(&mut self, t: usize, label: Label, op: &AsyncCopy, key: MbarKey) -> Result<i64, ExecError> {
+        let budget = self.threads[t].tx_budget.entry(key).or_default();
+        let bytes = match &op.bytes {
+            Some(b) => self.eval(t, label, b)?.bits as i64,
+            None if *budget > 0 => *budget,
+            None => {
+                return Err(ExecError::Unsupported(
+                    "a TMA load with no transaction bytes announced by its thread".into(),
+                ))
+            }
+        };
+        *self.threads[t].tx_budget.entry(key).or_default() -= bytes;
+        Ok(bytes)
+    }
+
+    /// Thread `t`'s committed groups (its bulk groups if `bulk`).
+    fn groups_of(&self, t: usize, bulk: bool) -> &[Vec<usize>] {
+        let th = &self.threads[t];
+        if bulk {
+            &th.bulk_groups
+        } else {
+            &th.groups
+        }
+    }
+
     /// Whether every committed group of thread `t` but the newest `n` has landed.
-    pub fn groups_landed(&self, t: usize, n: u32) -> bool {
-        let g = &self.threads[t].groups;
+    pub fn groups_landed(&self, t: usize, n: u32, bulk: bool) -> bool {
+        let g = self.groups_of(t, bulk);
         let upto = g.len().saturating_sub(n as usize);
         g[..upto].iter().flatten().all(|&c| self.copies[c].landed)
     }
 
     /// The join of the clocks of thread `t`'s groups but the newest `n`.
-    pub fn landed_clock(&self, t: usize, n: u32) -> Clock {
-        let g = &self.threads[t].groups;
+    pub fn landed_clock(&self, t: usize, n: u32, bulk: bool) -> Clock {
+        let g = self.groups_of(t, bulk);
         let upto = g.len().saturating_sub(n as usize);
         let mut clock = Clock::default();
         for &c in g[..upto].iter().flatten() {

@@ -30,8 +30,8 @@ pub enum Blocked {
     Bar,
     /// Waiting for an mbarrier phase.
     Mbar(MbarKey, Want),
-    /// `cp.async.wait_group n`.
-    Group(u32),
+    /// `cp.async.wait_group n` (`true`: `cp.async.bulk.wait_group n`).
+    Group(u32, bool),
 }
 
 /// Where a thread is.
@@ -64,6 +64,12 @@ pub struct Thread {
     pub uncommitted: Vec<usize>,
     /// Its committed groups, oldest first.
     pub groups: Vec<Vec<usize>>,
+    /// Its bulk stores not committed yet, and its committed bulk groups (oldest first).
+    pub bulk_uncommitted: Vec<usize>,
+    pub bulk_groups: Vec<Vec<usize>>,
+    /// Per mbarrier, the transaction bytes it announced there that its copies did not take yet
+    /// (what sizes a TMA load whose box the host decides: `bytes: None`).
+    pub tx_budget: BTreeMap<MbarKey, i64>,
 }
 
 /// An asynchronous copy in flight: an agent of its own, from its issue to its landing.
@@ -77,6 +83,8 @@ pub struct InFlight<'k> {
     pub src: Option<u64>,
     /// Transaction bytes it completes on its mbarrier (`None`: a commit-group copy).
     pub mbar: Option<(MbarKey, i64)>,
+    /// Bytes it writes (its `dst.size`, or its budget for a TMA load with `bytes: None`).
+    pub size: u32,
     pub clock: Clock,
     pub landed: bool,
 }
@@ -135,6 +143,9 @@ impl<'k> Machine<'k> {
                 polled: None,
                 uncommitted: Vec::new(),
                 groups: Vec::new(),
+                bulk_uncommitted: Vec::new(),
+                bulk_groups: Vec::new(),
+                tx_budget: BTreeMap::new(),
             });
         }
         Machine {
@@ -213,7 +224,7 @@ impl<'k> Machine<'k> {
             State::Ready => th.polled != Some(self.progress),
             State::Done | State::Blocked(Blocked::Bar) => false,
             State::Blocked(Blocked::Mbar(key, want)) => self.mbars.get(&key).is_some_and(|m| m.passes(want).is_some()),
-            State::Blocked(Blocked::Group(n)) => self.groups_landed(t, n),
+            State::Blocked(Blocked::Group(n, bulk)) => self.groups_landed(t, n, bulk),
         }
     }
 
@@ -327,7 +338,9 @@ impl<'k> Machine<'k> {
     pub fn resume(&mut self, t: usize) {
         let observed = match self.threads[t].state {
             State::Blocked(Blocked::Mbar(key, want)) => self.mbars.get(&key).and_then(|m| m.passes(want)),
-            State::Blocked(Blocked::Group(n)) if self.groups_landed(t, n) => Some(self.landed_clock(t, n)),
+            State::Blocked(Blocked::Group(n, bulk)) if self.groups_landed(t, n, bulk) => {
+                Some(self.landed_clock(t, n, bulk))
+            }
             _ => None,
         };
         if let Some(c) = observed {

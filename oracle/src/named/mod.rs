@@ -163,8 +163,9 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
     }
     races_of(k, &units, &sim, &hb, opts, &mut report);
     if report.is_clean() {
-        // Clean only if the async proxy's view of the mbarriers does not decide it.
-        if let Some((span, message)) = phases::proxy_fences(&pcx) {
+        // Clean only if the async proxy's view of the mbarriers does not decide it, nor which
+        // TMA load takes which announced bytes.
+        if let Some((span, message)) = phases::proxy_fences(&pcx).or_else(|| phases::boxed_copies(&pcx)) {
             report.inconclusive.push(Inconclusive { span, message });
         }
     }

@@ -202,7 +202,7 @@ pub(crate) fn tx_mismatch(cx: &PhaseCx, b: BarIdx, upto: i64) -> Vec<SyncDefect>
         }
     }
     for (ai, done) in cx.units.done.iter().enumerate() {
-        let AgentDone::Mbarrier { bar, bytes } = *done else {
+        let AgentDone::Mbarrier { bar, bytes, .. } = *done else {
             continue;
         };
         if bar != b || !cx.sim.issued(cx.units, ai as u32) {
@@ -364,6 +364,43 @@ pub(crate) fn proxy_fences(cx: &PhaseCx) -> Option<(Span, String)> {
                 cx.span((iu, ie)).1,
                 format!(
                     "{name} is initialized here and completed by asynchronous copies, with no fence.mbarrier_init (or fence.proxy.async) after the initialization: whether the async proxy sees it is not modelled"
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// A TMA load sized by the bytes its lane announced is its box only if no other lane
+/// announces bytes for the same phase (else which copy takes which bytes is not known): the
+/// first phase where another does, as an inconclusive reason.
+pub(crate) fn boxed_copies(cx: &PhaseCx) -> Option<(Span, String)> {
+    for (ai, done) in cx.units.done.iter().enumerate() {
+        let AgentDone::Mbarrier { bar, boxed: true, .. } = *done else {
+            continue;
+        };
+        let h = &cx.sim.mbars[bar as usize];
+        let Some(k) = intended(cx, h, ai as u32) else { continue };
+        let mut lanes = HashSet::new();
+        for &(u, e, m) in h.members.get(k as usize).into_iter().flatten() {
+            let announced = match m {
+                MemberKind::Expect(x) => x != 0,
+                _ => false,
+            };
+            if announced {
+                let info = &cx.units.info[u as usize];
+                let mask = cx.units.traces[u as usize].events[e as usize].mask;
+                lanes.extend((0..32).filter(|l| mask & (1 << l) != 0).map(|l| (info.warp, l)));
+            }
+        }
+        if lanes.len() > 1 {
+            let name = cx.mbars.name(cx.k, bar);
+            let span = cx.units.traces[cx.units.agent_unit[ai] as usize].events[0].span;
+            return Some((
+                span,
+                format!(
+                    "this TMA tensor load's box (set by the host's tensor map) is bounded by the transaction bytes its thread announces on {name}, but {} threads announce bytes for phase {k}: which copy's box takes which bytes is not known (announce each copy's bytes in the thread that issues it)",
+                    lanes.len()
                 ),
             ));
         }

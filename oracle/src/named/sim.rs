@@ -555,7 +555,7 @@ impl Sim {
             }
             AsyncEv::AgentDone { agent } => {
                 self.agent_done[agent as usize] = Some((u, ei));
-                if let Some(AgentDone::Mbarrier { bar, bytes }) = cx.units.done.get(agent as usize).copied() {
+                if let Some(AgentDone::Mbarrier { bar, bytes, .. }) = cx.units.done.get(agent as usize).copied() {
                     if let Err(s) = self.live(cx, bar, u, ei) {
                         return s;
                     }

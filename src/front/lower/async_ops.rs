@@ -1,9 +1,11 @@
 //! Asynchronous pipelines in the source: mbarrier operations, Ampere `cp.async` with its
 //! commit groups, bulk copies completing on an mbarrier, and the fences that go with them,
 //! from inline PTX (as CUTLASS, ThunderKittens and libcu++'s headers write them) and from
-//! Clang's `__nvvm_mbarrier_*` / `__nvvm_cp_async_*` builtins. Forms not modelled (TMA tensor
-//! copies, whose bytes the host's tensor map decides; multicast; bulk stores; cluster
-//! barriers) stop the kernel naming the instruction.
+//! Clang's `__nvvm_mbarrier_*` / `__nvvm_cp_async_*` builtins; TMA tensor loads (their box
+//! bounded by the bytes their thread announces on the mbarrier, the host's tensor map being
+//! unseen) and bulk stores with their bulk groups. Forms not modelled (TMA tensor stores,
+//! whose box only the host's tensor map decides; multicast; cluster barriers) stop the kernel
+//! naming the instruction.
 
 use super::asm::{AsmCx, Reg};
 use super::expr::Value;
@@ -183,7 +185,7 @@ impl<'a> Lowerer<'a> {
                     .ok_or_else(|| not_modelled(span, opcode, "a copy size other than 4, 8 or 16"))?;
                 let copy = self.copy_places(op(0)?, op(1)?, size as u32, opcode, cx)?;
                 self.ops.push(Op::AsyncCopy(AsyncCopy {
-                    bytes: Expr::Const(size, ScalarTy::U32),
+                    bytes: Some(Expr::Const(size, ScalarTy::U32)),
                     completion: AsyncCompletion::Group,
                     ..copy
                 }));
@@ -211,13 +213,17 @@ impl<'a> Lowerer<'a> {
             }
             "bulk" => match segs.get(3).copied().unwrap_or("") {
                 "prefetch" => {}
-                "tensor" => {
-                    return Err(not_modelled(
-                        span,
-                        opcode,
-                        "a TMA tensor copy writes the box its tensor map (built on the host) describes, which autosync cannot see",
-                    ))
+                "tensor" => self.asm_tensor_copy(ins, segs, cx)?,
+                "commit_group" => self.ops.push(Op::AsyncGroup(AsyncGroupOp::BulkCommit)),
+                "wait_group" => {
+                    let n = self
+                        .asm_const(op(0)?, cx)
+                        .filter(|n| *n >= 0)
+                        .ok_or_else(|| not_modelled(span, opcode, "a group count that is not a constant"))?;
+                    let read = segs.get(4) == Some(&"read");
+                    self.ops.push(Op::AsyncGroup(AsyncGroupOp::BulkWait(n as u32, read)));
                 }
+                "global" if segs.get(4).is_some_and(|s| s.starts_with("shared::cta")) => self.asm_bulk_store(ins, cx)?,
                 dst if dst.starts_with("shared")
                     && opcode.contains("mbarrier::complete_tx::bytes")
                     && !opcode.contains("multicast") =>
@@ -229,7 +235,7 @@ impl<'a> Lowerer<'a> {
                     let copy = self.copy_places(op(0)?, op(1)?, size as u32, opcode, cx)?;
                     let bar = self.mbar_ref(op(3)?, opcode, cx)?;
                     self.ops.push(Op::AsyncCopy(AsyncCopy {
-                        bytes: Expr::Const(size, ScalarTy::U32),
+                        bytes: Some(Expr::Const(size, ScalarTy::U32)),
                         completion: AsyncCompletion::Mbarrier(bar),
                         ..copy
                     }));
@@ -238,7 +244,7 @@ impl<'a> Lowerer<'a> {
                     return Err(not_modelled(
                         span,
                         opcode,
-                        "bulk copies other than global/shared to shared memory completing on an mbarrier (multicast, stores, bulk groups) are not modelled",
+                        "bulk copies other than global/shared to shared memory completing on an mbarrier, or shared to global in a bulk group, are not modelled (multicast copies write the shared memory of several blocks of the cluster; autosync checks one block)",
                     ))
                 }
             },
@@ -275,9 +281,118 @@ impl<'a> Lowerer<'a> {
                 size,
                 span: sspan,
             }),
-            bytes: Expr::Const(size as i64, ScalarTy::U32),
+            bytes: Some(Expr::Const(size as i64, ScalarTy::U32)),
             completion: AsyncCompletion::Group,
         })
+    }
+
+    /// `cp.async.bulk.tensor.Nd.{dst}.{src}...`: a TMA load into the own block's shared memory
+    /// completing on an mbarrier, its box bounded by the bytes its thread announced there
+    /// (`bytes: None`: the host's tensor map, which decides it, is not seen). Its
+    /// global side reads through the tensor map: unknown (`src: None`).
+    fn asm_tensor_copy(&mut self, ins: &Instr, segs: &[&str], cx: &mut AsmCx) -> FResult<()> {
+        let span = cx.span;
+        let opcode = ins.opcode.as_str();
+        let op = |i: usize| -> FResult<&str> {
+            ins.operands
+                .get(i)
+                .map(String::as_str)
+                .ok_or_else(|| FrontError::input(span, format!("`{}` has too few operands", ins.text)))
+        };
+        if opcode.contains("multicast") || opcode.contains("cta_group") {
+            return Err(not_modelled(
+                span,
+                opcode,
+                "a multicast (or CTA-pair) TMA copy writes the shared memory of several blocks of the cluster; autosync checks one block",
+            ));
+        }
+        let (dst, src) = (segs.get(5).copied().unwrap_or(""), segs.get(6).copied().unwrap_or(""));
+        if dst == "global" {
+            return Err(not_modelled(
+                span,
+                opcode,
+                "the box a TMA tensor store reads from shared memory is set by its tensor map on the host, which autosync does not see and no mbarrier bounds: write the store as `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], bytes` with its byte count",
+            ));
+        }
+        if !dst.starts_with("shared") || src != "global" || !opcode.contains("mbarrier::complete_tx::bytes") {
+            return Err(not_modelled(span, opcode, "this TMA tensor copy is not modelled"));
+        }
+        if !op(1)?.trim_start().starts_with('[') || !op(1)?.contains('{') {
+            return Err(FrontError::input(
+                span,
+                format!("`{}`: `{}` is not a tensor map with coordinates", ins.text, op(1)?),
+            ));
+        }
+        let (array, offset, dspan) = self.asm_place(op(0)?, opcode, cx)?;
+        if self.arrays[array.0 as usize].space != Space::Shared {
+            return Err(FrontError::unsupported(
+                span,
+                format!(
+                    "`{opcode}` into `{}`, which is not shared memory of this block",
+                    self.arrays[array.0 as usize].name
+                ),
+            ));
+        }
+        let bar = self.mbar_ref(op(2)?, opcode, cx)?;
+        self.ops.push(Op::AsyncCopy(AsyncCopy {
+            dst: Access {
+                array,
+                kind: AccessKind::Write,
+                offset,
+                size: 0,
+                span: dspan,
+            },
+            src: None,
+            bytes: None,
+            completion: AsyncCompletion::Mbarrier(bar),
+        }));
+        Ok(())
+    }
+
+    /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`: a bulk store that reads
+    /// its shared source until `cp.async.bulk.wait_group.read` and writes global memory.
+    fn asm_bulk_store(&mut self, ins: &Instr, cx: &mut AsmCx) -> FResult<()> {
+        let span = cx.span;
+        let opcode = ins.opcode.as_str();
+        if !opcode.contains("bulk_group") || opcode.contains("cp_mask") {
+            return Err(not_modelled(span, opcode, "this bulk store is not modelled"));
+        }
+        let op = |i: usize| -> FResult<&str> {
+            ins.operands
+                .get(i)
+                .map(String::as_str)
+                .ok_or_else(|| FrontError::input(span, format!("`{}` has too few operands", ins.text)))
+        };
+        let size = self
+            .asm_const(op(2)?, cx)
+            .filter(|s| *s > 0 && *s % 16 == 0 && *s < 1 << 31)
+            .ok_or_else(|| not_modelled(span, opcode, "a bulk store whose size is not a constant multiple of 16"))?;
+        let (da, doff, dspan) = self.asm_place(op(0)?, opcode, cx)?;
+        let (sa, soff, sspan) = self.asm_place(op(1)?, opcode, cx)?;
+        let space = |a: ArrayId| self.arrays[a.0 as usize].space;
+        if space(da) != Space::Global || space(sa) != Space::Shared {
+            return Err(FrontError::unsupported(
+                span,
+                format!(
+                    "`{opcode}` from `{}` to `{}`: a bulk store copies shared memory to global memory",
+                    self.arrays[sa.0 as usize].name, self.arrays[da.0 as usize].name
+                ),
+            ));
+        }
+        let place = |array, kind, offset, span| Access {
+            array,
+            kind,
+            offset,
+            size: size as u32,
+            span,
+        };
+        self.ops.push(Op::AsyncCopy(AsyncCopy {
+            dst: place(da, AccessKind::Write, doff, dspan),
+            src: Some(place(sa, AccessKind::Read, soff, sspan)),
+            bytes: Some(Expr::Const(size, ScalarTy::U32)),
+            completion: AsyncCompletion::BulkGroup,
+        }));
+        Ok(())
     }
 
     /// A wait loop written in PTX around one `test_wait`/`try_wait` (`L: try_wait p; @p bra D;
@@ -467,7 +582,7 @@ impl<'a> Lowerer<'a> {
                 self.ops.push(Op::AsyncCopy(AsyncCopy {
                     dst,
                     src: Some(src),
-                    bytes: Expr::Const(size as i64, ScalarTy::U32),
+                    bytes: Some(Expr::Const(size as i64, ScalarTy::U32)),
                     completion: AsyncCompletion::Group,
                 }));
                 void

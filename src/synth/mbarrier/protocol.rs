@@ -96,7 +96,7 @@ fn classify(op: &Op) -> Option<(ArrayId, Use)> {
         }
         Op::AsyncCopy(c) => match &c.completion {
             AsyncCompletion::Mbarrier(b) => Some((b.array, Use::Arrival { fills: true })),
-            AsyncCompletion::Group => None,
+            AsyncCompletion::Group | AsyncCompletion::BulkGroup => None,
         },
         _ => None,
     }

@@ -1,7 +1,7 @@
 //! Async pipelines in the warp emulation: lane masks, mbarrier operations, asynchronous
 //! copies and commit groups, and spin loops on `test_wait`/`try_wait` turned into waits.
 
-use super::super::pipeline::{AgentIdx, AsyncEv, PhaseSel};
+use super::super::pipeline::{AgentIdx, AsyncEv, BarIdx, PhaseSel};
 use super::super::value::{Origin, Val};
 use super::trace::*;
 use super::warp::*;
@@ -324,6 +324,12 @@ impl Emu<'_, '_> {
                 },
                 MbarOp::Inval => AsyncEv::Inval { bar },
             };
+            match ev {
+                AsyncEv::Arrive { bar, tx, .. } | AsyncEv::ExpectTx { bar, bytes: tx } => {
+                    self.lanes[li].announce(bar, tx)
+                }
+                _ => {}
+            }
             let slot = events.iter().position(|(e, _)| same_event(e, &ev));
             let gi = match slot {
                 Some(i) => {
@@ -363,22 +369,14 @@ impl Emu<'_, '_> {
         Ok(())
     }
 
-    /// Asynchronous copies: per lane its completion (an mbarrier and bytes, or the commit
-    /// group); lanes completing alike share one agent, whose accesses are the copies'.
+    /// Asynchronous copies: per lane its completion (an mbarrier and bytes, or a commit
+    /// group); lanes completing alike share one agent, whose accesses are the copies'. A bulk
+    /// store is two agents: its reads (ended by `wait_group.read`) and its writes.
     pub(super) fn async_copy(&mut self, s: &Stmt, active: &[usize], c: &AsyncCopy) -> Result<(), Stop> {
         let mut agents: Vec<(AgentDone, u32)> = vec![];
+        let mut sizes = vec![c.dst.size; self.lanes.len()];
         for &li in active {
-            let done = match &c.completion {
-                AsyncCompletion::Mbarrier(b) => {
-                    let off = self.lane_int(li, &b.offset, b.span, "the mbarrier's address")?;
-                    let bytes = self.lane_int(li, &c.bytes, s.span, "the bytes of an asynchronous copy")?;
-                    AgentDone::Mbarrier {
-                        bar: self.ctx.mbars.of(b.array, off),
-                        bytes,
-                    }
-                }
-                AsyncCompletion::Group => AgentDone::Group,
-            };
+            let done = self.copy_done(li, s, c, &mut sizes)?;
             match agents.iter_mut().find(|(d, _)| same_target(d, &done)) {
                 Some((AgentDone::Mbarrier { bytes, .. }, mask)) => {
                     if let AgentDone::Mbarrier { bytes: b, .. } = done {
@@ -391,66 +389,175 @@ impl Emu<'_, '_> {
             }
         }
         for (done, mask) in agents {
-            let idx = self.ctx.agents.len() as AgentIdx;
-            let event = self.trace.events.len() as u32;
-            let mut agent = Agent {
-                warp: self.w,
-                event,
-                mask,
-                done,
-                conc: vec![],
-                sym: vec![],
-                label: s.label,
-                span: s.span,
-            };
-            for li in (0..self.lanes.len()).filter(|l| mask & (1 << l) != 0) {
-                for a in std::iter::once(&c.dst).chain(&c.src) {
-                    if self.ctx.k.array(a.array).space == Space::Local {
-                        continue;
-                    }
-                    match self.lane_access(li, s.label, a, 1)? {
-                        Recorded::Conc(x) => agent.conc.push(x),
-                        Recorded::Sym(x) => agent.sym.push(x),
-                    }
+            let lanes: Vec<usize> = (0..self.lanes.len()).filter(|l| mask & (1 << l) != 0).collect();
+            if done == AgentDone::BulkGroup {
+                let reads = self.copy_agent(s, done, mask, c.src.iter().collect(), &sizes)?;
+                let writes = self.copy_agent(s, done, mask, vec![&c.dst], &sizes)?;
+                for &li in &lanes {
+                    self.lanes[li].bulk_open.push([reads, writes]);
                 }
-                if done == AgentDone::Group {
+                continue;
+            }
+            let idx = self.copy_agent(s, done, mask, std::iter::once(&c.dst).chain(&c.src).collect(), &sizes)?;
+            if done == AgentDone::Group {
+                for &li in &lanes {
                     self.lanes[li].open_copies.push(idx);
                     self.lanes[li].copies.push(idx);
                 }
             }
-            self.ctx.agents.push(agent);
-            self.push_async(s, mask, AsyncEv::Issue { agent: idx });
         }
         Ok(())
     }
 
-    /// `cp.async.commit_group` / `wait_group n` over the active lanes.
-    pub(super) fn async_group(&mut self, s: &Stmt, active: &[usize], g: AsyncGroupOp) {
-        match g {
-            AsyncGroupOp::Commit => {
-                for &li in active {
-                    let open = std::mem::take(&mut self.lanes[li].open_copies);
-                    self.lanes[li].groups.push_back(open);
+    /// How lane `li`'s copy completes; a TMA load sized by the bytes the lane announced takes
+    /// them from its budget (its size in `sizes`).
+    fn copy_done(&mut self, li: usize, s: &Stmt, c: &AsyncCopy, sizes: &mut [u32]) -> Result<AgentDone, Stop> {
+        let b = match &c.completion {
+            AsyncCompletion::Mbarrier(b) => b,
+            AsyncCompletion::Group => return Ok(AgentDone::Group),
+            AsyncCompletion::BulkGroup => return Ok(AgentDone::BulkGroup),
+        };
+        let off = self.lane_int(li, &b.offset, b.span, "the mbarrier's address")?;
+        let bar = self.ctx.mbars.of(b.array, off);
+        let boxed = c.bytes.is_none();
+        let budget = *self.lanes[li].budget(bar);
+        let bytes = match &c.bytes {
+            Some(b) => self.lane_int(li, b, s.span, "the bytes of an asynchronous copy")?,
+            // The tx-count of a phase is below 2^20.
+            None if budget > 0 && budget < 1 << 20 => budget,
+            None => {
+                return Err(self.inconclusive(
+                    s.span,
+                    "a TMA tensor load whose box the host's tensor map decides, with no transaction bytes its thread announced (expect_tx or arrive.expect_tx on its mbarrier, before it) left to bound it".into(),
+                ))
+            }
+        };
+        *self.lanes[li].budget(bar) -= bytes;
+        if boxed {
+            sizes[li] = bytes as u32;
+        }
+        Ok(AgentDone::Mbarrier { bar, bytes, boxed })
+    }
+
+    /// A new agent for the copies of the lanes of `mask`, with their accesses of `accs` (a
+    /// write of `sizes[lane]` bytes); returns its index after pushing its issue event.
+    fn copy_agent(
+        &mut self,
+        s: &Stmt,
+        done: AgentDone,
+        mask: u32,
+        accs: Vec<&Access>,
+        sizes: &[u32],
+    ) -> Result<AgentIdx, Stop> {
+        let idx = self.ctx.agents.len() as AgentIdx;
+        let event = self.trace.events.len() as u32;
+        let mut agent = Agent {
+            warp: self.w,
+            event,
+            mask,
+            done,
+            conc: vec![],
+            sym: vec![],
+            label: s.label,
+            span: s.span,
+        };
+        for li in (0..self.lanes.len()).filter(|l| mask & (1 << l) != 0) {
+            for &a in &accs {
+                if self.ctx.k.array(a.array).space == Space::Local {
+                    continue;
+                }
+                let sized;
+                let a = if a.kind == AccessKind::Write && a.size != sizes[li] {
+                    sized = Access {
+                        size: sizes[li],
+                        ..a.clone()
+                    };
+                    &sized
+                } else {
+                    a
+                };
+                match self.lane_access(li, s.label, a, 1)? {
+                    Recorded::Conc(x) => agent.conc.push(x),
+                    Recorded::Sym(x) => agent.sym.push(x),
                 }
             }
-            AsyncGroupOp::Wait(n) => {
-                let mut done = vec![];
-                for &li in active {
-                    let lane = &mut self.lanes[li];
+        }
+        self.ctx.agents.push(agent);
+        self.push_async(s, mask, AsyncEv::Issue { agent: idx });
+        Ok(idx)
+    }
+
+    /// `cp.async.commit_group` / `wait_group n` (and their bulk counterparts) over the active
+    /// lanes.
+    pub(super) fn async_group(&mut self, s: &Stmt, active: &[usize], g: AsyncGroupOp) {
+        let mut done = vec![];
+        for &li in active {
+            let lane = &mut self.lanes[li];
+            let mine = match g {
+                AsyncGroupOp::Commit => {
+                    let open = std::mem::take(&mut lane.open_copies);
+                    lane.groups.push_back(open);
+                    continue;
+                }
+                AsyncGroupOp::BulkCommit => {
+                    let open = std::mem::take(&mut lane.bulk_open);
+                    let reads = open.iter().map(|x| x[0]).collect();
+                    lane.bulk_groups.push_back([reads, open.iter().map(|x| x[1]).collect()]);
+                    continue;
+                }
+                AsyncGroupOp::Wait(n) => {
                     let mut mine = vec![];
                     while lane.groups.len() > n as usize {
                         mine.extend(lane.groups.pop_front().unwrap_or_default());
                     }
                     lane.copies.retain(|a| !mine.contains(a));
-                    if !mine.is_empty() {
-                        done.push((li as u8, mine));
-                    }
+                    mine
                 }
-                if !done.is_empty() {
-                    self.push_async(s, mask_of(active), AsyncEv::WaitGroup { done });
-                }
+                AsyncGroupOp::BulkWait(n, read) => lane.bulk_wait(n, read),
+            };
+            if !mine.is_empty() {
+                done.push((li as u8, mine));
             }
         }
+        if !done.is_empty() {
+            self.push_async(s, mask_of(active), AsyncEv::WaitGroup { done });
+        }
+    }
+}
+
+impl Lane {
+    /// The lane's announced transaction bytes on `bar` not yet taken by its copies.
+    fn budget(&mut self, bar: BarIdx) -> &mut i64 {
+        let i = match self.tx_budget.iter().position(|x| x.0 == bar) {
+            Some(i) => i,
+            None => {
+                self.tx_budget.push((bar, 0));
+                self.tx_budget.len() - 1
+            }
+        };
+        &mut self.tx_budget[i].1
+    }
+
+    /// `cp.async.bulk.wait_group{.read} n`: the agents of the groups but the newest `n` that
+    /// this wait ends (their reads; with no `.read`, their writes too, and the groups go).
+    fn bulk_wait(&mut self, n: u32, read: bool) -> Vec<AgentIdx> {
+        let older = self.bulk_groups.len().saturating_sub(n as usize);
+        let mut mine = vec![];
+        for g in self.bulk_groups.iter_mut().take(older) {
+            mine.append(&mut g[0]);
+            if !read {
+                mine.append(&mut g[1]);
+            }
+        }
+        if !read {
+            self.bulk_groups.drain(..older);
+        }
+        mine
+    }
+
+    /// Records `bytes` announced on `bar` (`expect_tx`, `arrive.expect_tx`).
+    pub(super) fn announce(&mut self, bar: BarIdx, bytes: i64) {
+        *self.budget(bar) += bytes;
     }
 }
 
@@ -469,7 +576,7 @@ fn same_event(a: &AsyncEv, b: &AsyncEv) -> bool {
 fn same_target(a: &AgentDone, b: &AgentDone) -> bool {
     match (a, b) {
         (AgentDone::Mbarrier { bar, .. }, AgentDone::Mbarrier { bar: b2, .. }) => bar == b2,
-        (AgentDone::Group, AgentDone::Group) => true,
+        (AgentDone::Group, AgentDone::Group) | (AgentDone::BulkGroup, AgentDone::BulkGroup) => true,
         _ => false,
     }
 }

@@ -56,9 +56,14 @@ pub(crate) enum AgentDone {
         bar: BarIdx,
         /// Bytes of all its copies.
         bytes: i64,
+        /// Whether the bytes are the ones the issuing lanes announced (a TMA load whose box
+        /// the host's tensor map decides), not the copies' own.
+        boxed: bool,
     },
     /// With the issuing lanes' commit group (`cp.async.wait_group`).
     Group,
+    /// With the issuing lanes' bulk async-group (`cp.async.bulk.wait_group`).
+    BulkGroup,
 }
 
 /// The asynchronous copies one event issued: they access memory at some time between the

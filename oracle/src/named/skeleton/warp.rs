@@ -3,7 +3,7 @@
 //! barriers themselves. Statements without barriers run lane by lane ([`super::lane`]);
 //! async-pipeline ops and spin loops are in [`super::async_ops`].
 
-use super::super::pipeline::{AgentIdx, Mbarriers};
+use super::super::pipeline::{AgentIdx, BarIdx, Mbarriers};
 use super::super::value::{Blame, Origin, Sym, Unknowns, Val};
 use super::trace::*;
 use crate::ir::*;
@@ -92,6 +92,9 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
                 open_copies: vec![],
                 groups: VecDeque::new(),
                 copies: vec![],
+                bulk_open: vec![],
+                bulk_groups: VecDeque::new(),
+                tx_budget: vec![],
             });
         }
         let r = em.warp_block(&k.body);
@@ -258,6 +261,14 @@ pub(super) struct Lane {
     pub(super) groups: VecDeque<Vec<AgentIdx>>,
     /// `cp.async` copies issued and not waited for (for `cp.async.mbarrier.arrive`).
     pub(super) copies: Vec<AgentIdx>,
+    /// Bulk stores issued since the last `cp.async.bulk.commit_group`: (reads, writes) agents.
+    pub(super) bulk_open: Vec<[AgentIdx; 2]>,
+    /// Committed bulk groups not yet waited for, oldest first: the agents still reading their
+    /// sources, and those still writing.
+    pub(super) bulk_groups: VecDeque<[Vec<AgentIdx>; 2]>,
+    /// Per mbarrier, the transaction bytes the lane announced there that its copies did not
+    /// take yet (what sizes a TMA load whose box the host decides).
+    pub(super) tx_budget: Vec<(BarIdx, i64)>,
 }
 
 /// The emulator of one warp.

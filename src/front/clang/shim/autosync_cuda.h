@@ -32,6 +32,7 @@
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __grid_constant__ __attribute__((grid_constant))
 #define __restrict__ __restrict
 #define __builtin_align__(a) __align__(a)
 #define __device_builtin__
