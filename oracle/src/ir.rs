@@ -234,30 +234,21 @@ pub enum Expr {
     Cast(ScalarTy, Box<Expr>),
     /// `c ? a : b` over pure operands.
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// A value of the given type the checkers do not interpret (float arithmetic, calls to
-    /// pure math functions, ...). It is a deterministic function of its operands: uniform when
-    /// they all are, otherwise unknown.
+    /// A value the checkers do not interpret (float arithmetic, pure math calls), a
+    /// deterministic function of its operands: uniform when they all are.
     Opaque(ScalarTy, Vec<Expr>),
-    /// A value nothing is known about, which may differ in every thread and at every
-    /// evaluation: the bytes of an uninitialized object, an inline-asm output, the result of a
-    /// library call whose value autosync does not interpret. Never uniform, and never equal to
-    /// another value unless that is proven.
+    /// A value nothing is known about, possibly different in every thread and evaluation
+    /// (uninitialized bytes, an asm output, an uninterpreted library result): never uniform.
     Unknown(ScalarTy),
-    /// A block-wide vote (`__syncthreads_or/and/count`): `pred` of every thread of the block
-    /// that executes it, combined. The same value in every such thread. It only ever appears as
-    /// the whole right-hand side of an [`Op::Assign`] in the statement right after the
-    /// block-wide barrier it belongs to, so the threads that execute it are the ones that
-    /// reached that barrier.
+    /// A block-wide vote (`__syncthreads_or/and/count`): `pred` of every thread that runs it,
+    /// combined; the same in each. Only the whole right-hand side of an [`Op::Assign`] right
+    /// after its block-wide barrier (so its threads are the ones that reached the barrier).
     Vote(VoteKind, Box<Expr>),
-    /// The result of a collective over aligned groups of `width` consecutive threads (linear
-    /// index; `width` a power of two, at most 32) that gives every lane of a group that ran it
-    /// together the same bits: a butterfly reduction (every step combined a lane's value with
-    /// its xor partner's by a commutative operation) or a full-mask warp vote or reduction
-    /// (`__ballot_sync`, `__reduce_add_sync`). Nothing else is known of it. It only ever
-    /// appears as the whole right-hand side of an [`Op::Assign`] in the statement of the call
-    /// or right after the reduction's loop, and checkers may rely on it only where the whole
-    /// warp runs that statement together (its predicate is warp-uniform and the group's lanes
-    /// all exist).
+    /// A collective's result, the same bits in every lane of an aligned group of `width`
+    /// consecutive threads (a power of two ≤ 32) that ran it together: a commutative xor
+    /// butterfly, a full-mask warp vote or reduction. Only the whole right-hand side of an
+    /// [`Op::Assign`] (at the call, or right after the reduction's loop); relied on only
+    /// where the warp runs that statement together (warp-uniform predicate, whole group).
     GroupValue(ScalarTy, u32),
 }
 
@@ -661,10 +652,8 @@ pub struct AsyncCopy {
     pub dst: Access,
     /// The bytes read, when known (a TMA load reads through a tensor map: `None`).
     pub src: Option<Access>,
-    /// Bytes the copy completes (its transaction count); `None` for a TMA load whose box the
-    /// host's tensor map decides: it writes (from `dst.offset`, `dst.size` a placeholder) and
-    /// completes the bytes its thread announced on its mbarrier that its earlier copies there
-    /// did not take (docs/named.md).
+    /// Bytes the copy completes; `None` for a TMA load (box from the host's tensor map): from
+    /// `dst.offset`, the bytes its thread announced on the mbarrier not yet taken (named.md).
     pub bytes: Option<Expr>,
     /// How it completes.
     pub completion: AsyncCompletion,
@@ -675,13 +664,11 @@ pub struct AsyncCopy {
 pub enum AsyncGroupOp {
     /// `cp.async.commit_group`: the copies issued since the last commit form a group.
     Commit,
-    /// `cp.async.wait_group n`: waits until at most `n` committed groups are pending
-    /// (`wait_all` is commit + wait 0).
+    /// `cp.async.wait_group n`: at most `n` committed groups stay pending (`wait_all`: 0).
     Wait(u32),
     /// `cp.async.bulk.commit_group`: the bulk stores issued since the last one form a group.
     BulkCommit,
-    /// `cp.async.bulk.wait_group{.read} n` (`n`, `.read`): at most `n` bulk groups stay pending
-    /// (with `.read`, the older ones have only finished reading their sources).
+    /// `cp.async.bulk.wait_group{.read} n`: at most `n` bulk groups stay pending (`.read`: the others only read).
     BulkWait(u32, bool),
 }
 
@@ -697,8 +684,7 @@ pub enum ProxyFence {
 /// What an atomic read-modify-write does to the value it updates, as far as the checker uses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AtomicOp {
-    /// Adds this positive constant (`atomicAdd(p, c)` with `c > 0`): on a counter nothing else
-    /// writes, every call returns a value no other call returns.
+    /// Adds a positive constant: on a counter nothing else writes, each call returns its own value.
     Increment(u64),
     /// Anything else (exchange, min/max, compare-and-swap, a variable amount, ...).
     Other,
