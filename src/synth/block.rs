@@ -154,6 +154,22 @@ fn unfixable_cause(space: &Space, r: &Race) -> Option<Unfixable> {
     })
 }
 
+/// A race of one statement with itself, within an iteration and across iterations, whose
+/// cross-iteration instances barriers can order: the race to place for (without its
+/// same-iteration relation). Its same-iteration instances may be benign once the others are
+/// ordered (every thread of a warp stores the value they agree on); the candidate's check says.
+fn same_statement_across_iterations(space: &Space, r: &Race) -> Option<Race> {
+    let same_stmt = r.first.label == r.second.label && r.relations.contains(&IterRelation::SameIteration);
+    if !same_stmt || r.scope == RaceScope::InterBlock {
+        return None;
+    }
+    let mut reduced = r.clone();
+    reduced.relations.retain(|rel| *rel != IterRelation::SameIteration);
+    let separable = !reduced.relations.is_empty()
+        && !clauses(space, &reduced, &BTreeSet::new()).iter().any(|c| c.is_empty());
+    separable.then_some(reduced)
+}
+
 /// The options of synthesis's first (planning) oracle call, given those of its candidate
 /// checks (`quiet`): one racing access pair per pair of source places is what its clauses
 /// need, and a race's loop relation may be assumed. Every placement is verified with the full
@@ -290,7 +306,11 @@ fn place(
     (quiet, proofs): (&sdv::SdvOptions, &sdv::Proofs<'_>),
     stats: &mut SynthStats,
 ) -> Outcome {
-    let (fixable, unfixable) = match triage(k, space, planned) {
+    let Triage {
+        fixable,
+        unfixable,
+        pending,
+    } = match triage(k, space, planned) {
         Ok(split) => split,
         Err(outcome) => return outcome,
     };
@@ -308,15 +328,27 @@ fn place(
             .collect(),
         unfixable,
         known: fixable,
+        pending,
         assumed: assumed.clone(),
         narrow: BTreeSet::new(),
     };
     refinement.run(stats)
 }
 
+/// The input's findings, split by what a placement can do about them.
+struct Triage {
+    /// The races a placement must remove.
+    fixable: Vec<Race>,
+    /// The causes no barrier among the positions removes.
+    unfixable: Vec<Unfixable>,
+    /// Same-statement races placed for across iterations only (their reduced copies are in
+    /// `fixable`): unfixable after all if a candidate still has them within an iteration.
+    pending: Vec<Race>,
+}
+
 /// Splits the input's findings into the races a placement must remove and the causes no
 /// barrier among `space`'s positions removes; `Err` is the outcome when nothing can be placed.
-fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<(Vec<Race>, Vec<Unfixable>), Outcome> {
+fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<Triage, Outcome> {
     // Unfixable races and divergent barriers in the input; the other races are what the
     // placement must remove.
     let mut unfixable: Vec<Unfixable> = planned
@@ -326,8 +358,16 @@ fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<(Vec<Race>, Vec
         .map(|d| Unfixable::DivergentBarrier(d.barrier))
         .collect();
     let mut fixable: Vec<Race> = Vec::new();
+    let mut pending: Vec<Race> = Vec::new();
     for r in &planned.races {
         match unfixable_cause(space, r) {
+            Some(u @ Unfixable::SameStatement(_)) => match same_statement_across_iterations(space, r) {
+                Some(reduced) => {
+                    pending.push(r.clone());
+                    fixable.push(reduced);
+                }
+                None => unfixable.push(u),
+            },
             Some(u) => unfixable.push(u),
             None => fixable.push(r.clone()),
         }
@@ -354,7 +394,11 @@ fn triage(k: &Kernel, space: &Space, planned: &Report) -> Result<(Vec<Race>, Vec
         );
         return Err(Outcome::Inconclusive(msg));
     }
-    Ok((fixable, unfixable))
+    Ok(Triage {
+        fixable,
+        unfixable,
+        pending,
+    })
 }
 
 /// The state [`place`]'s rounds share: the races to separate, the options narrowed so far,
@@ -375,6 +419,8 @@ struct Refinement<'a> {
     unfixable_keys: HashSet<(RaceKey, RaceScope)>,
     /// The races every placement must separate.
     known: Vec<Race>,
+    /// Same-statement races `known` holds only across iterations (see [`Triage::pending`]).
+    pending: Vec<Race>,
     /// Known races whose loop relation the planning check assumed, until a candidate's check
     /// finds them again (and with them the relation).
     assumed: HashSet<RaceKey>,
@@ -400,6 +446,12 @@ impl Refinement<'_> {
                 Ok(r) => r,
                 Err(outcome) => return outcome,
             };
+            if self.settle_pending(&report) {
+                if self.known.is_empty() {
+                    return Outcome::Unfixable(self.unfixable);
+                }
+                continue;
+            }
             if report.is_clean() {
                 return self.verified(&chosen);
             }
@@ -486,6 +538,30 @@ impl Refinement<'_> {
             .races
             .retain(|r| !self.unfixable_keys.contains(&(key(r), r.scope)));
         Ok(report)
+    }
+
+    /// Pending same-statement races a candidate still has within an iteration: unfixable, and
+    /// no longer placed for (barriers that order only their other instances remove no race).
+    /// Whether any was.
+    fn settle_pending(&mut self, report: &Report) -> bool {
+        let real: Vec<Race> = self
+            .pending
+            .iter()
+            .filter(|p| {
+                report
+                    .races
+                    .iter()
+                    .any(|r| key(r) == key(p) && r.relations.contains(&IterRelation::SameIteration))
+            })
+            .cloned()
+            .collect();
+        for r in &real {
+            self.pending.retain(|p| key(p) != key(r));
+            self.known.retain(|x| key(x) != key(r));
+            self.unfixable_keys.insert((key(r), r.scope));
+            self.unfixable.push(Unfixable::SameStatement(r.clone()));
+        }
+        !real.is_empty()
     }
 
     /// The outcome of a verified placement: its barriers with the reported races each covers.

@@ -127,7 +127,7 @@ fn fix_json_reports_barriers() {
         .stdout
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let k = &v["kernels"][0];
+    let k = &v["files"][0]["kernels"][0];
     assert_eq!(k["status"], "fixed");
     assert_eq!(k["barriers"].as_array().unwrap().len(), 1);
     assert_eq!(k["cost"], 100.0);
@@ -364,7 +364,7 @@ fn minimize_reports_lines_and_time() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let k = &v["kernels"][0];
+    let k = &v["files"][0]["kernels"][0];
     assert_eq!(k["barriers"][0]["line"], 10, "{k}");
     assert_eq!(k["barriers"][0]["original_line"], 11, "{k}");
     assert_eq!(k["minimized"]["removed_lines"], serde_json::json!([9]));
