@@ -138,6 +138,10 @@ pub struct Race {
     /// race that happens for every layout.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overlap: Vec<String>,
+    /// One side is a bulk store still reading its shared-memory source (before the issuing
+    /// thread's `cp.async.bulk.wait_group.read`), the other a write to that source.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_in_flight: bool,
 }
 
 /// A barrier reached under a condition that is not uniform across the threads that must meet.
@@ -239,6 +243,12 @@ pub enum SyncDefectKind {
         barrier: String,
         /// The phase it counts toward in the simulated schedule.
         phase: i64,
+    },
+    /// A generic-proxy write to shared memory that a copy later reads through the async proxy
+    /// (a bulk or TMA store), with no `fence.proxy.async` of the writing thread between them.
+    MissingProxyFence {
+        /// The shared array as declared.
+        array: String,
     },
     /// Some thread reaches a trap on every path: the kernel never completes a launch (often
     /// code a library compiles as a trap below the architecture it needs).

@@ -334,6 +334,11 @@ fn race_defect(shape: &Shape, tx: &Texts, race: &Race, warning: bool) -> Defect 
         k.loc(b.span)
     ));
     let mut notes: Vec<String> = relation_words(shape, race).into_iter().collect();
+    if race.store_in_flight {
+        notes.push(format!(
+            "a bulk store reads `{arr}` until its thread's cp.async.bulk.wait_group.read retires it; the write is not ordered after that wait"
+        ));
+    }
     notes.extend(witness_words(race));
     if warning && race.benign {
         notes.push("not a defect by default; `--strict` reports benign races as races".into());

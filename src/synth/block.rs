@@ -165,8 +165,8 @@ fn same_statement_across_iterations(space: &Space, r: &Race) -> Option<Race> {
     }
     let mut reduced = r.clone();
     reduced.relations.retain(|rel| *rel != IterRelation::SameIteration);
-    let separable = !reduced.relations.is_empty()
-        && !clauses(space, &reduced, &BTreeSet::new()).iter().any(|c| c.is_empty());
+    let separable =
+        !reduced.relations.is_empty() && !clauses(space, &reduced, &BTreeSet::new()).iter().any(|c| c.is_empty());
     separable.then_some(reduced)
 }
 

@@ -7,7 +7,9 @@ use autosync_oracle::report::{Race, SyncDefectKind};
 
 /// The rule of a race finding.
 pub fn race_rule(race: &Race) -> &'static Rule {
-    if race.benign {
+    if race.store_in_flight {
+        &rules::STORE_SOURCE_REUSE
+    } else if race.benign {
         &rules::BENIGN_RACE
     } else if !race.overlap.is_empty() {
         &rules::LAYOUT_RACE
@@ -83,6 +85,10 @@ fn sync_defect(kind: &SyncDefectKind) -> (&'static Rule, String) {
             &rules::MBARRIER_PHASE_ORDER,
             format!("an arrival on mbarrier `{barrier}` may count toward another phase than phase {phase}"),
         ),
+        SyncDefectKind::MissingProxyFence { array } => (
+            &rules::MISSING_PROXY_FENCE,
+            format!("`{array}` is written without fence.proxy.async before a copy reads it through the async proxy"),
+        ),
         SyncDefectKind::AlwaysTraps { instr, function, arch } => {
             (&rules::ALWAYS_TRAPS, always_traps(instr, function, arch))
         }
@@ -147,6 +153,7 @@ mod tests {
                 barrier: "b".into(),
                 phase: 0,
             },
+            SyncDefectKind::MissingProxyFence { array: "tile".into() },
             SyncDefectKind::AlwaysTraps {
                 instr: "brkpt".into(),
                 function: "f".into(),

@@ -202,6 +202,26 @@ pub const MBARRIER_PHASE_ORDER: Rule = Rule {
     help: "Wait on the stage's empty barrier (the consumers' release) before arriving on or copying into its full barrier again.",
 };
 
+/// `missing-proxy-fence`.
+pub const MISSING_PROXY_FENCE: Rule = Rule {
+    id: "missing-proxy-fence",
+    noun: "a missing async-proxy fence",
+    severity: Severity::Error,
+    short: "Shared memory written before an async-proxy read without fence.proxy.async",
+    full: "A bulk copy or TMA store (`cp.async.bulk.global.shared::cta`, `cp.async.bulk.tensor.*.global.shared::cta`) reads shared memory through the async proxy, which sees a thread's ordinary (generic-proxy) writes only after that thread runs `fence.proxy.async`. A barrier orders the threads, not the proxies: without the fence the copy may store stale data to global memory.",
+    help: "Have every thread that writes the buffer run `fence.proxy.async.shared::cta` (CUTLASS: `cute::tma_store_fence()`) after its writes and before the barrier that precedes the copy.",
+};
+
+/// `store-source-reuse`.
+pub const STORE_SOURCE_REUSE: Rule = Rule {
+    id: "store-source-reuse",
+    noun: "a bulk-store source reused in flight",
+    severity: Severity::Error,
+    short: "A bulk store's shared-memory source written before the store has read it",
+    full: "A bulk copy or TMA store to global memory reads its shared-memory source asynchronously, until the issuing thread's `cp.async.bulk.wait_group.read` retires its bulk group. A write to the source that is not ordered after that wait (a ring of epilogue buffers refilled too early) races with the store's read: global memory may get the new data, the old, or a mix.",
+    help: "Before the buffer is written again, have the issuing thread run `cp.async.bulk.wait_group.read N` (N: the bulk groups that may stay in flight; CUTLASS: `tma_store_wait<N>()`) and order the writers after it with a barrier. No barrier alone fixes it, so `fix` writes nothing.",
+};
+
 /// `always-traps`.
 pub const ALWAYS_TRAPS: Rule = Rule {
     id: "always-traps",
@@ -250,6 +270,8 @@ pub const RULES: &[Rule] = &[
     MBARRIER_PARITY,
     MBARRIER_TX,
     MBARRIER_PHASE_ORDER,
+    MISSING_PROXY_FENCE,
+    STORE_SOURCE_REUSE,
     ALWAYS_TRAPS,
     PDL_NC_LOAD,
     INCONCLUSIVE,

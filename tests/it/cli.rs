@@ -560,3 +560,34 @@ fn a_kernel_that_always_traps_is_an_error_and_not_fixed() {
         .assert()
         .code(0);
 }
+
+/// The two async-proxy defects of a bulk-store epilogue have rules of their own: a write the
+/// store reads with no `fence.proxy.async` of its thread between (naming the write, its thread
+/// and the copy), and a source written again before the store's `wait_group.read`.
+#[test]
+fn bulk_store_defects_have_rules_of_their_own() {
+    let json = |args: &[&str], code: i32| -> serde_json::Value {
+        let out = bin()
+            .args(["check", "--no-cache", "--format", "json", "--arch", "sm_90"])
+            .args(args)
+            .assert()
+            .code(code)
+            .get_output()
+            .stdout
+            .clone();
+        serde_json::from_slice(&out).unwrap()
+    };
+    let v = json(&["corpus/pipeline/bulk_store_no_fence.cu"], 1);
+    let d = &v["kernels"][0]["defects"][0];
+    assert_eq!(d["rule"], "missing-proxy-fence", "{v}");
+    assert_eq!(d["primary"]["line"], 16, "{d}");
+    assert_eq!(d["related"][0]["line"], 19, "{d}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("thread 0 writes byte 0 of `tile`"), "{notes}");
+    let v = json(&["corpus/pipeline/bulk_store_fenced.cu"], 0);
+    assert_eq!(v["kernels"][0]["defects"], serde_json::json!([]), "{v}");
+    let v = json(&["--param", "iters=4", "corpus/pipeline/bulk_store2_reuse.cu"], 1);
+    let d = &v["kernels"][0]["defects"][0];
+    assert_eq!(d["rule"], "store-source-reuse", "{v}");
+    assert!(d["notes"].to_string().contains("wait_group.read"), "{d}");
+}

@@ -40,6 +40,7 @@ fn defect_classes(r: &Report) -> BTreeSet<&'static str> {
             SyncDefectKind::ParityMismatch { .. } => "mbarrier-parity",
             SyncDefectKind::TxMismatch { .. } => "mbarrier-tx",
             SyncDefectKind::PhaseOrder { .. } => "mbarrier-phase-order",
+            SyncDefectKind::MissingProxyFence { .. } => "missing-proxy-fence",
             SyncDefectKind::AlwaysTraps { .. } => "always-traps",
         });
     }

@@ -45,8 +45,14 @@ impl<'k> Machine<'k> {
                 self.block(t, step.label, Blocked::Group(*n, true));
                 Ok(true)
             }
-            // Fences order nothing between the agents modelled here.
-            Op::ProxyFence(_) => Ok(true),
+            // The async proxy sees the thread's generic writes so far; an mbarrier-init
+            // fence orders nothing the executor models.
+            Op::ProxyFence(ProxyFence::Async) => {
+                let epoch = self.threads[t].clock.get(t as Agent);
+                self.proxy.fence(t as Agent, epoch);
+                Ok(true)
+            }
+            Op::ProxyFence(ProxyFence::MbarrierInit) => Ok(true),
             _ => unreachable!("plain ops are run by plain_op"),
         }
     }
@@ -272,6 +278,9 @@ impl<'k> Machine<'k> {
         } = self.copies[c];
         if let (Some(s), Some(a)) = (&op.src, src) {
             self.record(agent, label, s, a, s.size)?;
+            if !matches!(op.completion, AsyncCompletion::Group) && self.k.array(s.array).space == Space::Shared {
+                self.proxy_reads(c, (s.array, a), s.size);
+            }
         }
         let space = self.record(agent, label, &op.dst, dst, size)?;
         for i in (0..size as u64).step_by(8) {
@@ -292,6 +301,16 @@ impl<'k> Machine<'k> {
         }
         self.fire_deferred();
         Ok(())
+    }
+
+    /// Copy `c` reads `size` bytes from `start` through the async proxy: a write it sees
+    /// unfenced is a missing proxy fence.
+    fn proxy_reads(&mut self, c: usize, (array, start): (ArrayId, u64), size: u32) {
+        let clock = &self.copies[c].clock;
+        let unfenced = (0..size as u64).find_map(|i| self.proxy.unfenced_read((array, start + i), clock));
+        if let Some(write) = unfenced {
+            self.defect(WarpDefect::MissingProxyFence(write));
+        }
     }
 
     /// The transaction bytes a copy of thread `t` completes on `key`: its own, or for a TMA

@@ -44,6 +44,9 @@ pub enum WarpDefect {
     /// A named-barrier generation (started at this label) completed by `bar.arrive`s alone:
     /// nobody waited in it, so it ordered nothing.
     ArriveOnly(Label),
+    /// A bulk copy read shared memory through the async proxy that a thread wrote (at this
+    /// label) with no `fence.proxy.async` ordered before the copy after the write.
+    MissingProxyFence(Label),
 }
 
 impl WarpDefect {
@@ -57,6 +60,7 @@ impl WarpDefect {
             WarpDefect::CountMismatch(_) => "count-mismatch",
             WarpDefect::Divergent(_) => "divergent",
             WarpDefect::ArriveOnly(_) => "arrive-only",
+            WarpDefect::MissingProxyFence(_) => "missing-proxy-fence",
         }
     }
 }

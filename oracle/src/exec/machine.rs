@@ -11,6 +11,7 @@ use super::eval::{initial_values, var_of, Env, Geometry, Val, WARP_SIZE};
 use super::findings::{WarpDefect, WarpRace, WarpReport};
 use super::memory::Memory;
 use super::program::{Instr, Program, Step};
+use super::proxy::ProxyHistory;
 use super::schedule::{Picker, Schedule, Unit};
 use super::sync::{BarKey, Generation, Mbar, Want};
 use super::value::cast;
@@ -110,6 +111,8 @@ pub struct Machine<'k> {
     global: Memory,
     local: Memory,
     history: History,
+    /// Generic writes of shared memory and their proxy fences.
+    pub proxy: ProxyHistory,
     bars: BTreeMap<BarKey, Generation>,
     pub mbars: BTreeMap<MbarKey, Mbar>,
     /// `cp.async.mbarrier.arrive`s waiting for their thread's copies to land.
@@ -158,6 +161,7 @@ impl<'k> Machine<'k> {
             global: Memory::new(1),
             local: Memory::new(3),
             history: History::default(),
+            proxy: ProxyHistory::default(),
             bars: BTreeMap::new(),
             mbars: BTreeMap::new(),
             deferred: Vec::new(),
@@ -468,6 +472,12 @@ impl<'k> Machine<'k> {
         };
         for i in 0..size as u64 {
             let key = (acc.array, addr.wrapping_add(i));
+            if space == Space::Shared && acc.kind != AccessKind::Read {
+                match (agent as usize).checked_sub(n) {
+                    None => self.proxy.write(key, agent, clock.get(agent), label),
+                    Some(_) => self.proxy.overwrite(key),
+                }
+            }
             self.history.record(key, agent, clock, site, &mut |r| {
                 let (l1, l2) = (r.earlier.label, r.later.label);
                 let ((t1, c1), (t2, c2)) = (who(r.agents[0]), who(r.agents[1]));

@@ -36,6 +36,7 @@ mod findings;
 mod machine;
 mod memory;
 mod program;
+mod proxy;
 mod schedule;
 mod sync;
 mod value;

@@ -10,13 +10,15 @@
 //!    participants, arrive-only, recycling; phase order, parity, transaction bytes).
 //! 3. [`hb`]: vector clocks of the segments over the generations.
 //! 4. [`races`] / [`symbolic`]: conflicting accesses of concurrent segments (hash buckets
-//!    for concrete addresses, Z3 for symbolic ones), copies included.
+//!    for concrete addresses, Z3 for symbolic ones), copies included; [`proxy`]: generic
+//!    writes that async-proxy copies read without a `fence.proxy.async` between.
 
 mod distance;
 mod eval;
 mod hb;
 mod phases;
 mod pipeline;
+mod proxy;
 mod races;
 mod sim;
 mod skeleton;
@@ -161,8 +163,17 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         // Happens-before is only meaningful when generations are the same in every schedule.
         return report;
     }
-    races_of(k, &units, &sim, &hb, opts, &mut report);
+    let buckets = races_of(k, &units, &sim, &hb, opts, &mut report);
+    let pxc = proxy::ProxyCx {
+        k,
+        units: &units,
+        hb: &hb,
+    };
+    report.sync_defects.extend(proxy::missing_fences(&pxc, &buckets));
     if report.is_clean() {
+        if let Some(i) = proxy::undecided(&pxc) {
+            report.inconclusive.push(i);
+        }
         // Clean only if the async proxy's view of the mbarriers does not decide it, nor which
         // TMA load takes which announced bytes.
         if let Some((span, message)) = phases::proxy_fences(&pcx).or_else(|| phases::boxed_copies(&pcx)) {
@@ -172,13 +183,21 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
     report
 }
 
-/// The races between concurrent segments of the schedule.
-fn races_of(k: &Kernel, units: &units::Units, sim: &sim::Sim, hb: &hb::Hb, opts: &NamedOptions, report: &mut Report) {
+/// The races between concurrent segments of the schedule; the buckets of concrete accesses.
+fn races_of(
+    k: &Kernel,
+    units: &units::Units,
+    sim: &sim::Sim,
+    hb: &hb::Hb,
+    opts: &NamedOptions,
+    report: &mut Report,
+) -> races::Buckets {
     let buckets = races::bucket(k, &units.traces);
     let mut cx = races::RaceCtx::new(k, units, sim);
     races::check_concrete(&mut cx, hb, &buckets, opts.warp_sync);
     report.queries += symbolic::check_symbolic(&mut cx, hb, &buckets, opts.warp_sync, opts.timeout_ms);
     report.races = cx.races;
+    buckets
 }
 
 /// The first grid barrier that is not one of the kernel's top-level statements.

@@ -4,7 +4,7 @@
 
 use super::hb::Hb;
 use super::sim::{Sim, NO_GEN};
-use super::skeleton::WarpTrace;
+use super::skeleton::{AgentDone, WarpTrace};
 use super::units::Units;
 use crate::ir::{AccessKind, ArrayId, Kernel, Label, Space, Span};
 use crate::report::*;
@@ -352,6 +352,17 @@ impl<'a> RaceCtx<'a> {
         (e.id as i64, seq)
     }
 
+    /// Whether `copy` is a bulk store reading its source and `other` a thread's write to it.
+    fn store_in_flight(&self, copy: &Side, other: &Side) -> bool {
+        let store = self.units.info[copy.warp as usize]
+            .agent
+            .is_some_and(|a| self.units.done[a as usize] == AgentDone::BulkGroup);
+        store
+            && copy.kind == AccessKind::Read
+            && self.units.info[other.warp as usize].agent.is_none()
+            && other.kind != AccessKind::Read
+    }
+
     /// Records a race between two sides touching `byte_offset` of `array`.
     pub(crate) fn report(&mut self, array: ArrayId, a: Side, b: Side, byte_offset: Option<i64>, assumed: bool) {
         let key = self.key(a.label, b.label, array);
@@ -430,6 +441,7 @@ impl<'a> RaceCtx<'a> {
             // The named checker does not compare stored values: every race is a defect.
             benign: false,
             overlap: Vec::new(),
+            store_in_flight: self.store_in_flight(&a, &b) || self.store_in_flight(&b, &a),
         });
     }
 }

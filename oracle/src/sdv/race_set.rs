@@ -55,6 +55,7 @@ impl RaceSet {
                 assumed,
                 benign,
                 overlap: overlap.clone(),
+                store_in_flight: false,
             });
             self.races.len() - 1
         });
