@@ -208,8 +208,8 @@ pub const MISSING_PROXY_FENCE: Rule = Rule {
     noun: "a missing async-proxy fence",
     severity: Severity::Error,
     short: "Shared memory written before an async-proxy read without fence.proxy.async",
-    full: "A bulk copy or TMA store (`cp.async.bulk.global.shared::cta`, `cp.async.bulk.tensor.*.global.shared::cta`) reads shared memory through the async proxy, which sees a thread's ordinary (generic-proxy) writes only after that thread runs `fence.proxy.async`. A barrier orders the threads, not the proxies: without the fence the copy may store stale data to global memory.",
-    help: "Have every thread that writes the buffer run `fence.proxy.async.shared::cta` (CUTLASS: `cute::tma_store_fence()`) after its writes and before the barrier that precedes the copy.",
+    full: "A bulk copy or TMA store (`cp.async.bulk.global.shared::cta`, `cp.async.bulk.tensor.*.global.shared::cta`) reads shared memory through the async proxy, which sees ordinary (generic-proxy) writes only through a `fence.proxy.async` that happens after them and before the copy: the writer's own, or the issuing thread's after the barrier that orders the writes before it. A barrier orders the threads, not the proxies: without the fence the copy may store stale data to global memory.",
+    help: "Have every thread that writes the buffer run `fence.proxy.async.shared::cta` (CUTLASS: `cute::tma_store_fence()`) after its writes and before the barrier that precedes the copy, or have the issuing thread run it after that barrier, just before the copy.",
 };
 
 /// `store-source-reuse`.

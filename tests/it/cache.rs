@@ -83,12 +83,15 @@ fn no_cache_neither_reads_nor_writes() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("(from the cache)"));
 }
 
-/// The per-kernel results of a JSON run, without the wall-clock times.
+/// The per-kernel results of a JSON run, without the wall-clock times and the solver query
+/// count (a query whose solver call a loaded machine's wall clock stops is asked again
+/// another way: more queries, the same answer).
 fn verdicts(json: &[u8]) -> Vec<Value> {
     let v: Value = serde_json::from_slice(json).expect("JSON output");
     let mut kernels = v["kernels"].as_array().cloned().unwrap_or_default();
     for k in &mut kernels {
         k["stats"]["millis"] = Value::Null;
+        k["report"]["queries"] = Value::Null;
     }
     kernels
 }

@@ -48,8 +48,7 @@ impl<'k> Machine<'k> {
             // The async proxy sees the thread's generic writes so far; an mbarrier-init
             // fence orders nothing the executor models.
             Op::ProxyFence(ProxyFence::Async) => {
-                let epoch = self.threads[t].clock.get(t as Agent);
-                self.proxy.fence(t as Agent, epoch);
+                self.proxy.fence(t as Agent, &self.threads[t].clock);
                 Ok(true)
             }
             Op::ProxyFence(ProxyFence::MbarrierInit) => Ok(true),

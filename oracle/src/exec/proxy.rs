@@ -1,7 +1,8 @@
-//! The async proxy in the executor: the last generic write of every shared byte, and whether
-//! its thread fenced it (`fence.proxy.async`) and when. A bulk copy that reads a byte whose
-//! last write is ordered before it, with no fence ordered before it after that write, saw a
-//! missing proxy fence.
+//! The async proxy in the executor: the last generic write of every shared byte, whether its
+//! thread fenced it (`fence.proxy.async`) and when, and every fence with its thread's clock. A
+//! bulk copy that reads a byte whose last write is ordered before it, with no fence ordered
+//! after that write and before the copy (the writer's own, or another thread's that the write
+//! happens before: fences are cumulative), saw a missing proxy fence.
 
 use super::clock::{Agent, Clock};
 use crate::ir::{ArrayId, Label};
@@ -27,6 +28,8 @@ pub struct ProxyHistory {
     last: HashMap<Byte, Write>,
     /// Per thread, the bytes it wrote since its last fence.
     unfenced: HashMap<Agent, Vec<Byte>>,
+    /// Every fence: its thread, the thread's clock entry and its clock.
+    fences: Vec<(Agent, u32, Clock)>,
 }
 
 impl ProxyHistory {
@@ -47,8 +50,10 @@ impl ProxyHistory {
         self.last.remove(&byte);
     }
 
-    /// Thread `thread` runs `fence.proxy.async` at `epoch`.
-    pub fn fence(&mut self, thread: Agent, epoch: u32) {
+    /// Thread `thread` runs `fence.proxy.async` with clock `clock`.
+    pub fn fence(&mut self, thread: Agent, clock: &Clock) {
+        let epoch = clock.get(thread);
+        self.fences.push((thread, epoch, clock.clone()));
         for byte in self.unfenced.remove(&thread).unwrap_or_default() {
             if let Some(w) = self.last.get_mut(&byte) {
                 if w.thread == thread && w.fence.is_none() {
@@ -63,6 +68,14 @@ impl ProxyHistory {
     pub fn unfenced_read(&self, byte: Byte, clock: &Clock) -> Option<Label> {
         let w = self.last.get(&byte)?;
         let seen = clock.get(w.thread);
-        (w.epoch <= seen && w.fence.is_none_or(|f| f > seen)).then_some(w.label)
+        let own = w.fence.is_some_and(|f| f <= seen);
+        // Another thread's fence covers the write if the write happens before it (a release of
+        // the writer's after the write that the fencing thread acquired).
+        let other = || {
+            self.fences
+                .iter()
+                .any(|(t, e, c)| *t != w.thread && c.get(w.thread) >= w.epoch && clock.get(*t) >= *e)
+        };
+        (w.epoch <= seen && !own && !other()).then_some(w.label)
     }
 }

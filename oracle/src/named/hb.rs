@@ -61,6 +61,10 @@ impl Hb {
         }
         (lo, a)
     }
+    /// Whether every lane of unit `w` has seen its segment `s` by the start of segment `f`.
+    pub(crate) fn lanes_saw(&self, w: u32, s: u32, f: u32) -> bool {
+        self.own[w as usize].get(f as usize).is_some_and(|&n| n > s)
+    }
     /// The segments `[lo, hi)` of unit `w` whose accesses by other lanes of `w` are unordered
     /// with segment `s`.
     pub(crate) fn epoch_range(&self, w: u32, s: u32) -> (u32, u32) {

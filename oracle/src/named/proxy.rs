@@ -1,7 +1,9 @@
 //! The async proxy: bulk copies and TMA operations read shared memory through the async
-//! proxy, which sees a thread's generic-proxy writes only after that thread runs
-//! `fence.proxy.async` (CUTLASS's `tma_store_fence()`). A write that happens before such a read
-//! with no fence of the writing thread between them is a defect of its own: the barrier that
+//! proxy, which sees a generic-proxy write only through a `fence.proxy.async` ordered after it
+//! and before the copy. The fence is cumulative: the writer's own (CUTLASS's
+//! `tma_store_fence()` in every thread before the barrier), or one that the issuing thread runs
+//! after the barrier that orders the writes before it (ThunderKittens' `store_async`). A write
+//! that happens before such a read with no such fence is a defect of its own: the barrier that
 //! orders the threads does not order the proxies.
 
 use super::hb::Hb;
@@ -37,16 +39,32 @@ impl ProxyCx<'_> {
         )
     }
 
-    /// Whether the lane of write `w` runs `fence.proxy.async` after the write, ordered before
-    /// the start of segment `seg` of unit `reader`.
-    fn fenced(&self, w: &Rec, (reader, seg): (u32, u32)) -> bool {
-        let events = &self.units.traces[w.warp as usize].events;
-        (w.seg..events.len() as u32).any(|f| {
-            let e = &events[f as usize];
-            matches!(e.op.as_deref(), Some(AsyncEv::Fence(ProxyFence::Async)))
-                && e.mask & (1 << w.lane) != 0
-                && self.hb.before((w.warp, f), (reader, seg))
+    /// Whether some `fence.proxy.async` happens after write `w` and before the start of
+    /// segment `seg` of unit `reader`.
+    fn fenced(&self, w: &Rec, fences: &[(u32, u32, u32)], (reader, seg): (u32, u32)) -> bool {
+        fences.iter().any(|&(v, f, mask)| {
+            let after_write = if v == w.warp {
+                // The writing lane's own later fence, or one every lane of the unit has seen
+                // the write's segment by.
+                (mask & (1 << w.lane) != 0 && f >= w.seg) || self.hb.lanes_saw(v, w.seg, f)
+            } else {
+                self.hb.before((w.warp, w.seg), (v, f))
+            };
+            after_write && self.hb.before((v, f), (reader, seg))
         })
+    }
+
+    /// Every `fence.proxy.async` event: (unit, event, lanes).
+    fn fences(&self) -> Vec<(u32, u32, u32)> {
+        let mut out = vec![];
+        for (u, t) in self.units.traces.iter().enumerate() {
+            for (f, e) in t.events.iter().enumerate() {
+                if matches!(e.op.as_deref(), Some(AsyncEv::Fence(ProxyFence::Async))) && e.mask != 0 {
+                    out.push((u as u32, f as u32, e.mask));
+                }
+            }
+        }
+        out
     }
 
     /// The defect of write `w` read by copy `x` through the async proxy at `byte`.
@@ -74,7 +92,7 @@ impl ProxyCx<'_> {
                     self.k.loc(issue)
                 ),
                 format!(
-                    "thread {thread} runs no fence.proxy.async between its write and the copy's issue: the copy may read the old value"
+                    "no fence.proxy.async is ordered after thread {thread}'s write and before the copy's issue (neither the writer's own nor one the issuing thread runs after a barrier): the copy may read the old value"
                 ),
             ],
         }
@@ -85,6 +103,7 @@ impl ProxyCx<'_> {
 /// proxy fence of the writer between them: one defect per (write, copy) statement pair.
 pub(crate) fn missing_fences(cx: &ProxyCx, b: &Buckets) -> Vec<SyncDefect> {
     let spans = stmt_spans(cx.k);
+    let fences = cx.fences();
     let mut seen: HashSet<(u32, u32)> = HashSet::new();
     let mut out = vec![];
     for bi in 0..b.keys.len() as u32 {
@@ -103,7 +122,7 @@ pub(crate) fn missing_fences(cx: &ProxyCx, b: &Buckets) -> Vec<SyncDefect> {
                 let pair = (w.label, x.label);
                 if seen.contains(&pair)
                     || !cx.hb.before((w.warp, w.seg), (x.warp, x.seg))
-                    || cx.fenced(w, (x.warp, x.seg))
+                    || cx.fenced(w, &fences, (x.warp, x.seg))
                 {
                     continue;
                 }

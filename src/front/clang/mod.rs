@@ -83,6 +83,9 @@ pub(crate) fn command_for(env: &Environment, main_dir: &Path, families: Option<&
             _ => shim::ANNOTATIONS_HEADER,
         };
         c.arg("-include").arg(shim.join(prelude));
+        if !matches!(env.prelude, Prelude::Shim(_)) {
+            c.arg("-include").arg(shim.join(shim::NVCC_HEADER));
+        }
     }
     // Quoted includes of the main file resolve next to it (it is read from stdin).
     c.arg("-iquote").arg(if main_dir.as_os_str().is_empty() {

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 pub const FILES: &[(&str, &str)] = &[
     ("autosync_annotations.h", include_str!("shim/autosync_annotations.h")),
     ("autosync_cuda.h", include_str!("shim/autosync_cuda.h")),
+    ("autosync_nvcc.h", include_str!("shim/autosync_nvcc.h")),
     ("cooperative_groups.h", include_str!("shim/cooperative_groups.h")),
     ("cuda.h", include_str!("shim/cuda.h")),
     (
@@ -53,6 +54,10 @@ pub const MAIN: &str = "autosync_cuda.h";
 
 /// GPUVerify's annotation vocabulary, force-included when a real toolkit is read.
 pub const ANNOTATIONS_HEADER: &str = "autosync_annotations.h";
+
+/// What nvcc declares itself and Clang does not (its `__nv_atomic_*` built-ins), force-included
+/// when a real toolkit is read.
+pub const NVCC_HEADER: &str = "autosync_nvcc.h";
 
 /// The directory holding the shim, written on first use. Its name carries a hash of the
 /// contents, so a newer autosync never reads an older shim.

@@ -129,6 +129,9 @@ impl<'a> Lowerer<'a> {
         if base.starts_with("__nvvm_mbarrier_") || base.starts_with("__nvvm_cp_async_") {
             return self.nvvm_async(base, &args, &rt, span).map(Some);
         }
+        if base.starts_with("__nv_atomic_") && !body_visible {
+            return self.nv_atomic(base, &args, &rt, span).map(Some);
+        }
         if base.starts_with("atomic") && !base.contains("::") {
             return self.atomic(base, &args, span).map(Some);
         }
@@ -502,10 +505,25 @@ impl<'a> Lowerer<'a> {
         for a in &args[1..] {
             operands.push(self.scalar(*a)?);
         }
+        let access_span = self.span(a0);
+        let (e, ty) = self.atomic_rmw(name, p, &operands, access_span, span)?;
+        Ok(Value::R(RV::Scalar(e, ty)))
+    }
+
+    /// An atomic read-modify-write of `*p` named like CUDA's `atomicAdd` family (the name
+    /// picks a counter increment), with its operands lowered: the old value and its type.
+    pub(crate) fn atomic_rmw(
+        &mut self,
+        name: &str,
+        p: Pointer,
+        operands: &[(Expr, CType)],
+        access_span: Span,
+        span: Span,
+    ) -> FResult<(Expr, CType)> {
         let ty = p.pointee.clone();
         // A constant positive step on an integer counter: the returned values are all distinct
         // (the checker uses that for `slot = atomicAdd(&n, 1); buf[slot] = ...`).
-        let step = match operands.as_slice() {
+        let step = match operands {
             [(e, _)] if ty.is_integral() => constant(e),
             _ => None,
         };
@@ -514,7 +532,6 @@ impl<'a> Lowerer<'a> {
             ("atomicSub", Some(c)) if c < 0 => AtomicOp::Increment(c.unsigned_abs()),
             _ => AtomicOp::Other,
         };
-        let access_span = self.span(a0);
         let lv = self.deref(p, ty.clone(), access_span)?;
         let LV::Mem(place) = lv else {
             return Err(FrontError::unsupported(span, format!("{name} on a local variable")));
@@ -538,7 +555,7 @@ impl<'a> Lowerer<'a> {
             },
             op,
         ));
-        Ok(Value::R(RV::Scalar(Expr::Var(t), ty)))
+        Ok((Expr::Var(t), ty))
     }
 
     /// Integer min/max/abs and 24-bit multiplies: exact, since they often compute indices.

@@ -23,6 +23,7 @@ pub mod kernels;
 pub(crate) mod library;
 mod lowerer;
 mod make;
+mod nv_atomic;
 mod ptr_arrays;
 mod ptx;
 pub mod source;

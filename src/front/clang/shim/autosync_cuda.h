@@ -487,6 +487,7 @@ template <class T> __device__ T surf2Dread(cudaSurfaceObject_t, int, int);
 #if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_ANNOT)
 #include "autosync_annotations.h"
 #endif // ANNOT
+#include "autosync_nvcc.h"
 
 #if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_HOST)
 // ---- host runtime API (declarations only: host code must type-check) --------------------------

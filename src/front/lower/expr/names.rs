@@ -32,6 +32,22 @@ impl<'a> Lowerer<'a> {
 
     /// A reference to a declaration: a bound variable, a global, an enumerator or a function.
     pub(super) fn decl_ref(&mut self, n: NodeId) -> FResult<Value> {
+        // A variable in memory (`__shared__ float total;`) is accessed where it is named, not
+        // where it was declared. A reference keeps the span of what it refers to (`result[t]`
+        // for `int &mine = result[t]`), which names the array.
+        let span = self.span(n);
+        let named = |me: &Self, p: &Place| {
+            let r = me.ast.node(n).attrs.referenced;
+            r.is_some_and(|r| me.ast.str(r.name) == me.arrays[p.array.0 as usize].name)
+        };
+        Ok(match self.decl_ref_value(n)? {
+            Value::L(LV::Mem(p)) if named(self, &p) => Value::L(LV::Mem(Place { span, ..p })),
+            v => v,
+        })
+    }
+
+    /// [`Self::decl_ref`] before the access is placed at the reference.
+    fn decl_ref_value(&mut self, n: NodeId) -> FResult<Value> {
         let ast = self.ast;
         let span = self.span(n);
         let r = ast
