@@ -291,3 +291,29 @@ fn cutlass_named_barriers_below_sm90_always_trap() {
     assert_eq!(code, 1, "{diff}");
     assert!(diff.contains("+        NamedBarrier::sync(64, 0);"), "{diff}");
 }
+
+/// A C++20 file that includes the C++ library reads with the real toolkit: its allocator is
+/// constexpr (so host and device in CUDA) and calls the aligned `operator new`, which Clang's
+/// device pass does not find once the prelude is precompiled; C++20 reads the headers.
+#[test]
+fn a_cxx20_file_with_the_cxx_library_reads() {
+    let Some(tk) = toolkit("a_cxx20_file_with_the_cxx_library_reads") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("k20.cu");
+    std::fs::write(
+        &f,
+        "//--blockDim=64 --gridDim=1\n#include <vector>\n#include <concepts>\ntemplate <std::integral T>\n__global__ void k20(T *a) { a[blockIdx.x * 64 + threadIdx.x] = T(1); }\ntemplate __global__ void k20<int>(int *);\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["check", "--no-cache", "--std", "c++20", "--cuda-path"])
+        .arg(&tk.cuda)
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("kernel `k20<int>`") && text.contains("clean"), "{text}");
+}

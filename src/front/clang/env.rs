@@ -45,7 +45,7 @@ impl Environment {
         let toolchain = select::toolchain(opts)?;
         let flags = device_flags(&toolchain, opts)?;
         let prelude = match &toolchain.toolkit {
-            Some(_) if opts.plain_prelude => Prelude::Headers,
+            Some(_) if opts.plain_prelude || !precompiles(opts.std.as_deref()) => Prelude::Headers,
             Some(_) => pch::prelude(&toolchain.clang, &flags).map_or(Prelude::Headers, Prelude::Precompiled),
             None => Prelude::Shim(shim_dir()?),
         };
@@ -82,6 +82,16 @@ impl Environment {
     pub fn describe(&self) -> String {
         self.toolchain.describe()
     }
+}
+
+/// Whether the toolkit prelude may be precompiled for C++ standard `std`. From C++20 on it may
+/// not: loaded from a precompiled header, Clang 19's CUDA device pass no longer finds the
+/// aligned `operator new(size_t, align_val_t)`, which libstdc++'s allocator (constexpr, so
+/// host and device in CUDA) calls, and `#include <vector>` stops in `new_allocator.h` ("no
+/// matching function for call to 'operator new'"); read from the headers it compiles.
+fn precompiles(std: Option<&str>) -> bool {
+    let version = std.and_then(|s| s.split("++").nth(1)).unwrap_or("17");
+    matches!(version, "98" | "03" | "0x" | "11" | "1y" | "14" | "1z" | "17")
 }
 
 fn shim_dir() -> Result<PathBuf, ClangError> {
