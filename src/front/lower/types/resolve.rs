@@ -312,7 +312,21 @@ impl<'a> Types<'a> {
                 None => break,
             }
         }
-        prefixes.into_iter().find_map(|p| self.resolve_from(&p, segs))
+        prefixes
+            .into_iter()
+            .find_map(|p| self.resolve_from(&p, segs))
+            .or_else(|| self.resolve_unique_name(segs))
+    }
+
+    /// A name no enclosing scope declares, found through a using-directive (`using namespace
+    /// kittens;` and then `alignment_dummy`): the unit's one type declaration of that simple
+    /// name, if there is exactly one (Clang resolved the name, so it names that one); none
+    /// when several could be meant.
+    fn resolve_unique_name(&self, segs: &[Seg]) -> Option<Resolved> {
+        let quals = self.by_name.get(&segs.first()?.name)?;
+        let [q] = quals.as_slice() else { return None };
+        let prefix = q.rfind("::").map_or("", |i| &q[..i]);
+        self.resolve_from(prefix, segs)
     }
 
     fn resolve_from(&self, prefix: &str, segs: &[Seg]) -> Option<Resolved> {

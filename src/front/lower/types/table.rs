@@ -44,6 +44,8 @@ pub struct Types<'a> {
     pub(super) ast: &'a Ast,
     /// Type declarations by qualified name.
     pub(super) by_qual: HashMap<String, Vec<u64>>,
+    /// The distinct qualified names of the type declarations of each simple name.
+    pub(super) by_name: HashMap<String, Vec<String>>,
     /// Any declaration id of a function or record → the id of its definition.
     pub(super) definitions: HashMap<u64, u64>,
     /// Enumerators a using-declaration brings into another scope (`cuda::thread_scope_block`
@@ -184,9 +186,19 @@ impl<'a> Types<'a> {
             .filter(|(_, d)| d.node.is_some_and(|n| ast.node(n).attrs.inline_ns))
             .map(|(_, d)| d.qual.clone())
             .collect();
+        let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+        for q in by_qual.keys() {
+            let mut parts = q.rsplit("::");
+            let simple = parts.next().unwrap_or(q);
+            // A class's injected name (`S::S`, an implicit member) is the class itself.
+            if parts.next() != Some(simple) {
+                by_name.entry(simple.to_string()).or_default().push(q.clone());
+            }
+        }
         Types {
             ast,
             by_qual,
+            by_name,
             definitions,
             used_enumerators,
             inline_namespaces,
