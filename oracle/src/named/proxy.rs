@@ -54,6 +54,20 @@ impl ProxyCx<'_> {
         })
     }
 
+    /// Whether write `a` happens before write `b` (lanes of one unit only through what every
+    /// lane of it has seen).
+    fn write_before(&self, a: &Rec, b: &Rec) -> bool {
+        if a.warp != b.warp {
+            return self.hb.before((a.warp, a.seg), (b.warp, b.seg));
+        }
+        if a.lane == b.lane {
+            // Within one segment the order of two writes is not recorded: neither counts as
+            // overwriting the other.
+            return a.seg < b.seg;
+        }
+        self.hb.lanes_saw(a.warp, a.seg, b.seg)
+    }
+
     /// Every `fence.proxy.async` event: (unit, event, lanes).
     fn fences(&self) -> Vec<(u32, u32, u32)> {
         let mut out = vec![];
@@ -100,7 +114,9 @@ impl ProxyCx<'_> {
 }
 
 /// Every generic-proxy write to shared memory that an async-proxy copy reads after it, with no
-/// proxy fence of the writer between them: one defect per (write, copy) statement pair.
+/// proxy fence ordered between them: one defect per (write, copy) statement pair. Only the
+/// last writes before the copy count: a write another write to the same bytes overwrites
+/// before the copy (a tile zeroed, then filled and fenced) is not what the copy reads.
 pub(crate) fn missing_fences(cx: &ProxyCx, b: &Buckets) -> Vec<SyncDefect> {
     let spans = stmt_spans(cx.k);
     let fences = cx.fences();
@@ -118,12 +134,15 @@ pub(crate) fn missing_fences(cx: &ProxyCx, b: &Buckets) -> Vec<SyncDefect> {
             .filter(|r| r.kind != 0 && cx.units.info[r.warp as usize].agent.is_none())
             .collect();
         for x in reads {
-            for w in &writes {
+            let before: Vec<&Rec> = writes
+                .iter()
+                .copied()
+                .filter(|w| cx.hb.before((w.warp, w.seg), (x.warp, x.seg)))
+                .collect();
+            for &w in &before {
                 let pair = (w.label, x.label);
-                if seen.contains(&pair)
-                    || !cx.hb.before((w.warp, w.seg), (x.warp, x.seg))
-                    || cx.fenced(w, &fences, (x.warp, x.seg))
-                {
+                let overwritten = before.iter().any(|o| !std::ptr::eq(*o, w) && cx.write_before(w, o));
+                if seen.contains(&pair) || overwritten || cx.fenced(w, &fences, (x.warp, x.seg)) {
                     continue;
                 }
                 seen.insert(pair);
