@@ -46,6 +46,11 @@ pub(super) fn check_errors(
                 continue;
             }
             fatal.get_or_insert((span, e.message.clone()));
+        } else if ASM_TEXT_ERRORS.contains(&e.message.as_str())
+            && src.add_broken_asm(&e.file, e.line, e.col, &e.message)
+        {
+            // Judged per kernel: only a kernel that reaches the statement stops.
+            continue;
         } else {
             // In an included file: point at the include line of the main file.
             let span = e
@@ -71,6 +76,11 @@ pub(super) fn check_errors(
                 .to_string()
         } else if msg.contains("initialization is not supported for __shared__ variables") {
             SHARED_INIT_HELP.to_string()
+        } else if msg.contains("invalid % escape in inline assembly string") {
+            "nvcc passes a `%` that starts no operand through to the PTX, Clang does not: write \
+             `%%` for a special register in the file's own asm (`%%clusterid.x`); in headers \
+             autosync doubles such escapes itself"
+                .to_string()
         } else if msg.contains("file not found") {
             "add the header's directory with -I DIR (or include_dirs: in autosync.yaml)".to_string()
         } else {
@@ -83,6 +93,14 @@ pub(super) fn check_errors(
     }
     Ok(())
 }
+
+/// Clang's errors about an asm statement's text alone, which nvcc reports only where the
+/// statement is compiled (a branch of `if constexpr` no instantiation takes is not).
+const ASM_TEXT_ERRORS: &[&str] = &[
+    "invalid operand number in inline asm string",
+    "invalid % escape in inline assembly string",
+    "unknown symbolic operand name in inline asm string",
+];
 
 /// What to write instead of a `__shared__` object with a constructor or destructor that does
 /// something (`__shared__ cuda::barrier<cuda::thread_scope_block> bar;`). Clang refuses it with

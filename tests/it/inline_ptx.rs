@@ -217,3 +217,33 @@ fn every_ptx_instruction_is_modelled_or_inconclusive() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
 }
+
+/// A header's asm that Clang refuses (an operand number past the last operand) stops only
+/// the kernel that reaches it: in the branch of `if constexpr` an instantiation discards it
+/// is never compiled, as under nvcc, and the kernel taking that branch is inconclusive
+/// naming it, while the other keeps its verdict (here: a race).
+#[test]
+fn refused_asm_in_a_header_stops_only_the_kernel_that_reaches_it() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("st.h"),
+        "template <int P> __device__ void put(unsigned *p, unsigned v) {\n  if constexpr (P == 0) {\n    *p = v;\n  } else {\n    asm volatile(\"st.u32 [%0], %2;\" :: \"l\"(p), \"r\"(v));\n  }\n}\n",
+    )
+    .unwrap();
+    let f = d.path().join("k.cu");
+    std::fs::write(
+        &f,
+        "//--blockDim=64 --gridDim=1\n#include \"st.h\"\n__global__ void plain(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<0>(&s[threadIdx.x], threadIdx.x);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n__global__ void via_asm(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<1>(&s[threadIdx.x], threadIdx.x);\n  __syncthreads();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+    )
+    .unwrap();
+    let (code, out) = run(&["check", "--no-cache"], &f);
+    assert_eq!(code, 4, "{out}");
+    assert!(
+        out.contains("kernel `plain` (sdv checker): 1 race") && out.contains("data race (RAW)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kernel `via_asm`") && out.contains("Clang refused this inline asm: invalid operand number"),
+        "{out}"
+    );
+}

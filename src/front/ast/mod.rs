@@ -28,6 +28,16 @@ pub struct FileName {
     pub name: String,
     /// A system header (the shim, the C++ library, a CUDA toolkit, `-isystem` directories).
     pub system: bool,
+    /// Where Clang read the file's text when not from `name`: a rewritten copy (its
+    /// locations' offsets are the copy's).
+    pub content: Option<std::path::PathBuf>,
+}
+
+impl FileName {
+    /// The file whose text Clang's locations in this file point into.
+    pub fn text_path(&self) -> &std::path::Path {
+        self.content.as_deref().unwrap_or(std::path::Path::new(&self.name))
+    }
 }
 
 /// Qualified type alias name (`int32_t`, `std::size_t`) → the type it stands for, as Clang

@@ -120,6 +120,7 @@ impl Reader<'_> {
                 self.ast.files.push(FileName {
                     name: name.to_string(),
                     system,
+                    content: None,
                 });
                 let i = FileIdx(self.ast.files.len() as u32 - 1);
                 self.file_index.insert(name.to_string(), i);

@@ -36,6 +36,8 @@ pub struct Environment {
     pub include_dirs: Vec<PathBuf>,
     /// Which file names are system headers.
     pub system: SystemDirs,
+    /// Headers Clang reads through rewritten copies (`-ivfsoverlay`; see `asm_escapes`).
+    pub vfs_overlay: Option<PathBuf>,
 }
 
 impl Environment {
@@ -57,6 +59,7 @@ impl Environment {
             pre_includes: opts.pre_includes.clone(),
             include_dirs: opts.include_dirs.clone(),
             system,
+            vfs_overlay: None,
         })
     }
 
@@ -74,6 +77,14 @@ impl Environment {
     pub fn with_header_prelude(&self) -> Environment {
         Environment {
             prelude: Prelude::Headers,
+            ..self.clone()
+        }
+    }
+
+    /// The same environment reading headers through the overlay file `yaml`.
+    pub fn with_overlay(&self, yaml: PathBuf) -> Environment {
+        Environment {
+            vfs_overlay: Some(yaml),
             ..self.clone()
         }
     }

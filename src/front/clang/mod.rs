@@ -4,6 +4,7 @@
 //! that environment, streams the JSON AST into [`crate::front::ast`] and reads Clang's
 //! diagnostics (`diagnostics`).
 
+mod asm_escapes;
 mod cache;
 pub mod compile_db;
 mod depfile;
@@ -87,6 +88,9 @@ pub(crate) fn command_for(env: &Environment, main_dir: &Path, families: Option<&
             c.arg("-include").arg(shim.join(shim::NVCC_HEADER));
         }
     }
+    if let Some(o) = &env.vfs_overlay {
+        c.arg("-ivfsoverlay").arg(o);
+    }
     // Quoted includes of the main file resolve next to it (it is read from stdin).
     c.arg("-iquote").arg(if main_dir.as_os_str().is_empty() {
         Path::new(".")
@@ -112,6 +116,26 @@ pub(crate) fn command_for(env: &Environment, main_dir: &Path, families: Option<&
 /// the declaration families the file's identifiers mention are declared; when Clang then misses
 /// a declaration, the file is read again with all of them.
 pub fn parse(text: &str, main_dir: &Path, env: &Environment) -> Result<Parsed, ClangError> {
+    let mut parsed = parse_once(text, main_dir, env)?;
+    // Each round doubles the escapes Clang named (it names one per asm string).
+    let mut overlay = asm_escapes::Overlay::default();
+    for _ in 0..8 {
+        let Some(next) = overlay.extended(&parsed.errors) else {
+            break;
+        };
+        let Some(yaml) = next.yaml_file() else { break };
+        overlay = next;
+        parsed = parse_once(text, main_dir, &env.with_overlay(yaml))?;
+    }
+    for f in &mut parsed.ast.files {
+        f.content = overlay.copy_of(&f.name).map(Path::to_path_buf);
+    }
+    Ok(parsed)
+}
+
+/// One read of the file in `env` (the prelude built again or read from headers when Clang
+/// refuses the precompiled one).
+fn parse_once(text: &str, main_dir: &Path, env: &Environment) -> Result<Parsed, ClangError> {
     match &env.prelude {
         Prelude::Shim(_) => parse_with_shim(text, main_dir, env),
         Prelude::Headers => run(env, text, main_dir, None),

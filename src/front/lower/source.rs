@@ -21,6 +21,9 @@ pub struct SourceMap<'a> {
     preprocessed: OnceCell<Option<Preprocessed>>,
     /// Asm statements by the (file, line) their first token expands at, in source order.
     asm_lines: OnceCell<AsmLines>,
+    /// Places in headers where Clang refused an asm statement's text, with its message: a
+    /// kernel that reaches one is not read (the statement may be gone from the AST).
+    broken_asm: RefCell<Vec<(FileIdx, u32, String)>>,
 }
 
 /// Asm statements by the (file, line) their first token expands at, each with its rank there.
@@ -51,6 +54,7 @@ impl<'a> SourceMap<'a> {
             preprocessor: None,
             preprocessed: OnceCell::new(),
             asm_lines: OnceCell::new(),
+            broken_asm: RefCell::default(),
         }
     }
 
@@ -78,7 +82,9 @@ impl<'a> SourceMap<'a> {
         if let Some(id) = inner.ids.get(&f) {
             return Some(*id);
         }
-        let text = std::fs::read(&info.name).ok().and_then(|b| String::from_utf8(b).ok())?;
+        let text = std::fs::read(info.text_path())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())?;
         let id = FileId(inner.files.len() as u32);
         inner.files.push((display_path(&info.name), text));
         inner.ids.insert(f, id);
@@ -94,8 +100,55 @@ impl<'a> SourceMap<'a> {
         inner
             .raw
             .entry(f)
-            .or_insert_with(|| std::fs::read_to_string(&self.ast.files[f.0 as usize].name).ok())
+            .or_insert_with(|| std::fs::read_to_string(self.ast.files[f.0 as usize].text_path()).ok())
             .clone()
+    }
+
+    /// Records that Clang refused the asm text at `line:col` of the header it names `file`;
+    /// false when no file of the AST has that name.
+    pub fn add_broken_asm(&self, file: &str, line: u32, col: u32, message: &str) -> bool {
+        let Some(f) = self.ast.files.iter().position(|x| x.name == file) else {
+            return false;
+        };
+        let f = FileIdx(f as u32);
+        let Some(text) = self.raw_text(f) else { return false };
+        let Some(start) = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .nth(line.saturating_sub(1) as usize)
+        else {
+            return false;
+        };
+        let at = (start + col.saturating_sub(1) as usize) as u32;
+        self.broken_asm.borrow_mut().push((f, at, message.to_string()));
+        true
+    }
+
+    /// A refused asm statement's place inside `n` and not inside any child of `n` other than
+    /// an asm statement (so: the statement `n` holds, or held before Clang dropped it).
+    pub fn broken_asm_in(&self, n: NodeId) -> Option<(Span, String)> {
+        let broken = self.broken_asm.borrow();
+        if broken.is_empty() {
+            return None;
+        }
+        let inside = |m: NodeId, f: FileIdx, at: u32| {
+            self.ast.node(m).range.is_some_and(|r| {
+                let (b, e) = (r.begin.expansion, r.end.expansion);
+                b.file == f && e.file == f && b.offset <= at && at <= e.offset + e.tok_len
+            })
+        };
+        broken.iter().find_map(|(f, at, msg)| {
+            let direct = inside(n, *f, *at)
+                && !self
+                    .ast
+                    .children(n)
+                    .any(|c| inside(c, *f, *at) && self.ast.kind(c) != NodeKind::GCCAsmStmt);
+            let pos = Pos {
+                file: *f,
+                offset: *at,
+                tok_len: 1,
+            };
+            direct.then(|| (self.pos_span(pos), msg.clone()))
+        })
     }
 
     /// The text of an IR file.

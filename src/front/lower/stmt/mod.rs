@@ -16,11 +16,22 @@ use autosync_oracle::ir::*;
 impl<'a> Lowerer<'a> {
     /// Lowers the statements of a compound statement into the current block.
     pub(crate) fn compound(&mut self, n: NodeId) -> FResult<()> {
+        self.refused_asm(n)?;
         let kids: Vec<NodeId> = self.ast.children(n).collect();
         for (i, &s) in kids.iter().enumerate() {
             self.stmt(s, kids.get(i + 1).copied())?;
         }
         Ok(())
+    }
+
+    /// Stops at an asm statement of `n` whose text Clang refused (in a header: the file was
+    /// read on, for the kernels that do not reach it).
+    fn refused_asm(&self, n: NodeId) -> FResult<()> {
+        match self.src.broken_asm_in(n) {
+            Some((span, msg)) => Err(FrontError::unsupported(span, format!("Clang refused this inline asm: {msg}"))
+                .with_help("nvcc accepts this asm text where it is never compiled; Clang checks it anyway: correct the asm (an operand number past the last operand, say)")),
+            None => Ok(()),
+        }
     }
 
     /// Whether a barrier may be written after this statement of the source.
@@ -78,6 +89,7 @@ impl<'a> Lowerer<'a> {
             }
             NodeKind::ReturnStmt => self.return_stmt(n, span),
             NodeKind::GCCAsmStmt => {
+                self.refused_asm(n)?;
                 self.stmt_span = span;
                 let before = self.blocks.last().map_or(0, Vec::len);
                 self.asm(n)?;

@@ -256,10 +256,10 @@ impl<'a> Types<'a> {
     /// The 1-based line and column of a declaration, from its file on disk.
     fn line_col(&self, id: u64) -> Option<(u32, u32)> {
         let loc = self.ast.node(self.ast.decl_node(id)?).loc?.expansion;
-        let name = &self.ast.files.get(loc.file.0 as usize)?.name;
-        let text = match (&self.main_text, name.as_str()) {
+        let file = self.ast.files.get(loc.file.0 as usize)?;
+        let text = match (&self.main_text, file.name.as_str()) {
             (Some(t), crate::front::clang::STDIN_NAME) => t.as_bytes().to_vec(),
-            _ => std::fs::read(name).ok()?,
+            _ => std::fs::read(file.text_path()).ok()?,
         };
         let before = text.get(..loc.offset as usize)?;
         let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
