@@ -407,7 +407,17 @@ impl<'a> Types<'a> {
                 .filter(|id| kind(id) == NodeKind::ClassTemplateSpecializationDecl)
                 .collect();
             let matching: Vec<u64> = specs.iter().copied().filter(|s| self.spec_matches(*s, args)).collect();
-            let chosen = matching.first().copied().or_else(|| {
+            // A printed list is a prefix of the arguments when defaults are left out; the one
+            // with exactly the printed arguments comes first (`dict<>` of a variadic `dict`
+            // is not `dict<A, B>`).
+            let exact = matching.iter().copied().find(|&s| {
+                let mut have = Vec::new();
+                if let Some(n) = self.ast.decl_node(s) {
+                    self.template_args(n, &mut have);
+                }
+                have.len() == args.len()
+            });
+            let chosen = exact.or(matching.first().copied()).or_else(|| {
                 // Specializations of light system headers are indexed without their arguments.
                 specs
                     .iter()
