@@ -59,9 +59,22 @@ pub fn render_defect(out: &mut String, d: &Defect, tx: &Texts, st: Style) {
     let mut files: Vec<usize> = d.locations().map(|l| l.location.text_index).collect();
     files.dedup();
     let mut first = true;
+    let mut unshown = Vec::new();
     for fi in files {
-        let Some(text) = tx.texts.get(fi) else { continue };
-        let here: Vec<_> = d.locations().filter(|l| l.location.text_index == fi).collect();
+        let text = tx.texts.get(fi).map_or("", String::as_str);
+        // A range the text does not hold (no text for its file, say) is named, not drawn: the
+        // renderer panics on it.
+        let (here, gone): (Vec<_>, Vec<_>) = d
+            .locations()
+            .filter(|l| l.location.text_index == fi)
+            .partition(|l| fits(text, l.location.bytes));
+        unshown.extend(gone.iter().map(|l| {
+            let at = &l.location;
+            format!("{}: {}:{}:{}", l.label, at.file, at.line, at.column)
+        }));
+        if here.is_empty() {
+            continue;
+        }
         // Only the lines the annotations touch go to the renderer (it folds the ones between).
         let lo = here.iter().map(|l| l.location.bytes.0 as usize).min().unwrap_or(0);
         let hi = here.iter().map(|l| l.location.bytes.1 as usize).max().unwrap_or(0);
@@ -83,13 +96,19 @@ pub fn render_defect(out: &mut String, d: &Defect, tx: &Texts, st: Style) {
         }
         group = group.element(snippet);
     }
-    for n in &d.notes {
+    for n in unshown.iter().chain(&d.notes) {
         group = group.element(Level::NOTE.message(n.as_str()));
     }
     let report: Vec<Group> = vec![group];
     let renderer = if st.on { Renderer::styled() } else { Renderer::plain() };
     out.push_str(&renderer.render(&report));
     out.push('\n');
+}
+
+/// Whether the byte range lies in `text` on character boundaries.
+fn fits(text: &str, (a, b): (u32, u32)) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a <= b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b)
 }
 
 fn plural(n: usize, w: &str) -> String {
@@ -412,6 +431,34 @@ pub fn unlowered_fix_lines(kr: &KernelResult) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A location whose bytes its text does not hold is named in a note, never drawn (the
+    /// renderer would panic on it).
+    #[test]
+    fn a_location_outside_its_text_is_named_not_drawn() {
+        let mut d = Defect::plain(&crate::vocab::rules::INCONCLUSIVE);
+        d.message = "needs a value".into();
+        use super::super::defect::Labeled;
+        use crate::vocab::texts::Location;
+        let at = |bytes, text_index| Labeled {
+            location: Location {
+                file: "h.cuh".into(),
+                line: 7,
+                column: 1,
+                end_line: 7,
+                end_column: 2,
+                text_index,
+                bytes,
+            },
+            label: "needs a value".into(),
+        };
+        d.primary = Some(at((19780, 30897), 1));
+        d.related = vec![at((0, 1), 0)];
+        let texts = vec!["x\n".to_string(), String::new()];
+        let mut out = String::new();
+        render_defect(&mut out, &d, &Texts { texts: &texts }, Style::new(false));
+        assert!(out.contains("needs a value: h.cuh:7:1"), "{out}");
+    }
 
     #[test]
     fn github_commands_escape_properties_and_data() {
