@@ -23,7 +23,7 @@ pub use options::FrontOptions;
 pub use source_unit::{base_name, SourceUnit, UnitCache, Unlowered, ASSUMPTION};
 pub use unit::lower_parsed;
 
-use autosync_oracle::ir::{FileId, Span};
+use autosync_oracle::ir::{FileId, SourceFile, Span};
 pub use error::{FResult, FrontError, FrontErrorKind};
 use lower::kernels::Uninstantiated;
 use lower::source::SourceMap;
@@ -102,6 +102,7 @@ pub fn lower_text_cached(
     let mut errors = parsed.errors;
     let mut appended = String::new();
     let mut open_templates = Vec::new();
+    let open_files;
     // Kernel templates the file never instantiates: instantiate them with the user's values.
     {
         let types = Types::new(&ast).with_main_text(text);
@@ -114,6 +115,7 @@ pub fn lower_text_cached(
         if !wanted.is_empty() {
             (appended, open_templates) = instantiate::instantiations(&ast, &src, &wanted, opts);
         }
+        open_files = src.files();
     }
     if !appended.is_empty() {
         let full = format!("{text}\n{appended}");
@@ -128,8 +130,13 @@ pub fn lower_text_cached(
     let mut lopts = opts.clone();
     lopts.clang.arch = Some(copts.arch().to_string());
     let mut unit = unit::lower_parsed_with(path, text, &ast, &errors, &header, notes, &lopts, Some(&preprocess))?;
-    // Templates left open are kernels not checked here, each with why (in file order).
-    unit.unlowered.extend(open_templates);
+    // Templates left open are kernels not checked here, each with why (in file order). Their
+    // spans name files by the first read's ids: put in the unit's.
+    for mut u in open_templates {
+        u.span = rebase(u.span, &open_files, &mut unit);
+        u.error.span = rebase(u.error.span, &open_files, &mut unit);
+        unit.unlowered.push(u);
+    }
     unit.unlowered.sort_by_key(|u| (u.span.file.0, u.span.lo));
     release(ast);
     unit.inputs = inputs_of(deps, &env);
@@ -186,6 +193,27 @@ fn compile_flags(
 
 /// Frees a large AST on a thread of its own: a CUB file's holds millions of nodes, and freeing
 /// them took 50 ms of the front end's critical path.
+/// `span` of a file of `from` (another read's files and texts), as a span of `unit`'s files
+/// (the file added to them when the unit does not name it).
+fn rebase(span: Span, from: &(Vec<SourceFile>, Vec<String>), unit: &mut SourceUnit) -> Span {
+    let Some(file) = from.0.get(span.file.0 as usize).filter(|_| !span.is_dummy()) else {
+        return span;
+    };
+    let id = match unit.files.iter().position(|f| f.path == file.path) {
+        Some(i) => i,
+        None => {
+            unit.files.push(file.clone());
+            unit.texts
+                .push(from.1.get(span.file.0 as usize).cloned().unwrap_or_default());
+            unit.files.len() - 1
+        }
+    };
+    Span {
+        file: FileId(id as u32),
+        ..span
+    }
+}
+
 fn release(ast: ast::Ast) {
     if ast.nodes.len() >= 100_000 {
         // Should no thread be had, the AST is freed here as before.

@@ -300,3 +300,30 @@ fn a_launch_helper_that_changes_the_block_gives_none() {
         assert!(!out.contains("as launched here"), "{name}: {out}");
     }
 }
+
+/// A kernel template the file leaves open is reported at its own header, whichever headers
+/// the lowered kernels reach first (its span was once read with the other files' numbering,
+/// naming the wrong header, or a place past the end of one).
+#[test]
+fn an_open_template_is_located_in_its_own_header() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("a.h"),
+        "__device__ inline int twice(int v) {\n  return 2 * v;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("b.h"),
+        "// an open template\ntemplate <int N>\n__global__ void scale_n(int *o) { o[threadIdx.x] *= N; }\n",
+    )
+    .unwrap();
+    let f = d.path().join("k.cu");
+    std::fs::write(
+        &f,
+        "//--blockDim=64 --gridDim=1\n#include \"a.h\"\n#include \"b.h\"\n__global__ void k(int *o) { o[threadIdx.x] = twice(threadIdx.x); }\n",
+    )
+    .unwrap();
+    let (_, out) = crate::common::run(&["check", "--no-cache"], &f);
+    assert!(out.contains("b.h:2:1"), "{out}");
+    assert!(!out.contains("a.h:2:1"), "{out}");
+}
