@@ -227,13 +227,13 @@ fn refused_asm_in_a_header_stops_only_the_kernel_that_reaches_it() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(
         d.path().join("st.h"),
-        "template <int P> __device__ void put(unsigned *p, unsigned v) {\n  if constexpr (P == 0) {\n    *p = v;\n  } else {\n    asm volatile(\"st.u32 [%0], %2;\" :: \"l\"(p), \"r\"(v));\n  }\n}\n",
+        "template <int P> __device__ void put(unsigned *p, unsigned v) {\n  if constexpr (P == 0) {\n    *p = v;\n  } else {\n    asm volatile(\"st.u32 [%0], %2;\" :: \"l\"(p), \"r\"(v));\n  }\n}\ntemplate <int P> __device__ void put2(unsigned *p, unsigned v) {\n  if (v < 64)\n    asm volatile(\"st.u32 [%0], %2;\" :: \"l\"(p), \"r\"(v));\n}\n",
     )
     .unwrap();
     let f = d.path().join("k.cu");
     std::fs::write(
         &f,
-        "//--blockDim=64 --gridDim=1\n#include \"st.h\"\n__global__ void plain(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<0>(&s[threadIdx.x], threadIdx.x);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n__global__ void via_asm(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<1>(&s[threadIdx.x], threadIdx.x);\n  __syncthreads();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
+        "//--blockDim=64 --gridDim=1\n#include \"st.h\"\n__global__ void plain(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<0>(&s[threadIdx.x], threadIdx.x);\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n__global__ void via_asm(unsigned *o) {\n  __shared__ unsigned s[64];\n  put<1>(&s[threadIdx.x], threadIdx.x);\n  __syncthreads();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n__global__ void unbraced(unsigned *o) {\n  __shared__ unsigned s[64];\n  put2<0>(&s[threadIdx.x], threadIdx.x);\n  __syncthreads();\n  o[threadIdx.x] = s[63 - threadIdx.x];\n}\n",
     )
     .unwrap();
     let (code, out) = run(&["check", "--no-cache"], &f);
@@ -246,4 +246,6 @@ fn refused_asm_in_a_header_stops_only_the_kernel_that_reaches_it() {
         out.contains("kernel `via_asm`") && out.contains("Clang refused this inline asm: invalid operand number"),
         "{out}"
     );
+    // An unbraced branch whose asm Clang dropped is not an empty branch.
+    assert!(out.contains("kernel `unbraced` (not lowered): inconclusive"), "{out}");
 }

@@ -42,6 +42,8 @@ impl<'a> Lowerer<'a> {
     /// Lowers one statement into the current block. `next` is the following statement of the
     /// same block (to tell whether a macro produced both).
     pub(crate) fn stmt(&mut self, n: NodeId, next: Option<NodeId>) -> FResult<()> {
+        // Any statement: an asm Clang dropped may have been an unbraced branch or loop body.
+        self.refused_asm(n)?;
         let ast = self.ast;
         let kind = ast.kind(n);
         let span = self.src.stmt_span(n);
@@ -89,7 +91,6 @@ impl<'a> Lowerer<'a> {
             }
             NodeKind::ReturnStmt => self.return_stmt(n, span),
             NodeKind::GCCAsmStmt => {
-                self.refused_asm(n)?;
                 self.stmt_span = span;
                 let before = self.blocks.last().map_or(0, Vec::len);
                 self.asm(n)?;
