@@ -191,8 +191,6 @@ fn compile_flags(
     Ok(())
 }
 
-/// Frees a large AST on a thread of its own: a CUB file's holds millions of nodes, and freeing
-/// them took 50 ms of the front end's critical path.
 /// `span` of a file of `from` (another read's files and texts), as a span of `unit`'s files
 /// (the file added to them when the unit does not name it).
 fn rebase(span: Span, from: &(Vec<SourceFile>, Vec<String>), unit: &mut SourceUnit) -> Span {
@@ -214,6 +212,8 @@ fn rebase(span: Span, from: &(Vec<SourceFile>, Vec<String>), unit: &mut SourceUn
     }
 }
 
+/// Frees a large AST on a thread of its own: a CUB file's holds millions of nodes, and freeing
+/// them took 50 ms of the front end's critical path.
 fn release(ast: ast::Ast) {
     if ast.nodes.len() >= 100_000 {
         // Should no thread be had, the AST is freed here as before.
