@@ -461,27 +461,30 @@ fn verdicts_and_witnesses_do_not_depend_on_the_thread_count() {
     }
 }
 
-/// `check --stats` on an element-wise kernel (`arange_f32`'s shape): clean, with every
-/// conflict query settled by the injectivity test and none asked of the solver.
+/// `check --stats` on an element-wise kernel (`arange_f32`'s shape) and on a grid-stride loop
+/// over bytes (`concat`'s shape): clean, with every conflict query settled by the injectivity
+/// test and none asked of the solver.
 #[test]
 fn check_stats_show_an_element_wise_kernel_asks_no_solver_query() {
-    let (code, out) = crate::common::run(
-        &["check", "--stats", "--no-cache"],
-        std::path::Path::new("corpus/sdk/axpy_elementwise.cu"),
-    );
-    assert_eq!(code, 0, "{out}");
-    let line = out
-        .lines()
-        .find(|l| l.contains("kernel `axpy_elementwise`: sdv checker"))
-        .unwrap_or_else(|| panic!("no stats line:\n{out}"));
-    assert!(line.contains(": sdv checker, 0 solver queries, "), "{line}");
-    let settled: u64 = line
-        .split(" by injectivity")
-        .next()
-        .and_then(|s| s.rsplit('(').next())
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
-    assert!(settled >= 4, "{line}");
+    for (file, kernel) in [
+        ("corpus/sdk/axpy_elementwise.cu", "axpy_elementwise"),
+        ("corpus/stride/grid_bytes.cu", "join_planes"),
+    ] {
+        let (code, out) = crate::common::run(&["check", "--stats", "--no-cache"], std::path::Path::new(file));
+        assert_eq!(code, 0, "{out}");
+        let line = out
+            .lines()
+            .find(|l| l.contains(&format!("kernel `{kernel}`: sdv checker")))
+            .unwrap_or_else(|| panic!("no stats line:\n{out}"));
+        assert!(line.contains(": sdv checker, 0 solver queries, "), "{line}");
+        let settled: u64 = line
+            .split(" by injectivity")
+            .next()
+            .and_then(|s| s.rsplit('(').next())
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(settled >= 4, "{line}");
+    }
 }
 
 /// Read-only-path loads after the grid-dependency wait are warnings of their own rule, naming

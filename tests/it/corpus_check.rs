@@ -291,7 +291,7 @@ fn verdict_of(r: &Report) -> String {
 /// verdict on the corpus: every kernel the SDV checker checks gets the same races, benign and
 /// layout races, divergences and inconclusive reasons with the test as without it (an evenly
 /// spread half on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`; the element-wise kernel
-/// always).
+/// and the grid-stride loop over bytes always).
 #[test]
 fn the_injectivity_test_changes_no_corpus_verdict() {
     use autosync_oracle::sdv::{self, SdvOptions};
@@ -299,7 +299,7 @@ fn the_injectivity_test_changes_no_corpus_verdict() {
     let mut failures = Vec::new();
     let (mut checked, mut settled) = (0, 0);
     for (n, e) in m.kernels.iter().enumerate() {
-        let always = e.path == "sdk/axpy_elementwise.cu";
+        let always = matches!(e.path.as_str(), "sdk/axpy_elementwise.cu" | "stride/grid_bytes.cu");
         if !(always || crate::common::sweep::full() || n % 2 == 0) {
             continue;
         }

@@ -22,13 +22,24 @@
 //!   assumption, asserted on every query) and, `threadIdx.d` being below `blockDim.d`, equal
 //!   only for equal blocks.
 //!
+//! - one additive induction variable of a loop (`for (i = gid; i < n; i += blockDim.x *
+//!   gridDim.x)`), each thread's at its own iteration: `init + r · step` with one step term both
+//!   share, entry values that are apart and both in `[0, step)` (a global index and the grid's
+//!   thread count, a thread index and the block's). Equal values need `init1 - init2 = (r2 - r1)
+//!   · step`, so equal iterations and equal entry values, when the sums are exact: a 64-bit one
+//!   is (entry below 2^31, a 32-bit counter, a step below 2^31), a narrower one by the loop's
+//!   no-wrap fact, which holds inside its body (the variable's value at both accesses is the
+//!   loop's).
+//!
 //! Anything else (two terms that differ elsewhere, a product of unknowns, a guard, a loop
 //! counter each thread has its own of) says nothing and the query goes on to the solver. A
 //! conclusion is a proof that the query's overlap conjunct, its pairing and the geometry facts
 //! have no common model: the query, which asserts all three, is unsatisfiable.
 
+use super::symex::Stride;
 use super::threads::{DimBounds, Geometry, ThreadVars};
 use crate::bv_eval::{mask, numeral};
+use crate::ir::VarId;
 use crate::smt::op_kind;
 use z3::ast::{Ast, Dynamic, BV};
 use z3::DeclKind;
@@ -41,6 +52,10 @@ pub(crate) struct Pair<'a> {
     /// Two threads of one block (their `threadIdx` differ, their block is one term), else of two
     /// blocks (their `blockIdx` differ).
     pub same_block: bool,
+    /// Each thread's additive induction variables (see [`Stride`]).
+    pub strides: [&'a [Stride]; 2],
+    /// The enclosing loops' variables at each thread's access, with their values there.
+    pub loops: [&'a [(VarId, BV)]; 2],
 }
 
 /// Terms visited at most (an index is a small term; a long one goes to the solver).
@@ -61,7 +76,7 @@ fn apart(a: &BV, b: &BV, m: u32, p: &Pair, steps: &mut usize) -> bool {
     if *steps > MAX_STEPS || m == 0 || a == b || a.get_size() != b.get_size() {
         return false;
     }
-    if coordinates_apart(a, b, m, p) {
+    if coordinates_apart(a, b, m, p) || (m == a.get_size() && strides_apart(a, b, p, steps)) {
         return true;
     }
     let (da, db) = (Dynamic::from_ast(a), Dynamic::from_ast(b));
@@ -172,6 +187,96 @@ fn coordinates_apart(a: &BV, b: &BV, m: u32, p: &Pair) -> bool {
     })
 }
 
+/// Whether `a` and `b` are one loop's additive induction variable, each thread's at its own
+/// iteration, which never meet (see the module's documentation).
+fn strides_apart(a: &BV, b: &BV, p: &Pair, steps: &mut usize) -> bool {
+    let w = a.get_size();
+    let Some(s1) = p.strides[0].iter().find(|s| s.val == *a) else {
+        return false;
+    };
+    let Some(s2) = p.strides[1]
+        .iter()
+        .find(|s| s.val == *b && s.lp == s1.lp && s.var == s1.var)
+    else {
+        return false;
+    };
+    let parts = |s: &Stride| Some((narrowed(&s.init, w)?, narrowed(&s.step, w)?));
+    let (Some((i1, e1)), Some((i2, e2))) = (parts(s1), parts(s2)) else {
+        return false;
+    };
+    let inside = |k: usize, s: &Stride| p.loops[k].iter().any(|(v, x)| *v == s.var && *x == s.val);
+    let exact = w == 64 || (inside(0, s1) && inside(1, s2));
+    exact
+        && e1 == e2
+        && below_step(&i1, &e1, p.t[0], p)
+        && below_step(&i2, &e1, p.t[1], p)
+        && apart(&i1, &i2, w, p, steps)
+}
+
+/// `t` (a [`Stride`]'s entry value or step, extended to the exact sum's width) in `w` bits:
+/// the operand of its extension; `None` for anything else (a negated step).
+fn narrowed(t: &BV, w: u32) -> Option<BV> {
+    if t.get_size() == w {
+        return Some(t.clone());
+    }
+    if let Some(v) = number(t) {
+        return (w <= 64 && v < 1u128 << w).then(|| BV::from_u64(v as u64, w));
+    }
+    let is_ext = matches!(op_kind(&Dynamic::from_ast(t)), Some(k) if k == DeclKind::ZeroExt as u32 || k == DeclKind::SignExt as u32);
+    let inner = kids(t).into_iter().next()?;
+    (is_ext && inner.get_size() == w).then_some(inner)
+}
+
+/// Whether `0 ≤ init < step` for thread `th`, both below 2^31: `init` is its global index in a
+/// dimension and `step` that dimension's thread count (`blockDim.d * gridDim.d`), or `init` its
+/// thread index and `step` the block's size, the grid's thread count or a numeral no block
+/// dimension exceeds.
+fn below_step(init: &BV, step: &BV, th: &ThreadVars, p: &Pair) -> bool {
+    let init = unextended(init);
+    (0..3).any(|d| {
+        if is_global(&init, th, p.geom, d) {
+            grid_count(step, p.geom, d)
+        } else if init == th.tid[d] {
+            let numeral = number(step).is_some_and(|c| c >= u128::from(p.bounds.block[d]) && c < 1 << 31);
+            names(step, &p.geom.bdim[d]) || grid_count(step, p.geom, d) || numeral
+        } else {
+            false
+        }
+    })
+}
+
+/// `t` without an extension of a value of at least 32 bits (whose value, below 2^31 for the
+/// coordinates [`below_step`] names, the extension keeps).
+fn unextended(t: &BV) -> BV {
+    let is_ext = matches!(op_kind(&Dynamic::from_ast(t)), Some(k) if k == DeclKind::ZeroExt as u32 || k == DeclKind::SignExt as u32);
+    match kids(t).into_iter().next() {
+        Some(inner) if is_ext && inner.get_size() >= 32 => inner,
+        _ => t.clone(),
+    }
+}
+
+/// Whether `t` is `blockDim.d * gridDim.d` (operands in either order, each extended, or the
+/// extension of a 32-bit product): below 2^31 by the launch assumption.
+fn grid_count(t: &BV, g: &Geometry, d: usize) -> bool {
+    let t = unextended(t);
+    let fs = kids(&t);
+    op_kind(&Dynamic::from_ast(&t)) == Some(DeclKind::Bmul as u32)
+        && fs.len() == 2
+        && ((names(&fs[0], &g.bdim[d]) && names(&fs[1], &g.gdim[d]))
+            || (names(&fs[1], &g.bdim[d]) && names(&fs[0], &g.gdim[d])))
+}
+
+/// Whether `x` is the 32-bit coordinate `c`, or its extension, or (a numeral `c`) its value.
+fn names(x: &BV, c: &BV) -> bool {
+    let is = |x: &BV, kind: DeclKind| op_kind(&Dynamic::from_ast(x)) == Some(kind as u32);
+    let inner = if x.get_size() > 32 && (is(x, DeclKind::ZeroExt) || is(x, DeclKind::SignExt)) {
+        kids(x).into_iter().next()
+    } else {
+        Some(x.clone())
+    };
+    inner.is_some_and(|i| i.get_size() == 32 && i == *c) || number(c).is_some_and(|v| number(x) == Some(v))
+}
+
 /// Whether `t` is `blockIdx.d * blockDim.d + threadIdx.d` of thread `th` (operands in either
 /// order), in 32 bits or wider with each coordinate extended (its value is below `2^31` in any
 /// width: the product is below `gridDim.d * blockDim.d`, so nothing wraps).
@@ -180,15 +285,6 @@ fn is_global(t: &BV, th: &ThreadVars, g: &Geometry, d: usize) -> bool {
     if t.get_size() < 32 || !is(t, DeclKind::Badd) {
         return false;
     }
-    // `x` is the 32-bit coordinate `c`, or its extension, or (a numeral `c`) its value.
-    let names = |x: &BV, c: &BV| {
-        let inner = if x.get_size() > 32 && (is(x, DeclKind::ZeroExt) || is(x, DeclKind::SignExt)) {
-            kids(x).into_iter().next()
-        } else {
-            Some(x.clone())
-        };
-        inner.is_some_and(|i| i.get_size() == 32 && i == *c) || number(c).is_some_and(|v| number(x) == Some(v))
-    };
     let ks = kids(t);
     let product = |x: &BV| {
         let fs = kids(x);
@@ -353,12 +449,120 @@ mod tests {
                             geom: &g,
                             bounds,
                             same_block,
+                            strides: [&[], &[]],
+                            loops: [&[], &[]],
                         };
                         let (i1, i2) = (f(&ts[0], &g, &row, &ne0), f(&ts[1], &g, &row, &ne0));
                         let got = never_equal(&i1, &i2, &p);
                         assert_eq!(got, want, "{name} (same block: {same_block}, block {block:?})");
                         if got {
                             assert!(!z3_may_meet(&i1, &i2, &p), "{name}: Z3 finds a meeting");
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /// Loop variable 7 of loop 1 at thread `t`'s iteration (its own, or the one both share):
+    /// `init + r * step`, as the walk's closed form builds it.
+    fn strided(t: &ThreadVars, init: BV, step: &BV, shared: bool) -> Stride {
+        let w = init.get_size();
+        let count = BV::new_const(
+            if shared {
+                "it1_s".to_string()
+            } else {
+                format!("it1_t{}", t.tag)
+            },
+            32,
+        );
+        let r = if w > 32 { count.zero_ext(w - 32) } else { count.clone() };
+        Stride {
+            lp: crate::ir::Label(1),
+            var: VarId(7),
+            val: init.bvadd(r.bvmul(step)),
+            count,
+            init: init.sign_ext(34),
+            step: step.sign_ext(34),
+            fits: Bool::from_bool(true),
+        }
+    }
+
+    #[test]
+    fn grid_stride_loops_are_decided_between_iterations_and_blocks() {
+        crate::smt::fresh_context(|| {
+            for block in [Some(256), None] {
+                let (g, bounds) = geometry(block);
+                let intra = [ThreadVars::new(1), ThreadVars::new(2)];
+                let inter = [
+                    ThreadVars::with_block(1, "bidA", false),
+                    ThreadVars::with_block(2, "bidB", false),
+                ];
+                let wide = |x: &BV| match number(x) {
+                    Some(v) => num(v as u64, 64),
+                    None => x.zero_ext(32),
+                };
+                let grid64 = wide(&g.bdim[0]).bvmul(g.gdim[0].zero_ext(32));
+                let grid32 = g.bdim[0].bvmul(&g.gdim[0]);
+                // (name, entry value, step, 32-bit (needs the site inside the loop), decided).
+                type Entry = fn(&ThreadVars, &Geometry) -> BV;
+                let cases: Vec<(&str, Entry, BV, bool)> = vec![
+                    ("gid64 += bdim*gdim", |t, g| global64(t, g), grid64.clone(), true),
+                    ("gid += bdim*gdim", |t, g| global(t, g), grid32.clone(), true),
+                    (
+                        "gid64 += sext(bdim*gdim)",
+                        |t, g| global64(t, g),
+                        grid32.sign_ext(32),
+                        true,
+                    ),
+                    // A step of the grid's block count only: blocks' ranges interleave.
+                    ("gid64 += gdim", |t, g| global64(t, g), g.gdim[0].zero_ext(32), false),
+                    ("gid64 += 32", |t, g| global64(t, g), num(32, 64), false),
+                    // Entry values beyond the step.
+                    (
+                        "2*gid64 += bdim*gdim",
+                        |t, g| global64(t, g).bvmul(num(2, 64)),
+                        grid64.clone(),
+                        false,
+                    ),
+                ];
+                for (name, init, step, want) in cases {
+                    let step = if init(&intra[0], &g).get_size() == 32 && step.get_size() == 64 {
+                        step.extract(31, 0)
+                    } else {
+                        step
+                    };
+                    for (ts, same_block) in [(&intra, true), (&inter, false)] {
+                        for shared in [false, true] {
+                            if shared && !same_block {
+                                continue;
+                            }
+                            let s = [
+                                strided(&ts[0], init(&ts[0], &g), &step, shared),
+                                strided(&ts[1], init(&ts[1], &g), &step, shared),
+                            ];
+                            let (i1, i2) = (s[0].val.clone(), s[1].val.clone());
+                            let here = [vec![(VarId(7), i1.clone())], vec![(VarId(7), i2.clone())]];
+                            for inside in [true, false] {
+                                let p = Pair {
+                                    t: [&ts[0], &ts[1]],
+                                    geom: &g,
+                                    bounds,
+                                    same_block,
+                                    strides: [std::slice::from_ref(&s[0]), std::slice::from_ref(&s[1])],
+                                    loops: if inside { [&here[0], &here[1]] } else { [&[], &[]] },
+                                };
+                                // One iteration both threads share is the plain injectivity
+                                // test's (the same product term on both sides): any step.
+                                let exact = i1.get_size() == 64 || inside;
+                                let got = never_equal(&i1, &i2, &p);
+                                let what = format!("{name} (block {block:?}, same block {same_block}, shared {shared}, inside {inside})");
+                                assert_eq!(got, shared || (want && exact), "{what}");
+                                // Z3 on 64-bit products of unknowns is slow: one pairing.
+                                if got && !shared && !same_block && block.is_some() && i1.get_size() == 64 {
+                                    assert!(!z3_may_meet(&i1, &i2, &p), "{what}: Z3 finds a meeting");
+                                }
+                            }
                         }
                     }
                 }
@@ -392,6 +596,8 @@ mod tests {
                     geom: &g,
                     bounds,
                     same_block,
+                    strides: [&[], &[]],
+                    loops: [&[], &[]],
                 };
                 let (i1, i2) = (global(&ts[0], &g), global(&ts[1], &g));
                 assert!(!never_equal(&i1, &i2, &p));

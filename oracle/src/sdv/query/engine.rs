@@ -413,7 +413,9 @@ impl<'k> Engine<'k> {
         let (meet, disjoint) = overlap(s1, q.a.2.size, s2, q.b.2.size);
         let settled = if disjoint {
             Some(Test::Divisible)
-        } else if self.injective_test && self.never_equal(s1, q.a.2.size, s2, q.b.2.size, [t1, t2], inter) {
+        } else if self.injective_test
+            && self.never_equal([s1, s2], [q.a.2.size, q.b.2.size], [&w1, &w2], [t1, t2], inter)
+        {
             Some(Test::Injective)
         } else {
             None
@@ -516,10 +518,9 @@ impl<'k> Engine<'k> {
     /// have no common model.
     fn never_equal(
         &self,
-        s1: &SiteTerms,
-        size1: u32,
-        s2: &SiteTerms,
-        size2: u32,
+        [s1, s2]: [&SiteTerms; 2],
+        [size1, size2]: [u32; 2],
+        w: [&Walk; 2],
         t: [&ThreadVars; 2],
         inter: bool,
     ) -> bool {
@@ -531,6 +532,8 @@ impl<'k> Engine<'k> {
             geom: &self.geom,
             bounds: self.bounds,
             same_block: !inter,
+            strides: [&w[0].strides, &w[1].strides],
+            loops: [&s1.loop_vals, &s2.loop_vals],
         };
         injective::never_equal(&i1, &i2, &pair)
     }

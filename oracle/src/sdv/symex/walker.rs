@@ -807,14 +807,16 @@ fn index_within(x: &BV, signed: bool, n: u32) -> Bool {
 
 /// `(x, type of x)` when `offset` is `(64-bit)x * size` (either operand order) with x an
 /// integer of at most 32 bits, or of 64 bits under the launch's index bound: the product of its
-/// extension and the size cannot wrap around.
+/// extension and the size cannot wrap around; a byte's offset is `(64-bit)x` alone.
 fn scaled_index<'e>(k: &Kernel, offset: &'e Expr, size: u32) -> Option<(&'e Expr, ScalarTy)> {
-    let Expr::Bin(BinOp::Mul, ScalarTy::Int { bits: 64, .. }, a, b) = offset else {
-        return None;
-    };
-    let (cast, c) = match (a.as_const(), b.as_const()) {
-        (None, Some(c)) => (&**a, c),
-        (Some(c), None) => (&**b, c),
+    let (cast, c) = match offset {
+        Expr::Bin(BinOp::Mul, ScalarTy::Int { bits: 64, .. }, a, b) => match (a.as_const(), b.as_const()) {
+            (None, Some(c)) => (&**a, c),
+            (Some(c), None) => (&**b, c),
+            _ => return None,
+        },
+        // Bytes (`unsigned char`, `int8_t`) are indexed unscaled: `(u64)i`.
+        Expr::Cast(..) if size == 1 => (offset, 1),
         _ => return None,
     };
     let Expr::Cast(ScalarTy::Int { bits: 64, .. }, x) = cast else {
