@@ -88,6 +88,7 @@ fn top_level<'a>(ast: &'a Ast, n: NodeId, calls: &'a Calls, depth: u32) -> Eval<
     Eval {
         ast,
         func: enclosing_function(ast, n),
+        at: Some(n),
         call: None,
         calls,
         depth,
@@ -108,8 +109,10 @@ fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId, kernel: u64, ev: &Eval)
     // The configuration call's operands: the callee, grid, block, shared memory, stream.
     let block_expr = ast.child(config, 2)?;
     let mut block = ev.dim3(block_expr).map(|d| d.map_or(Extent::Unknown, Extent::Const));
-    if block[0] == Extent::Unknown && ev.call.is_none() {
-        block[0] = ev.same_as_arg(ev.dim3_operand(block_expr, 0), &args);
+    for (i, extent) in block.iter_mut().enumerate() {
+        if *extent == Extent::Unknown && ev.call.is_none() {
+            *extent = ev.same_as_arg(ev.dim3_operand(block_expr, i), &args);
+        }
     }
     Some(LaunchSite {
         kernel,
@@ -152,6 +155,7 @@ fn forwarded(
         let ev = Eval {
             ast,
             func: Some(helper),
+            at: Some(launch),
             call: Some((params.iter().copied().zip(args.iter().copied()).collect(), &caller)),
             calls,
             depth: 0,
@@ -221,6 +225,9 @@ fn strip_dim3(ast: &Ast, mut n: NodeId) -> NodeId {
 struct Eval<'a, 'c> {
     ast: &'a Ast,
     func: Option<NodeId>,
+    /// The launch (or call) in `func` whose values are asked: a `switch` around it says what
+    /// the variable it switches on holds there.
+    at: Option<NodeId>,
     call: Option<(Vec<(u64, NodeId)>, &'c Eval<'a, 'c>)>,
     calls: &'a Calls,
     depth: u32,
@@ -314,6 +321,7 @@ impl<'a> Eval<'a, '_> {
             let inside = Eval {
                 ast,
                 func: Some(ctor),
+                at: None,
                 call: Some((params, at)),
                 calls: at.calls,
                 depth: at.depth,
@@ -392,6 +400,9 @@ impl<'a> Eval<'a, '_> {
                 if let Some((arg, caller)) = self.bound(n) {
                     return caller.int(arg);
                 }
+                if let Some(v) = self.case_value(n) {
+                    return Some(v);
+                }
                 match self.fixed_init(n) {
                     Some(i) => self.int(i),
                     None => {
@@ -417,6 +428,71 @@ impl<'a> Eval<'a, '_> {
             }
             _ => None,
         }
+    }
+
+    /// The value the variable `r` names holds at the launch, from the `switch` on it the launch
+    /// sits in: `switch (k) { case 8: kernel<<<g, dim3(32, k)>>>(…); break; … }` launches with
+    /// `k == 8`. Only for a variable the function never changes, and a launch one `case` label
+    /// alone leads to (no second label on it, no case above falling through into it).
+    fn case_value(&self, r: NodeId) -> Option<i64> {
+        let ast = self.ast;
+        let (at, func) = (self.at?, self.func?);
+        let d = referenced(ast, r).filter(|d| matches!(d.kind, NodeKind::ParmVarDecl | NodeKind::VarDecl))?;
+        if !only_read_in(ast, func, d.id) {
+            return None;
+        }
+        // Up from the launch to the statement of the innermost switch body that holds it.
+        let (mut n, mut labels) = (at, 0);
+        let (body, top) = loop {
+            let p = ast.node(n).parent?;
+            match ast.kind(p) {
+                NodeKind::CaseStmt | NodeKind::DefaultStmt => labels += 1,
+                NodeKind::CompoundStmt if ast.node(p).parent.is_some_and(|s| ast.kind(s) == NodeKind::SwitchStmt) => {
+                    break (p, n);
+                }
+                NodeKind::FunctionDecl | NodeKind::CXXMethodDecl | NodeKind::LambdaExpr | NodeKind::SwitchStmt => {
+                    return None
+                }
+                _ => {}
+            }
+            n = p;
+        };
+        let switch = ast.node(body).parent?;
+        let parts: Vec<NodeId> = ast.children(switch).collect();
+        let cond = *parts.get(parts.len().checked_sub(2)?)?;
+        if referenced(ast, cond).map(|c| c.id) != Some(d.id) {
+            return None;
+        }
+        let stmts: Vec<NodeId> = ast.children(body).collect();
+        let pos = stmts.iter().position(|&x| x == top)?;
+        // The label: the statement itself (the launch in its body), else the nearest one above.
+        let label_at = if labels > 0 {
+            pos
+        } else {
+            (0..pos)
+                .rev()
+                .find(|&i| matches!(ast.kind(stmts[i]), NodeKind::CaseStmt | NodeKind::DefaultStmt))?
+        };
+        let label = stmts[label_at];
+        let one_label = labels <= 1 && ast.children(label).count() == 2;
+        let inner = ast.child(label, 1)?;
+        let stacked = matches!(ast.kind(inner), NodeKind::CaseStmt | NodeKind::DefaultStmt);
+        let between = stmts.get(label_at + 1..pos).unwrap_or_default();
+        let other_label = between.iter().any(|&x| {
+            matches!(
+                ast.kind(x),
+                NodeKind::CaseStmt | NodeKind::DefaultStmt | NodeKind::LabelStmt
+            )
+        });
+        let entered_only_here = label_at == 0
+            || matches!(
+                ast.kind(stmts[label_at - 1]),
+                NodeKind::BreakStmt | NodeKind::ReturnStmt
+            );
+        if ast.kind(label) != NodeKind::CaseStmt || !one_label || stacked || other_label || !entered_only_here {
+            return None;
+        }
+        self.int(ast.child(label, 0)?)
     }
 
     /// The initializer of a `constexpr` or `const` integer variable a reference names.
