@@ -438,7 +438,11 @@ impl<'a> Eval<'a, '_> {
         let ast = self.ast;
         let (at, func) = (self.at?, self.func?);
         let d = referenced(ast, r).filter(|d| matches!(d.kind, NodeKind::ParmVarDecl | NodeKind::VarDecl))?;
-        if !only_read_in(ast, func, d.id) {
+        // A parameter or local of this function (a global could change in a call between).
+        let local = ast
+            .decl_node(d.id)
+            .is_some_and(|decl| enclosing_function(ast, decl) == Some(func));
+        if !local || !only_read_in(ast, func, d.id) {
             return None;
         }
         // Up from the launch to the statement of the innermost switch body that holds it.
