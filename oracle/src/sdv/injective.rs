@@ -222,9 +222,14 @@ fn narrowed(t: &BV, w: u32) -> Option<BV> {
     if let Some(v) = number(t) {
         return (w <= 64 && v < 1u128 << w).then(|| BV::from_u64(v as u64, w));
     }
-    let is_ext = matches!(op_kind(&Dynamic::from_ast(t)), Some(k) if k == DeclKind::ZeroExt as u32 || k == DeclKind::SignExt as u32);
-    let inner = kids(t).into_iter().next()?;
-    (is_ext && inner.get_size() == w).then_some(inner)
+    extended(t).filter(|inner| inner.get_size() == w)
+}
+
+/// The operand of a zero or sign extension.
+fn extended(t: &BV) -> Option<BV> {
+    let kind = op_kind(&Dynamic::from_ast(t))?;
+    let ext = kind == DeclKind::ZeroExt as u32 || kind == DeclKind::SignExt as u32;
+    ext.then(|| kids(t).into_iter().next()).flatten()
 }
 
 /// Whether `0 ≤ init < step` for thread `th`, both below 2^31: `init` is its global index in a
@@ -248,11 +253,9 @@ fn below_step(init: &BV, step: &BV, th: &ThreadVars, p: &Pair) -> bool {
 /// `t` without an extension of a value of at least 32 bits (whose value, below 2^31 for the
 /// coordinates [`below_step`] names, the extension keeps).
 fn unextended(t: &BV) -> BV {
-    let is_ext = matches!(op_kind(&Dynamic::from_ast(t)), Some(k) if k == DeclKind::ZeroExt as u32 || k == DeclKind::SignExt as u32);
-    match kids(t).into_iter().next() {
-        Some(inner) if is_ext && inner.get_size() >= 32 => inner,
-        _ => t.clone(),
-    }
+    extended(t)
+        .filter(|inner| inner.get_size() >= 32)
+        .unwrap_or_else(|| t.clone())
 }
 
 /// Whether `t` is `blockDim.d * gridDim.d` (operands in either order, each extended, or the
@@ -268,13 +271,8 @@ fn grid_count(t: &BV, g: &Geometry, d: usize) -> bool {
 
 /// Whether `x` is the 32-bit coordinate `c`, or its extension, or (a numeral `c`) its value.
 fn names(x: &BV, c: &BV) -> bool {
-    let is = |x: &BV, kind: DeclKind| op_kind(&Dynamic::from_ast(x)) == Some(kind as u32);
-    let inner = if x.get_size() > 32 && (is(x, DeclKind::ZeroExt) || is(x, DeclKind::SignExt)) {
-        kids(x).into_iter().next()
-    } else {
-        Some(x.clone())
-    };
-    inner.is_some_and(|i| i.get_size() == 32 && i == *c) || number(c).is_some_and(|v| number(x) == Some(v))
+    let inner = extended(x).filter(|_| x.get_size() > 32).unwrap_or_else(|| x.clone());
+    (inner.get_size() == 32 && inner == *c) || number(c).is_some_and(|v| number(x) == Some(v))
 }
 
 /// Whether `t` is `blockIdx.d * blockDim.d + threadIdx.d` of thread `th` (operands in either
