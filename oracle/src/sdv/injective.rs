@@ -323,6 +323,18 @@ mod tests {
         (g, bounds)
     }
 
+    /// The two threads of a query: of one block, or of two blocks.
+    fn threads(same_block: bool) -> [ThreadVars; 2] {
+        if same_block {
+            [ThreadVars::new(1), ThreadVars::new(2)]
+        } else {
+            [
+                ThreadVars::with_block(1, "bidA", false),
+                ThreadVars::with_block(2, "bidB", false),
+            ]
+        }
+    }
+
     /// `blockIdx.x * blockDim.x + threadIdx.x` of `t`.
     fn global(t: &ThreadVars, g: &Geometry) -> BV {
         t.bid[0].bvmul(&g.bdim[0]).bvadd(&t.tid[0])
@@ -376,11 +388,7 @@ mod tests {
         crate::smt::fresh_context(|| {
             for block in [Some(256), None] {
                 let (g, bounds) = geometry(block);
-                let intra = [ThreadVars::new(1), ThreadVars::new(2)];
-                let inter = [
-                    ThreadVars::with_block(1, "bidA", false),
-                    ThreadVars::with_block(2, "bidB", false),
-                ];
+                let (intra, inter) = (threads(true), threads(false));
                 let ne0 = BV::new_const("param_ne0", 32);
                 let row = BV::new_const("param_row", 32);
                 // (index of thread 1, index of thread 2, decided) for a term built per thread.
@@ -491,11 +499,7 @@ mod tests {
         crate::smt::fresh_context(|| {
             for block in [Some(256), None] {
                 let (g, bounds) = geometry(block);
-                let intra = [ThreadVars::new(1), ThreadVars::new(2)];
-                let inter = [
-                    ThreadVars::with_block(1, "bidA", false),
-                    ThreadVars::with_block(2, "bidB", false),
-                ];
+                let (intra, inter) = (threads(true), threads(false));
                 let wide = |x: &BV| match number(x) {
                     Some(v) => num(v as u64, 64),
                     None => x.zero_ext(32),
@@ -581,14 +585,7 @@ mod tests {
                 grid: [u32::MAX as u64 >> 1, 65535, 1],
             };
             for same_block in [true, false] {
-                let ts = if same_block {
-                    [ThreadVars::new(1), ThreadVars::new(2)]
-                } else {
-                    [
-                        ThreadVars::with_block(1, "bidA", false),
-                        ThreadVars::with_block(2, "bidB", false),
-                    ]
-                };
+                let ts = threads(same_block);
                 let p = Pair {
                     t: [&ts[0], &ts[1]],
                     geom: &g,
