@@ -412,6 +412,8 @@ impl<'a> Eval<'a, '_> {
                 }
             }
             NodeKind::MemberExpr => self.field(n, &|e, v| e.int(v)),
+            // `constexpr int WARP_THREADS{32};`
+            NodeKind::InitListExpr if ast.children(n).count() == 1 => self.int(ast.child(n, 0)?),
             NodeKind::BinaryOperator => {
                 let a = self.int(ast.child(n, 0)?)?;
                 let b = self.int(ast.child(n, 1)?)?;

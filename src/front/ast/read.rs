@@ -571,6 +571,11 @@ impl<'de> Visitor<'de> for InnerSeed<'_, '_> {
             r: &mut *self.r,
             parent: self.parent,
         })? {
+            // A documentation comment is no part of the program: kept as a child it would
+            // pass for a declaration's initializer or an enumerator's value.
+            if n.is_some_and(|id| self.r.ast.kind_str(id) == "FullComment") {
+                continue;
+            }
             out.push(n);
         }
         Ok(out)

@@ -102,6 +102,8 @@ impl<'a> Lowerer<'a> {
             NodeKind::ParenExpr | NodeKind::SubstNonTypeTemplateParmExpr | NodeKind::ExprWithCleanups => {
                 self.const_eval(*kids.last()?, depth + 1)
             }
+            // A scalar's braced initializer: `constexpr int WARP_THREADS{32};`
+            NodeKind::InitListExpr if kids.len() == 1 => self.const_eval(kids[0], depth + 1),
             NodeKind::ImplicitCastExpr
             | NodeKind::CStyleCastExpr
             | NodeKind::CXXStaticCastExpr
