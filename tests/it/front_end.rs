@@ -327,3 +327,31 @@ fn an_open_template_is_located_in_its_own_header() {
     assert!(out.contains("b.h:2:1"), "{out}");
     assert!(!out.contains("a.h:2:1"), "{out}");
 }
+
+/// An integer holding an array's address becomes a pointer into that array again; one that
+/// a loop later gives another array's address would point into the wrong array on the next
+/// iteration, so the kernel is inconclusive naming it rather than checked with the first.
+#[test]
+fn an_integer_given_two_arrays_addresses_in_a_loop_is_inconclusive() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = |second: &str| {
+        format!(
+            "//--blockDim=64 --gridDim=1\n#include <cstdint>\n__global__ void k(float *out) {{\n\
+             __shared__ float a[64], b[64];\n  unsigned t = threadIdx.x;\n\
+             uintptr_t p = reinterpret_cast<uintptr_t>(&a[0]) + 0;\n\
+             for (int i = 0; i < 2; ++i) {{\n    float *q = reinterpret_cast<float *>(p);\n\
+             q[t] = i;\n    p = reinterpret_cast<uintptr_t>(&{second}[0]) + 0;\n  }}\n\
+             out[t] = a[63 - t];\n}}\n"
+        )
+    };
+    let f = write(dir.path(), "two.cu", &kernel("b"));
+    let (code, out) = run(&["check"], &f);
+    assert_eq!(code, 4, "{out}");
+    assert!(out.contains("a pointer made from the integer `p`"), "{out}");
+    // The same array's address again: one origin, and the missing barrier is found.
+    let f = write(dir.path(), "one.cu", &kernel("a"));
+    let (code, out) = run(&["check"], &f);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("data race (RAW) on `q` and `a`"), "{out}");
+    assert!(out.contains("then read at ") && out.contains("one.cu:12:"), "{out}");
+}

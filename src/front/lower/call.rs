@@ -508,7 +508,9 @@ impl<'a> Lowerer<'a> {
                         _ => (Expr::Unknown(t.scalar()), t.clone()),
                     };
                     let v = self.new_var(pname, t.scalar(), VarKind::Local);
-                    self.ops.push(Op::Assign(v, convert(e, &et, t)));
+                    let e = convert(e, &et, t);
+                    self.note_number(v, &e);
+                    self.ops.push(Op::Assign(v, e));
                     Ok(Binding::Var(v, t.clone()))
                 }
             },

@@ -218,6 +218,7 @@ impl<'a> Lowerer<'a> {
         self.cur_writable = true;
         self.compound(body)?;
         self.flush(true);
+        self.check_number_origins()?;
         let mut stmts = self.blocks.pop().unwrap_or_default();
         if !self.late_inits.is_empty() {
             // Pointers first assigned under a condition: their starting offsets, at entry.
@@ -230,6 +231,19 @@ impl<'a> Lowerer<'a> {
                     span: self.src.node_span(body),
                     emit_after: false,
                     kind: StmtKind::Basic(inits),
+                },
+            );
+        }
+        // What the arrays' addresses, used as numbers, are known to be: from the start.
+        for fact in std::mem::take(&mut self.address_facts) {
+            let label = self.label();
+            stmts.insert(
+                0,
+                Stmt {
+                    label,
+                    span: self.src.node_span(body),
+                    emit_after: false,
+                    kind: StmtKind::Assume(fact),
                 },
             );
         }

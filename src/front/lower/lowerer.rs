@@ -76,6 +76,19 @@ pub struct Lowerer<'a> {
     pub(crate) grid_wait: Option<Span>,
     /// Hazards found while lowering (`Report::hazards`).
     pub(crate) hazards: Vec<autosync_oracle::report::Hazard>,
+    /// The variable holding each shared or global array's address, once it is used as a
+    /// number (`expr/addresses.rs`).
+    pub(crate) address_vars: HashMap<ArrayId, VarId>,
+    /// What each integer variable given a value holds: plain numbers, addresses in one array,
+    /// or both (`expr/addresses.rs`).
+    pub(crate) number_vars: HashMap<VarId, Origin>,
+    /// Each array's alignment in bytes, as its element type requires (the least its address
+    /// is a multiple of).
+    pub(crate) array_aligns: HashMap<ArrayId, u64>,
+    /// Facts about the address variables (their alignment), assumed at the kernel's entry.
+    pub(crate) address_facts: Vec<Expr>,
+    /// Each variable a pointer made from a number relied on, with its origin then.
+    pub(crate) number_uses: Vec<(VarId, Origin, Span)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -118,6 +131,11 @@ impl<'a> Lowerer<'a> {
             exited: false,
             grid_wait: None,
             hazards: Vec::new(),
+            address_vars: HashMap::new(),
+            number_vars: HashMap::new(),
+            number_uses: Vec::new(),
+            array_aligns: HashMap::new(),
+            address_facts: Vec::new(),
         }
     }
 
@@ -173,6 +191,7 @@ impl<'a> Lowerer<'a> {
     ) -> FResult<ArrayId> {
         let id = ArrayId(self.arrays.len() as u32);
         let elem_size = self.size_of(elem, span)? as u32;
+        self.array_aligns.insert(id, self.types.align_of(elem).unwrap_or(1));
         self.arrays.push(Array {
             id,
             name: name.to_string(),

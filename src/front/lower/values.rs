@@ -238,3 +238,14 @@ pub(crate) fn selector_value(arrays: &mut Vec<ArrayId>, region: &Region) -> Opti
         _ => None,
     }
 }
+
+/// What an integer variable's values are (`Lowerer::number_vars`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Numbers computed from no array's address.
+    Plain,
+    /// Addresses in this array (or numbers computed from one).
+    Address(ArrayId),
+    /// Numbers of two origins: no known array's address.
+    Mixed,
+}

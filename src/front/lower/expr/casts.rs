@@ -102,12 +102,21 @@ impl<'a> Lowerer<'a> {
                 _ => Ok(Value::R(RV::Scalar(Expr::Unknown(to.scalar()), to))),
             },
             CastKind::IntegralToPointer => {
-                self.scalar(c)?;
-                Ok(Value::R(RV::Ptr(Pointer {
+                let pointee = to.pointee().cloned().unwrap_or(CType::Void);
+                let p = match self.rvalue(c)? {
+                    // An integer variable that holds an address.
+                    RV::Ptr(p) => Some(Pointer {
+                        pointee: pointee.clone(),
+                        ..p
+                    }),
+                    RV::Scalar(e, t) => self.pointer_from_number(&e, &t, pointee.clone(), span),
+                    _ => None,
+                };
+                Ok(Value::R(RV::Ptr(p.unwrap_or(Pointer {
                     region: Region::Unknown("a pointer made from an integer".into()),
                     off: Expr::Const(0, ScalarTy::U64),
-                    pointee: to.pointee().cloned().unwrap_or(CType::Void),
-                })))
+                    pointee,
+                }))))
             }
             CastKind::UserDefinedConversion | CastKind::ConstructorConversion => self.eval(c),
             CastKind::Dependent => Err(FrontError::missing(

@@ -1,6 +1,7 @@
 //! Expressions: glvalues to places/variables/objects, prvalues to pure IR expressions, with
 //! the memory operations they perform appended to the current statement.
 
+mod addresses;
 mod casts;
 mod consts;
 mod init;
@@ -93,8 +94,13 @@ impl<'a> Lowerer<'a> {
         let span = self.span(n);
         match self.rvalue(n)? {
             RV::Scalar(e, t) => Ok((e, t)),
-            RV::Ptr(_) | RV::Obj(_) | RV::Group(_) => {
-                // A pointer or object used as a number (compared, printed): unknown.
+            RV::Ptr(p) => match self.address_number(&p) {
+                Some(e) => Ok((e, CType::U64)),
+                // A thread's own or an unknown place: its address is no number known alike.
+                None => Ok((Expr::Unknown(ScalarTy::U64), CType::U64)),
+            },
+            RV::Obj(_) | RV::Group(_) => {
+                // An object used as a number (compared, printed): unknown.
                 Ok((Expr::Unknown(ScalarTy::U64), CType::U64))
             }
             RV::Void => Err(FrontError::input(span, "a void expression is used as a value")),
@@ -117,6 +123,13 @@ impl<'a> Lowerer<'a> {
                 off: Expr::Const(0, ScalarTy::U64),
                 pointee: CType::Void,
             }),
+            // A number computed from an array's address (a swizzled shared address for PTX).
+            RV::Scalar(e, t) if self.provenance(&e).is_some() => {
+                let byte = CType::Int { bits: 8, signed: false };
+                Ok(self
+                    .pointer_from_number(&e, &t, byte, span)
+                    .expect("checked by the guard"))
+            }
             _ => Err(FrontError::unsupported(span, "expected a pointer")),
         }
     }

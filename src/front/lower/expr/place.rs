@@ -187,34 +187,24 @@ impl<'a> Lowerer<'a> {
         match (lv, rv) {
             (LV::Var(v, t), RV::Scalar(e, et)) => {
                 let e = convert(e, &et, &t);
+                self.note_number(v, &e);
                 self.ops.push(Op::Assign(v, e));
             }
             (LV::Var(v, t), RV::Ptr(p)) => {
-                self.ops.push(Op::Assign(v, Expr::Unknown(t.scalar())));
-                // An integer variable that now holds an address (PTX-style code keeps shared
-                // addresses in `unsigned`): from here on it is a pointer to that place.
+                let number = self.address_number(&p).map(|e| convert(e, &CType::U64, &t));
+                self.ops
+                    .push(Op::Assign(v, number.unwrap_or(Expr::Unknown(t.scalar()))));
                 if t.is_integral() && matches!(p.region, Region::Array(_)) {
-                    let ids: Vec<u64> = self
-                        .env
-                        .iter()
-                        .filter(|(_, b)| matches!(b, Binding::Var(x, _) if *x == v))
-                        .map(|(id, _)| *id)
-                        .collect();
-                    if !ids.is_empty() {
-                        let name = self.vars[v.0 as usize].name.clone();
-                        let ov = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
-                        let s = self.new_slot(
-                            &name,
-                            Region::Null,
-                            SlotOff::Var(ov),
-                            CType::Int { bits: 8, signed: false },
-                        );
-                        self.assign_ptr(s, p, span)?;
-                        for id in ids {
-                            self.env.insert(id, Binding::Ptr(s));
-                        }
-                    }
+                    self.hold_address(v, p, span)?;
                 }
+            }
+            // An integer variable holding an address given another one computed from it.
+            (LV::Ptr(s), RV::Scalar(e, et)) if self.provenance(&e).is_some() => {
+                let pointee = self.slots[s].pointee.clone();
+                let p = self
+                    .pointer_from_number(&e, &et, pointee, span)
+                    .expect("checked by the guard");
+                self.assign_ptr(s, p, span)?;
             }
             (LV::Mem(p), RV::Ptr(ptr)) if p.alt.is_none() && self.pointer_arrays.contains_key(&p.array) => {
                 self.pointer_array_store(p.array, &p.off, ptr, span)?;
@@ -248,6 +238,33 @@ impl<'a> Lowerer<'a> {
                     format!("cannot assign {} to {}", rv_what(&rv), lv_what(&lv)),
                 ))
             }
+        }
+        Ok(())
+    }
+
+    /// An integer variable that now holds an address (PTX-style code keeps shared addresses in
+    /// `unsigned`): from here on it is a pointer to that place.
+    fn hold_address(&mut self, v: VarId, p: Pointer, span: Span) -> FResult<()> {
+        let ids: Vec<u64> = self
+            .env
+            .iter()
+            .filter(|(_, b)| matches!(b, Binding::Var(x, _) if *x == v))
+            .map(|(id, _)| *id)
+            .collect();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let name = self.vars[v.0 as usize].name.clone();
+        let ov = self.new_var(&name, ScalarTy::U64, VarKind::Temp);
+        let s = self.new_slot(
+            &name,
+            Region::Null,
+            SlotOff::Var(ov),
+            CType::Int { bits: 8, signed: false },
+        );
+        self.assign_ptr(s, p, span)?;
+        for id in ids {
+            self.env.insert(id, Binding::Ptr(s));
         }
         Ok(())
     }
