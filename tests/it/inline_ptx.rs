@@ -57,10 +57,33 @@ const CASES: &[Case] = &[
         "the box a TMA tensor store reads",
     ),
     (
-        "ldmatrix.cu",
-        "unsigned a, b, c, d;\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\" : \"=r\"(a), \"=r\"(b), \"=r\"(c), \"=r\"(d) : \"r\"((unsigned)__cvta_generic_to_shared(&s[0])));\n  o[t] = a;",
+        "wmma_load.cu",
+        "unsigned a;\n  asm volatile(\"wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%0}, [%1];\" : \"=r\"(a) : \"r\"((unsigned)__cvta_generic_to_shared(&s[0])));\n  o[t] = a;",
         4,
         "accesses memory in a way autosync does not model",
+    ),
+    // A matrix shape whose rows autosync does not know.
+    (
+        "ldmatrix_b6.cu",
+        "unsigned a, b, c, d;\n  asm volatile(\"ldmatrix.sync.aligned.m8n16.x4.shared.b8x16.b6x16_p32 {%0,%1,%2,%3}, [%4];\" : \"=r\"(a), \"=r\"(b), \"=r\"(c), \"=r\"(d) : \"r\"((unsigned)__cvta_generic_to_shared(&s[0])));\n  o[t] = a;",
+        4,
+        "this shape or type is not modelled",
+    ),
+    // ldmatrix reads the 16-byte row each of the first 8 lanes names (x1): lane 0's row is
+    // elements 0..3, written by threads 1..3 without a barrier.
+    (
+        "ldmatrix_x1.cu",
+        "s[t] = t;\n  unsigned a;\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(a) : \"r\"((unsigned)__cvta_generic_to_shared(&s[(t % 32) * 4])));\n  o[t] = a;",
+        1,
+        "race (RAW) on `s`",
+    ),
+    // The addresses lanes 8.. give an x1 name no row: warp 0's lanes 8..31 name the elements
+    // they write, which no row holds.
+    (
+        "ldmatrix_x1_lanes.cu",
+        "if (t >= 8 && t < 32) s[32 + t] = t;\n  unsigned a;\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(a) : \"r\"((unsigned)__cvta_generic_to_shared(t % 32 < 8 ? &s[(t % 32) * 4] : t < 32 ? &s[32 + t] : &s[0])));\n  o[t] = a;",
+        0,
+        "clean",
     ),
     (
         "cluster_store.cu",

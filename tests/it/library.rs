@@ -143,11 +143,11 @@ const CASES: &[Case] = &[
     ),
     // An asm statement that touches memory in a way autosync does not model.
     (
-        "ldmatrix.cu",
-        "//--blockDim=64\n__global__ void k(const float *g, unsigned *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[0]), r;\n  asm volatile(\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n  o[threadIdx.x] = r;\n}\n",
+        "wmma_load.cu",
+        "//--blockDim=64\n__global__ void k(const float *g, unsigned *o) {\n  __shared__ float s[64];\n  unsigned a = (unsigned)__cvta_generic_to_shared(&s[0]), r;\n  asm volatile(\"wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%0}, [%1];\" : \"=r\"(r) : \"r\"(a));\n  o[threadIdx.x] = r;\n}\n",
         &[],
         4,
-        "ldmatrix",
+        "wmma.load",
     ),
     // Modelled PTX: the producer's st.shared and the consumer's read race without a barrier.
     (

@@ -46,10 +46,12 @@ pub(crate) enum Class {
     Order,
     /// A computation on registers (outputs are unknown unless modelled).
     Value,
+    /// `ldmatrix`/`stmatrix`: a warp-collective access of matrix rows in shared memory.
+    Matrix,
     /// Asynchronous copies, mbarriers, cluster barriers and stores, async tensor-core
     /// operations: the async-pipeline model.
     Async,
-    /// Touches memory in a way not modelled (matrix loads and stores, textures, surfaces,
+    /// Touches memory in a way not modelled (`wmma` loads and stores, textures, surfaces,
     /// multimem, cache discards, ...).
     Unmodelled,
     /// Not a PTX instruction autosync knows.
@@ -207,8 +209,10 @@ pub(crate) fn classify(opcode: &str) -> Class {
         "membar" | "fence" | "griddepcontrol" => Class::Order,
         "cp" | "mbarrier" | "wgmma" | "tcgen05" | "tensormap" | "clusterlaunchcontrol" => Class::Async,
         "wmma" if second == "mma" => Class::Value,
-        "wmma" | "ldmatrix" | "stmatrix" | "tex" | "tld4" | "suld" | "sust" | "sured" | "multimem" | "discard"
-        | "applypriority" => Class::Unmodelled,
+        "ldmatrix" | "stmatrix" => Class::Matrix,
+        "wmma" | "tex" | "tld4" | "suld" | "sust" | "sured" | "multimem" | "discard" | "applypriority" => {
+            Class::Unmodelled
+        }
         _ if is_value_op(first) => Class::Value,
         _ => Class::Unknown,
     }
@@ -440,7 +444,7 @@ mod tests {
         assert_eq!(classify("fence.acq_rel.gpu"), Class::Order);
         assert_eq!(classify("brkpt"), Class::PathEnd);
         assert_eq!(classify("shfl.sync.bfly.b32"), Class::Value);
-        assert_eq!(classify("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), Class::Unmodelled);
+        assert_eq!(classify("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), Class::Matrix);
         assert_eq!(classify("frobnicate.u32"), Class::Unknown);
     }
 

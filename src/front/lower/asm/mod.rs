@@ -3,6 +3,7 @@
 //! is modelled (barriers, memory accesses, the end of the thread's path, register values) or
 //! stops the kernel naming it ([`ptx::classify`] sorts them); nothing is skipped.
 
+mod matrix;
 mod memory;
 mod regs;
 mod sync;
@@ -69,7 +70,7 @@ impl<'a> Lowerer<'a> {
             let effect = instrs.iter().zip(&classes).find(|(_, c)| {
                 matches!(
                     c,
-                    Class::Barrier | Class::WarpSync | Class::Memory | Class::PathEnd | Class::Async
+                    Class::Barrier | Class::WarpSync | Class::Memory | Class::Matrix | Class::PathEnd | Class::Async
                 )
             });
             if let Some((i, _)) = effect {
@@ -131,6 +132,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Class::Order | Class::Prefetch | Class::Branch => {}
                 Class::Value => self.asm_value(ins, &mut cx, branches)?,
+                Class::Matrix => self.asm_matrix(ins, &cx)?,
                 Class::Async => self.asm_async(ins, &mut cx)?,
                 Class::Unmodelled | Class::Unknown => {}
             }
