@@ -6,7 +6,7 @@
 use super::source::SourceMap;
 use super::types::Types;
 use super::values::*;
-use crate::front::ast::{Ast, NodeId, NodeKind, UnaryOp};
+use crate::front::ast::{Ast, CastKind, NodeId, NodeKind, UnaryOp};
 use crate::front::ctype::CType;
 use crate::front::error::{FResult, FrontError};
 use autosync_oracle::ir::*;
@@ -21,6 +21,20 @@ pub struct LowerOptions {
     pub assume_pure: Vec<String>,
     /// The architecture the device code is read for (`sm_80`), named by traps.
     pub arch: String,
+}
+
+/// How deep an expression's type is derived from its operands' (`Lowerer::type_from_operand`).
+const MAX_OPERAND_TYPE_DEPTH: u32 = 32;
+
+/// Whether a type is one autosync could not read, or an array of or pointer to one.
+fn unresolved(mut t: &CType) -> bool {
+    loop {
+        match t {
+            CType::Other(_) => return true,
+            CType::Ptr(e) | CType::Ref(e) | CType::Array(e, _) => t = e,
+            _ => return false,
+        }
+    }
 }
 
 /// Lowers one kernel.
@@ -404,9 +418,60 @@ impl<'a> Lowerer<'a> {
 
     /// The type of a node, resolved where the code being lowered is written.
     pub(crate) fn type_of(&self, n: NodeId) -> CType {
+        self.type_at(n, 0)
+    }
+
+    fn type_at(&self, n: NodeId, depth: u32) -> CType {
         let f = self.frames.last().map(|f| f.func).unwrap_or(self.kernel_fn);
         self.types.set_context(self.types.context_of(f));
-        self.types.of_node(n, &self.scope())
+        let t = self.types.of_node(n, &self.scope());
+        if depth < MAX_OPERAND_TYPE_DEPTH && unresolved(&t) {
+            return self.type_from_operand(n, depth).unwrap_or(t);
+        }
+        t
+    }
+
+    /// An expression's type by the language's rules from its operand's, where Clang printed it
+    /// with names that mean something only inside a class template (`rt_base<T, layout>[2]`
+    /// for a member array of `rt<bf16, 32, 32>`, whose `T` is a member alias): a field's type
+    /// from its record's layout, an element's from its array's or pointer's.
+    fn type_from_operand(&self, n: NodeId, depth: u32) -> Option<CType> {
+        let ast = self.ast;
+        let kids = self.expr_children(n);
+        let operand = |i: usize| kids.get(i).map(|&c| self.type_at(c, depth + 1));
+        let element = |t: CType| match t {
+            CType::Ptr(e) | CType::Array(e, _) => Some(*e),
+            _ => None,
+        };
+        match ast.kind(n) {
+            NodeKind::MemberExpr => {
+                let member = ast.node(n).attrs.member?;
+                let record = match operand(0)? {
+                    CType::Ptr(r) if ast.node(n).attrs.is_arrow => *r,
+                    t => t,
+                };
+                let CType::Record(r) = record.unref() else {
+                    return None;
+                };
+                let layout = self.types.layout(*r).ok()?;
+                layout.fields.iter().find(|f| f.id == member).map(|f| f.ty.clone())
+            }
+            NodeKind::ArraySubscriptExpr => kids.iter().find_map(|&c| element(self.type_at(c, depth + 1))),
+            NodeKind::ImplicitCastExpr if ast.cast_kind(n) == Some(CastKind::ArrayToPointerDecay) => {
+                Some(CType::Ptr(Box::new(element(operand(0)?)?)))
+            }
+            NodeKind::ImplicitCastExpr | NodeKind::ParenExpr
+                if matches!(ast.cast_kind(n), None | Some(CastKind::NoOp | CastKind::LValueToRValue)) =>
+            {
+                operand(0)
+            }
+            NodeKind::UnaryOperator => match ast.unary_op(n)? {
+                UnaryOp::Deref => element(operand(0)?),
+                UnaryOp::AddrOf => Some(CType::Ptr(Box::new(operand(0)?))),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     // ---- bindings ----------------------------------------------------------------------

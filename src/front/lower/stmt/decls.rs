@@ -62,6 +62,16 @@ impl<'a> Lowerer<'a> {
                 self.env.insert(id, Binding::Const(fold_cast(v, &t), t));
                 return Ok(());
             }
+            // `static constexpr int r = w * 8;` where autosync's folding stops: device code
+            // allows only constant initialization (a constant expression: no effects), so the
+            // value is the same wherever it is computed, and a const one never changes.
+            let constant = node
+                .ty
+                .is_some_and(|q| ast.str(q.qual).trim_start().starts_with("const "));
+            let number = t.is_integral() || matches!(t, CType::Float(_));
+            if let Some(i) = init.filter(|_| constant && number) {
+                return self.automatic_var(id, &name, &t, Some(i), span);
+            }
             return Err(FrontError::unsupported(span, format!("static local variable `{name}`"))
                 .with_help("make it __shared__ or a constant"));
         }

@@ -314,22 +314,24 @@ impl<'a> Types<'a> {
         }
         prefixes
             .into_iter()
-            .find_map(|p| self.resolve_from(&p, segs))
-            .or_else(|| self.resolve_unique_name(segs))
+            .find_map(|p| self.resolve_from(&p, segs, scope))
+            .or_else(|| self.resolve_unique_name(segs, scope))
     }
 
     /// A name no enclosing scope declares, found through a using-directive (`using namespace
     /// kittens;` and then `alignment_dummy`): the unit's one type declaration of that simple
     /// name, if there is exactly one (Clang resolved the name, so it names that one); none
     /// when several could be meant.
-    fn resolve_unique_name(&self, segs: &[Seg]) -> Option<Resolved> {
+    fn resolve_unique_name(&self, segs: &[Seg], from: &str) -> Option<Resolved> {
         let quals = self.by_name.get(&segs.first()?.name)?;
         let [q] = quals.as_slice() else { return None };
         let prefix = q.rfind("::").map_or("", |i| &q[..i]);
-        self.resolve_from(prefix, segs)
+        self.resolve_from(prefix, segs, from)
     }
 
-    fn resolve_from(&self, prefix: &str, segs: &[Seg]) -> Option<Resolved> {
+    /// `segs` looked up from namespace `prefix`; template arguments are read in `from`, the
+    /// scope the type was written in.
+    fn resolve_from(&self, prefix: &str, segs: &[Seg], from: &str) -> Option<Resolved> {
         // Walk namespaces by name until a record is found, then its members.
         let mut ns = prefix.to_string();
         let mut record: Option<u64> = None;
@@ -364,7 +366,7 @@ impl<'a> Types<'a> {
                     })
                     .collect(),
             };
-            let found = self.pick(&candidates, seg)?;
+            let found = self.pick(&candidates, seg, from)?;
             if last {
                 return Some(found);
             }
@@ -398,7 +400,7 @@ impl<'a> Types<'a> {
 
     /// Chooses among declarations of one name: a matching specialization when template
     /// arguments are given, else the definition of a record, a typedef or an enum.
-    fn pick(&self, candidates: &[u64], seg: &Seg) -> Option<Resolved> {
+    fn pick(&self, candidates: &[u64], seg: &Seg, from: &str) -> Option<Resolved> {
         let kind = |id: &u64| self.ast.decls[id].kind;
         if let Some(args) = &seg.args {
             let specs: Vec<u64> = candidates
@@ -406,7 +408,11 @@ impl<'a> Types<'a> {
                 .copied()
                 .filter(|id| kind(id) == NodeKind::ClassTemplateSpecializationDecl)
                 .collect();
-            let matching: Vec<u64> = specs.iter().copied().filter(|s| self.spec_matches(*s, args)).collect();
+            let matching: Vec<u64> = specs
+                .iter()
+                .copied()
+                .filter(|s| self.spec_matches(*s, args, from))
+                .collect();
             // A printed list is a prefix of the arguments when defaults are left out; the one
             // with exactly the printed arguments comes first (`dict<>` of a variadic `dict`
             // is not `dict<A, B>`).
@@ -461,7 +467,7 @@ impl<'a> Types<'a> {
 
     /// Whether a specialization's arguments match printed ones (a prefix: defaults may be
     /// left out when printed as written).
-    fn spec_matches(&self, spec: u64, args: &[String]) -> bool {
+    fn spec_matches(&self, spec: u64, args: &[String], from: &str) -> bool {
         let Some(n) = self.ast.decl_node(spec) else {
             return false;
         };
@@ -475,11 +481,20 @@ impl<'a> Types<'a> {
             // Clang writes a `true` argument's value as a one-bit integer (-1).
             TemplateArg::Value(v) => match printed.trim() {
                 "true" | "false" => (*v != 0) == (printed.trim() == "true"),
-                _ => self.eval_printed(printed, &scope) == Some(*v),
+                _ => {
+                    self.eval_printed(printed, from)
+                        .or_else(|| self.eval_printed(printed, &scope))
+                        == Some(*v)
+                }
             },
             TemplateArg::Type(t) => {
                 let a = self.resolve(t, &scope);
-                let b = self.resolve(printed, &scope);
+                // Written where the type is used (a member alias of the class using it), or
+                // printed relative to the template's own scope.
+                let b = match self.resolve(printed, from) {
+                    CType::Other(_) => self.resolve(printed, &scope),
+                    b => b,
+                };
                 a == b && !matches!(a, CType::Other(_))
             }
         });
