@@ -118,6 +118,13 @@ impl Ast {
         self.kind_str(n).ends_with("Attr")
     }
 
+    /// A variable's (or parameter's) initializer: its first child that is neither an
+    /// attribute nor, for a variable template's specialization, a template argument.
+    pub fn var_init(&self, d: NodeId) -> Option<NodeId> {
+        self.children(d)
+            .find(|&c| !self.is_attr(c) && self.kind(c) != NodeKind::TemplateArgument)
+    }
+
     /// Whether a node is a type (`...Type`).
     pub fn is_type(&self, n: NodeId) -> bool {
         self.kind_str(n).ends_with("Type")

@@ -494,7 +494,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn axiom_decl(&mut self, d: NodeId) -> FResult<()> {
         let ast = self.ast;
         let span = self.span(d);
-        let Some(init) = ast.children(d).find(|&c| !ast.is_attr(c)) else {
+        let Some(init) = ast.var_init(d) else {
             return Err(FrontError::input(span, "__axiom without a condition"));
         };
         self.assume_conjuncts(init, "__axiom", span)

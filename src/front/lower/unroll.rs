@@ -75,7 +75,7 @@ impl Lowerer<'_> {
         let (d, None) = (decls.next()?, decls.next()) else {
             return None;
         };
-        let start = self.const_eval(ast.children(d).find(|&c| !ast.is_attr(c))?, 0)?;
+        let start = self.const_eval(ast.var_init(d)?, 0)?;
         Some((d, ast.node(d).id, start))
     }
 

@@ -79,7 +79,7 @@ impl<'a> Lowerer<'a> {
                 })
         });
         let d = ast.decl_node(r.id)?;
-        let init = ast.children(d).find(|&c| !ast.is_attr(c))?;
+        let init = ast.var_init(d)?;
         let t = self.type_of(d);
         (only_read && t.is_integral())
             .then(|| self.const_eval(init, 0))
@@ -121,9 +121,14 @@ impl<'a> Lowerer<'a> {
                 }
                 match r.kind {
                     NodeKind::EnumConstantDecl => self.enumerator(r.id),
-                    NodeKind::VarDecl => {
+                    // A variable template's specialization (`TILE_COL_DIM<T>`): Clang shows
+                    // its instantiated initializer.
+                    NodeKind::VarTemplateSpecializationDecl if self.is_same_v(n).is_some() => {
+                        self.is_same_v(n).map(i64::from)
+                    }
+                    NodeKind::VarDecl | NodeKind::VarTemplateSpecializationDecl => {
                         let d = ast.decl_node(r.id)?;
-                        let init = ast.children(d).find(|&c| !ast.is_attr(c))?;
+                        let init = ast.var_init(d)?;
                         self.const_eval(init, depth + 1)
                     }
                     _ => None,

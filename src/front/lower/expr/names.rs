@@ -126,7 +126,7 @@ impl<'a> Lowerer<'a> {
             q.starts_with("const ") || q.contains(" const")
         });
         if is_const && t.is_integral() {
-            if let Some(init) = ast.children(node).find(|&c| !ast.is_attr(c)) {
+            if let Some(init) = ast.var_init(node) {
                 if let Some(v) = self.const_eval(init, 0) {
                     let b = Binding::Const(fold_cast(v, &t), t);
                     self.env.insert(id, b.clone());
@@ -147,7 +147,7 @@ impl<'a> Lowerer<'a> {
             return Ok(Value::L(self.binding_lv(&b)));
         }
         // A constant (const/constexpr integral with an initializer).
-        if let Some(init) = ast.children(node).find(|&c| !ast.is_attr(c)) {
+        if let Some(init) = ast.var_init(node) {
             if let Some(v) = self.const_eval(init, 0) {
                 let b = Binding::Const(fold_cast(v, &t), t);
                 self.env.insert(id, b.clone());

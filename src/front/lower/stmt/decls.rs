@@ -42,7 +42,7 @@ impl<'a> Lowerer<'a> {
             .filter(|s| !s.is_dummy())
             .unwrap_or_else(|| self.span(d));
         let t = self.type_of(d);
-        let init = ast.children(d).find(|&c| !ast.is_attr(c));
+        let init = ast.var_init(d);
         let shared = ast.has_attr(d, NodeKind::CUDASharedAttr);
         let is_static = node.attrs.storage_class.is_some_and(|s| ast.str(s) == "static");
         let device = ast.has_attr(d, NodeKind::CUDADeviceAttr) || ast.has_attr(d, NodeKind::CUDAConstantAttr);

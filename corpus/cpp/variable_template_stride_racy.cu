@@ -1,0 +1,19 @@
+//--blockDim=64 --gridDim=1
+// A tile's row length named by a variable template (`template <typename T> constexpr int
+// WORDS_PER_ROW = 16 / sizeof(T);`) inside a static constexpr member: the member is the
+// constant its initializer gives, so each thread's row is its own. Without a barrier the
+// neighbour's row may be read before it is written (RAW).
+template <typename T> constexpr int WORDS_PER_ROW = 16 / sizeof(T);
+
+template <typename T> struct row_tile {
+    static constexpr int width = WORDS_PER_ROW<T> > 2 ? WORDS_PER_ROW<T> : 2;
+    T data[64 * width];
+};
+
+__global__ void variable_template_stride_racy(unsigned short *out) {
+    __shared__ row_tile<unsigned short> tile;
+    constexpr int w = row_tile<unsigned short>::width;
+    for (int k = 0; k < w; ++k)
+        tile.data[threadIdx.x * w + k] = threadIdx.x + k;
+    out[threadIdx.x] = tile.data[((threadIdx.x + 1) % 64) * w];
+}
