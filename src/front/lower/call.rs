@@ -4,6 +4,7 @@
 use super::convert::*;
 use super::expr::Value;
 use super::lowerer::Lowerer;
+use super::returns::{returns_in, without_returns};
 use super::values::*;
 use crate::front::ast::{Ast, NodeId, NodeKind};
 use crate::front::ctype::CType;
@@ -329,7 +330,13 @@ impl<'a> Lowerer<'a> {
         ) {
             body_blk.stmts.pop();
         }
-        if breaks_out(&body_blk) {
+        // Returns that each end a branch need no jump (`returns.rs`).
+        if returns_in(&body_blk) {
+            if let Some(stmts) = without_returns(body_blk.stmts.clone()) {
+                body_blk.stmts = stmts;
+            }
+        }
+        if returns_in(&body_blk) {
             self.push_synthetic(StmtKind::Loop(Loop {
                 kind: LoopKind::DoWhile,
                 header: vec![],
@@ -429,8 +436,7 @@ impl<'a> Lowerer<'a> {
     /// The default argument of parameter `p`.
     fn default_arg(&self, p: NodeId, at: NodeId) -> FResult<NodeId> {
         self.ast
-            .children(p)
-            .find(|&c| !self.ast.is_attr(c))
+            .var_init(p)
             .ok_or_else(|| FrontError::unsupported(self.span(at), "a default argument autosync cannot find"))
     }
 
@@ -685,15 +691,6 @@ impl<'a> Lowerer<'a> {
         let found: Vec<u64> = d.members.iter().copied().filter(is_it).collect();
         found.iter().copied().find(with_body).or_else(|| found.first().copied())
     }
-}
-
-/// Whether a block holds a `break` that leaves it (not one inside a nested loop).
-fn breaks_out(b: &Block) -> bool {
-    b.stmts.iter().any(|s| match &s.kind {
-        StmtKind::Break => true,
-        StmtKind::If { then_blk, else_blk, .. } => breaks_out(then_blk) || breaks_out(else_blk),
-        _ => false,
-    })
 }
 
 /// A parameter type no binding represents (see `bind_arg`).

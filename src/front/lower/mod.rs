@@ -26,6 +26,7 @@ mod make;
 mod nv_atomic;
 mod ptr_arrays;
 mod ptx;
+mod returns;
 pub mod source;
 mod stmt;
 pub mod types;
