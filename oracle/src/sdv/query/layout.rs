@@ -12,6 +12,9 @@ use z3::DeclKind;
 /// At most this many terms are taken apart (larger offsets are not classified).
 const MAX_TERMS: usize = 4096;
 
+/// At most this many nestings of constant choices are taken out.
+const MAX_ROUNDS: usize = 16;
+
 /// One offset split by stride: the coordinate that multiplies each stride (keyed by the stride's
 /// factors as Z3 prints them; `[]` for the part no parameter scales).
 #[derive(Default)]
@@ -32,6 +35,7 @@ pub(crate) fn same_coordinates(a: &BV, b: &BV) -> Option<(Bool, Vec<String>)> {
     if a.get_size() != b.get_size() {
         return None;
     }
+    let (a, b) = (&without_constant_choices(a)?, &without_constant_choices(b)?);
     // Offsets of one shape (a statement racing with itself) compare each extension apart.
     let (sa, sb) = match (split(a, true)?, split(b, true)?) {
         (x, y) if x.coords.keys().eq(y.coords.keys()) => (x, y),
@@ -60,6 +64,40 @@ pub(crate) fn same_coordinates(a: &BV, b: &BV) -> Option<(Bool, Vec<String>)> {
         eqs.push(x.eq(y));
     }
     Some((Bool::and(&eqs), params))
+}
+
+/// `t` with every choice under a condition that is constant (`ite(true, (int)cols, uninit)`, left
+/// anywhere in a term by merged assignments) replaced by the value chosen; the rest keeps its
+/// shape (Z3's rewriter would turn the extensions the split opens into concatenations).
+fn without_constant_choices(t: &BV) -> Option<BV> {
+    let mut t = t.clone();
+    for _ in 0..MAX_ROUNDS {
+        let mut pairs: Vec<(Dynamic, Dynamic)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![Dynamic::from_ast(&t)];
+        while let Some(d) = stack.pop() {
+            if !seen.insert(d.clone()) {
+                continue;
+            }
+            if seen.len() > MAX_TERMS {
+                return None;
+            }
+            let kids = d.children();
+            let chosen = (op_kind(&d) == Some(DeclKind::Ite as u32))
+                .then(|| kids.first()?.as_bool()?.simplify().as_bool())
+                .flatten();
+            match chosen {
+                Some(c) => pairs.push((d.clone(), kids[if c { 1 } else { 2 }].clone())),
+                None => stack.extend(kids),
+            }
+        }
+        if pairs.is_empty() {
+            return Some(t);
+        }
+        let refs: Vec<(&Dynamic, &Dynamic)> = pairs.iter().map(|(a, b)| (a, b)).collect();
+        t = t.substitute(&refs);
+    }
+    None
 }
 
 /// Splits `t` into stride-scaled coordinates.
