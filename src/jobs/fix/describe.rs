@@ -66,7 +66,7 @@ pub fn describe_remaining(k: &Kernel, u: &Unfixable) -> String {
 }
 
 /// For a race whose witness picks values of symbolic kernel parameters: how to tell autosync
-/// that no launch uses them.
+/// that no launch uses them (the witness's values are one example; the race may not need them).
 fn parameter_hint(k: &Kernel, r: &Race) -> Option<String> {
     let symbolic = |n: &str| {
         k.vars
@@ -97,7 +97,7 @@ fn parameter_hint(k: &Kernel, r: &Race) -> Option<String> {
     };
     let given: Vec<String> = params.iter().map(|(n, _)| format!("--param {n}=VALUE")).collect();
     Some(format!(
-        "hint: this race needs {}; if no launch does that, {state}, or check with the values you launch with (`{}`)",
+        "hint: the witness takes {}; if the race needs such values and no launch uses them, {state}, or check with the values you launch with (`{}`)",
         needs.join(", "),
         given.join(" ")
     ))
