@@ -5,6 +5,9 @@ use super::spelling::parse_int;
 use super::table::*;
 use crate::front::ast::{NodeId, NodeKind};
 
+/// How many constants deep a folded initializer may name others.
+const MAX_CONSTANT_DEPTH: u32 = 16;
+
 impl<'a> Types<'a> {
     /// The value of a printed non-type template argument (`32`, `16UL`, `true`, `'a'`,
     /// `(E)2`, `ns::E::B`).
@@ -28,6 +31,48 @@ impl<'a> Types<'a> {
             return Some(v);
         }
         self.enumerator_value(s, scope)
+            .or_else(|| self.constant_value(s, scope))
+    }
+
+    /// The value of a constant named by a (possibly qualified) name, seen from `scope`: a
+    /// `const`/`constexpr` integral variable whose initializer folds (`BLOCK_SIZE` printed in
+    /// `st_bf<BLOCK_SIZE, BLOCK_SIZE>`).
+    pub fn constant_value(&self, name: &str, scope: &str) -> Option<i64> {
+        let mut prefixes = vec![scope.to_string()];
+        let mut s = scope.to_string();
+        while let Some(i) = s.rfind("::") {
+            s.truncate(i);
+            prefixes.push(s.clone());
+        }
+        prefixes.push(String::new());
+        prefixes.iter().find_map(|p| {
+            let q = if p.is_empty() {
+                name.to_string()
+            } else {
+                format!("{p}::{name}")
+            };
+            let mut vars = self
+                .ast
+                .decls
+                .iter()
+                .filter(|(_, d)| d.kind == NodeKind::VarDecl && d.qual == q);
+            let (&id, _) = vars.next()?;
+            self.variable_init_value(id, 0)
+        })
+    }
+
+    /// A `const` integral variable's folded initializer.
+    fn variable_init_value(&self, id: u64, depth: u32) -> Option<i64> {
+        let d = self
+            .ast
+            .decl_node(self.definition(id))
+            .or_else(|| self.ast.decl_node(id))?;
+        let qual = self.ast.node(d).ty.map(|t| self.ast.str(t.qual))?;
+        let constant = qual.starts_with("const ") || qual.contains(" const");
+        let integral = self.resolve(qual, &self.scope_of(id)).is_integral();
+        (constant && integral)
+            .then(|| self.folded(self.ast.var_init(d)?, depth + 1))
+            .flatten()
     }
 
     /// The value of an enumerator named by a (possibly qualified) name.
@@ -135,19 +180,37 @@ impl<'a> Types<'a> {
     /// template parameters as the instantiation substitutes them. None when it is anything else
     /// (an unknown is never taken for a constant inside it).
     pub fn attr_value(&self, n: NodeId) -> Option<i64> {
+        self.folded(n, 0)
+    }
+
+    /// [`Self::attr_value`], `depth` constants deep (a constant's initializer names another).
+    fn folded(&self, n: NodeId, depth: u32) -> Option<i64> {
         use crate::front::ast::BinaryOp::*;
         if let Some(v) = self.const_value(n) {
             return Some(v);
+        }
+        if depth > MAX_CONSTANT_DEPTH {
+            return None;
         }
         let last = || self.ast.children(n).filter(|&c| !self.ast.is_decl(c)).last();
         match self.ast.kind(n) {
             NodeKind::ConstantExpr
             | NodeKind::ImplicitCastExpr
             | NodeKind::ParenExpr
-            | NodeKind::SubstNonTypeTemplateParmExpr => self.attr_value(last()?),
+            | NodeKind::SubstNonTypeTemplateParmExpr => self.folded(last()?, depth),
+            // A constant named in the expression: its own initializer folded.
+            NodeKind::DeclRefExpr => {
+                let r = self
+                    .ast
+                    .node(n)
+                    .attrs
+                    .referenced
+                    .filter(|r| r.kind == NodeKind::VarDecl)?;
+                self.variable_init_value(r.id, depth)
+            }
             NodeKind::BinaryOperator => {
                 let mut c = self.ast.children(n);
-                let (a, b) = (self.attr_value(c.next()?)?, self.attr_value(c.next()?)?);
+                let (a, b) = (self.folded(c.next()?, depth)?, self.folded(c.next()?, depth)?);
                 match self.ast.binary_op(n)? {
                     Add => a.checked_add(b),
                     Sub => a.checked_sub(b),

@@ -429,8 +429,11 @@ impl<'a> Types<'a> {
                     .iter()
                     .copied()
                     .find(|s| self.ast.decl_node(*s).is_none() && specs.len() == 1)
-            })?;
-            return Some(Resolved::Record(self.definition(chosen)));
+            });
+            return match chosen {
+                Some(c) => Some(Resolved::Record(self.definition(c))),
+                None => self.alias_instance(candidates, args, from),
+            };
         }
         // Declarations local to the code being lowered (a typedef in this instantiation of a
         // function template, a member typedef of this class specialization) come first.
@@ -463,6 +466,67 @@ impl<'a> Types<'a> {
             .or_else(|| records.iter().copied().find(|id| self.ast.decl_node(*id).is_none()))
             .or_else(|| records.first().copied())?;
         Some(Resolved::Record(self.definition(def)))
+    }
+
+    /// An alias template's pattern with the printed arguments put in (`st_bf<BLOCK_SIZE, 64>`
+    /// is `st<bf16, 64, 64>` when `BLOCK_SIZE` is 64): the record it names.
+    fn alias_instance(&self, candidates: &[u64], args: &[String], from: &str) -> Option<Resolved> {
+        let id = *candidates
+            .iter()
+            .find(|id| self.ast.decls[*id].kind == NodeKind::TypeAliasTemplateDecl)?;
+        let n = self.ast.decl_node(id)?;
+        let alias = self.ast.children_of_kind(n, NodeKind::TypeAliasDecl).next()?;
+        let pattern = self.ast.type_str(self.ast.node(alias).ty?);
+        let params: Vec<NodeId> = self
+            .ast
+            .children(n)
+            .filter(|&c| {
+                matches!(
+                    self.ast.kind(c),
+                    NodeKind::TemplateTypeParmDecl | NodeKind::NonTypeTemplateParmDecl
+                )
+            })
+            .collect();
+        if args.len() > params.len() {
+            return None;
+        }
+        // A value argument is put in as its value: the alias's scope may not see its name.
+        let mut put: Vec<String> = args
+            .iter()
+            .map(|a| self.eval_printed(a, from).map_or_else(|| a.clone(), |v| v.to_string()))
+            .collect();
+        // Arguments left out are the parameters' defaults.
+        for &p in &params[args.len()..] {
+            let mut d = Vec::new();
+            self.template_args(p, &mut d);
+            let default = match d.into_iter().next() {
+                Some(TemplateArg::Value(v)) => v.to_string(),
+                Some(TemplateArg::Type(t)) => t,
+                // A value default Clang shows as an expression (`bool sw = true`).
+                None => {
+                    let arg = self.ast.children_of_kind(p, NodeKind::TemplateArgument).next()?;
+                    self.attr_value(self.ast.children(arg).next()?)?.to_string()
+                }
+            };
+            put.push(default);
+        }
+        // A `bool` parameter's value is written as a word (a specialization's `true` is -1).
+        for (a, &p) in put.iter_mut().zip(&params) {
+            let boolean = self.ast.node(p).ty.is_some_and(|t| self.ast.type_str(t) == "bool");
+            if let Some(v) = parse_int(a).filter(|_| boolean) {
+                *a = if v != 0 { "true" } else { "false" }.to_string();
+            }
+        }
+        let (args, params): (Vec<String>, Vec<String>) =
+            (put, params.iter().map(|&c| self.ast.name(c).to_string()).collect());
+        let text = substitute_params(pattern, &params, &args);
+        match self.resolve(&text, &self.scope_of(id)) {
+            CType::Record(r) => Some(Resolved::Record(r)),
+            _ => match self.resolve(&text, from) {
+                CType::Record(r) => Some(Resolved::Record(r)),
+                _ => None,
+            },
+        }
     }
 
     /// Whether a specialization's arguments match printed ones (a prefix: defaults may be
