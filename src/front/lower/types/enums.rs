@@ -3,7 +3,7 @@
 
 use super::spelling::parse_int;
 use super::table::*;
-use crate::front::ast::{NodeId, NodeKind};
+use crate::front::ast::{DeclInfo, NodeId, NodeKind};
 
 /// How many constants deep a folded initializer may name others.
 const MAX_CONSTANT_DEPTH: u32 = 16;
@@ -51,13 +51,32 @@ impl<'a> Types<'a> {
             } else {
                 format!("{p}::{name}")
             };
-            let mut vars = self
-                .ast
-                .decls
-                .iter()
-                .filter(|(_, d)| d.kind == NodeKind::VarDecl && d.qual == q);
-            let (&id, _) = vars.next()?;
-            self.variable_init_value(id, 0)
+            // A function's locals carry their namespace's qualified name: a printed name that
+            // may be one of them is not read (the type may be written inside that function),
+            // and every other declaration found must agree.
+            let vars: Vec<(&u64, &DeclInfo)> = (self.ast.decls.iter())
+                .filter(|(_, d)| d.kind == NodeKind::VarDecl && d.qual == q)
+                .collect();
+            if vars.iter().any(|(_, d)| self.in_function(d.parent)) {
+                return None;
+            }
+            let values: Vec<Option<i64>> = vars.iter().map(|(&id, _)| self.variable_init_value(id, 0)).collect();
+            let first = *values.first()?;
+            values.iter().all(|v| *v == first).then_some(first).flatten()
+        })
+    }
+
+    /// Whether a declaration's enclosing declaration is a function (or a block in one).
+    fn in_function(&self, parent: Option<u64>) -> bool {
+        parent.and_then(|p| self.ast.decls.get(&p)).is_some_and(|d| {
+            matches!(
+                d.kind,
+                NodeKind::FunctionDecl
+                    | NodeKind::CXXMethodDecl
+                    | NodeKind::CXXConstructorDecl
+                    | NodeKind::CXXDestructorDecl
+                    | NodeKind::CXXConversionDecl
+            )
         })
     }
 
