@@ -123,10 +123,10 @@ impl<'a> Lowerer<'a> {
                     NodeKind::EnumConstantDecl => self.enumerator(r.id),
                     // A variable template's specialization (`TILE_COL_DIM<T>`): Clang shows
                     // its instantiated initializer.
-                    NodeKind::VarTemplateSpecializationDecl if self.is_same_v(n).is_some() => {
-                        self.is_same_v(n).map(i64::from)
-                    }
                     NodeKind::VarDecl | NodeKind::VarTemplateSpecializationDecl => {
+                        if let Some(same) = self.is_same_v(n) {
+                            return Some(same.into());
+                        }
                         let d = ast.decl_node(r.id)?;
                         let init = ast.var_init(d)?;
                         self.const_eval(init, depth + 1)

@@ -5,6 +5,25 @@ use super::spelling::parse_int;
 use super::table::*;
 use crate::front::ast::{DeclInfo, NodeId, NodeKind};
 
+/// The qualified names `name` may have seen from `scope`: innermost scope first, the global
+/// one last.
+fn qualified_names<'n>(name: &'n str, scope: &str) -> impl Iterator<Item = String> + 'n {
+    let mut prefixes = vec![scope.to_string()];
+    let mut s = scope.to_string();
+    while let Some(i) = s.rfind("::") {
+        s.truncate(i);
+        prefixes.push(s.clone());
+    }
+    prefixes.push(String::new());
+    prefixes.into_iter().map(move |p| {
+        if p.is_empty() {
+            name.to_string()
+        } else {
+            format!("{p}::{name}")
+        }
+    })
+}
+
 /// How many constants deep a folded initializer may name others.
 const MAX_CONSTANT_DEPTH: u32 = 16;
 
@@ -38,19 +57,7 @@ impl<'a> Types<'a> {
     /// `const`/`constexpr` integral variable whose initializer folds (`BLOCK_SIZE` printed in
     /// `st_bf<BLOCK_SIZE, BLOCK_SIZE>`).
     pub fn constant_value(&self, name: &str, scope: &str) -> Option<i64> {
-        let mut prefixes = vec![scope.to_string()];
-        let mut s = scope.to_string();
-        while let Some(i) = s.rfind("::") {
-            s.truncate(i);
-            prefixes.push(s.clone());
-        }
-        prefixes.push(String::new());
-        prefixes.iter().find_map(|p| {
-            let q = if p.is_empty() {
-                name.to_string()
-            } else {
-                format!("{p}::{name}")
-            };
+        qualified_names(name, scope).find_map(|q| {
             // A function's locals carry their namespace's qualified name: a printed name that
             // may be one of them is not read (the type may be written inside that function),
             // and every other declaration found must agree.
@@ -96,24 +103,7 @@ impl<'a> Types<'a> {
 
     /// The value of an enumerator named by a (possibly qualified) name.
     pub fn enumerator_value(&self, name: &str, scope: &str) -> Option<i64> {
-        let mut prefixes = vec![scope.to_string()];
-        let mut s = scope.to_string();
-        while let Some(i) = s.rfind("::") {
-            s.truncate(i);
-            prefixes.push(s.clone());
-        }
-        prefixes.push(String::new());
-        for p in prefixes {
-            let q = if p.is_empty() {
-                name.to_string()
-            } else {
-                format!("{p}::{name}")
-            };
-            if let Some(v) = self.enumerator_by_qual(&q) {
-                return Some(v);
-            }
-        }
-        None
+        qualified_names(name, scope).find_map(|q| self.enumerator_by_qual(&q))
     }
 
     fn enumerator_by_qual(&self, q: &str) -> Option<i64> {
