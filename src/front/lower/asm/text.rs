@@ -16,6 +16,9 @@ pub(crate) struct AsmText {
 
 /// Parses the text of an asm statement: `asm volatile ("..." : outs : ins : clobbers)`.
 pub(crate) fn parse_asm(text: &str) -> Result<AsmText, String> {
+    // Line splices (a backslash ending a line) are gone before tokens are formed.
+    let spliced = text.replace("\\\r\n", "").replace("\\\n", "");
+    let text = spliced.as_str();
     let b = text.as_bytes();
     let open = text.find('(').ok_or("no `(` after asm")?;
     let close = crate::front::lower::source::matching_paren(b, open).ok_or("unbalanced parentheses in asm")?;
