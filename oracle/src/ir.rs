@@ -7,70 +7,8 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Index of a source file in [`Kernel::files`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct FileId(pub u32);
-
-/// A half-open byte range `[lo, hi)` in one original (un-preprocessed) source file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Span {
-    /// File the bytes belong to.
-    pub file: FileId,
-    /// First byte.
-    pub lo: u32,
-    /// One past the last byte.
-    pub hi: u32,
-}
-
-impl Span {
-    /// A span covering `lo..hi` of `file`.
-    pub fn new(file: FileId, lo: u32, hi: u32) -> Self {
-        Span { file, lo, hi }
-    }
-    /// The placeholder span of synthetic statements that have no source (e.g. inserted barriers).
-    pub const DUMMY: Span = Span {
-        file: FileId(u32::MAX),
-        lo: 0,
-        hi: 0,
-    };
-    /// Whether this is [`Span::DUMMY`].
-    pub fn is_dummy(&self) -> bool {
-        self.file.0 == u32::MAX
-    }
-}
-
-/// A source file known to the kernel, with line starts so spans can be shown as line:col.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceFile {
-    /// Path as given by the user (or resolved include path).
-    pub path: String,
-    /// Byte offset of the start of every line.
-    pub line_starts: Vec<u32>,
-}
-
-impl SourceFile {
-    /// Builds the line table for `text`.
-    pub fn new(path: impl Into<String>, text: &str) -> Self {
-        let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
-        SourceFile {
-            path: path.into(),
-            line_starts,
-        }
-    }
-    /// 1-based (line, column) of a byte offset; the column counts bytes.
-    pub fn line_col(&self, offset: u32) -> (u32, u32) {
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        (line as u32 + 1, offset - self.line_starts[line] + 1)
-    }
-}
+mod source;
+pub use source::{FileId, SourceFile, Span};
 
 /// A statement label, unique within a kernel. Labels are dense indices in creation order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -489,6 +427,9 @@ pub enum Op {
     Mbarrier(MbarRef, MbarOp),
     /// An asynchronous copy into shared memory (`cp.async`, `cp.async.bulk`, TMA).
     AsyncCopy(AsyncCopy),
+    /// A `wgmma.mma_async`: its shared-memory operands are read asynchronously until the
+    /// thread's wgmma group holding it retires (`wgmma.wait_group`).
+    Wgmma(Vec<WgmmaOperand>),
     /// `cp.async.commit_group` / `cp.async.wait_group N` of the thread's Ampere copies.
     AsyncGroup(AsyncGroupOp),
     /// A proxy or mbarrier-initialization fence (`fence.mbarrier_init`, `fence.proxy.async`):
@@ -503,7 +444,7 @@ impl Op {
     pub fn is_async(&self) -> bool {
         matches!(
             self,
-            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_)
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::Wgmma(_) | Op::AsyncGroup(_) | Op::ProxyFence(_)
         )
     }
     /// The variable the op assigns, if any.
@@ -551,6 +492,12 @@ impl Op {
                 }
                 if let AsyncCompletion::Mbarrier(b) = &c.completion {
                     f(&b.offset);
+                }
+            }
+            Op::Wgmma(ops) => {
+                for o in ops {
+                    f(&o.desc);
+                    f(&o.base);
                 }
             }
             Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
@@ -659,6 +606,28 @@ pub struct AsyncCopy {
     pub completion: AsyncCompletion,
 }
 
+/// One shared-memory operand of a `wgmma.mma_async`, read through its matrix descriptor
+/// (PTX ISA, "Matrix Descriptor Format"): the start address, leading- and stride-dimension
+/// byte offsets (14 bits each, in units of 16 bytes) and the swizzle mode are fields of a
+/// 64-bit number the kernel computes, so the checkers decode it per thread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WgmmaOperand {
+    /// The shared array the descriptor's address is computed from.
+    pub array: ArrayId,
+    /// The descriptor (64 bits).
+    pub desc: Expr,
+    /// The array's address as a 64-bit number: the operand starts at `start(desc) - base`.
+    pub base: Expr,
+    /// Rows of the operand: M (64) for A, N for B.
+    pub rows: u32,
+    /// Bytes of one element.
+    pub elem_bytes: u32,
+    /// Whether the operand is MN-major (transposed: `imm-trans` 1).
+    pub mn_major: bool,
+    /// The instruction.
+    pub span: Span,
+}
+
 /// The commit groups of a thread's asynchronous copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AsyncGroupOp {
@@ -670,6 +639,10 @@ pub enum AsyncGroupOp {
     BulkCommit,
     /// `cp.async.bulk.wait_group{.read} n`: at most `n` bulk groups stay pending (`.read`: the others only read).
     BulkWait(u32, bool),
+    /// `wgmma.commit_group`: the `wgmma.mma_async`s issued since the last one form a group.
+    WgmmaCommit,
+    /// `wgmma.wait_group n`: at most `n` wgmma groups stay pending.
+    WgmmaWait(u32),
 }
 
 /// A fence between proxies or for mbarrier initialization.

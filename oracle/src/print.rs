@@ -125,6 +125,25 @@ fn async_op(k: &Kernel, op: &Op) -> String {
                 AsyncCompletion::BulkGroup => "in bulk group".into(),
             }
         ),
+        Op::Wgmma(ops) => {
+            let o: Vec<String> = ops
+                .iter()
+                .map(|o| {
+                    format!(
+                        "{}[desc {} - {}] rows {} x{}{}",
+                        k.array(o.array).name,
+                        expr(k, &o.desc),
+                        expr(k, &o.base),
+                        o.rows,
+                        o.elem_bytes,
+                        if o.mn_major { " mn-major" } else { "" }
+                    )
+                })
+                .collect();
+            format!("wgmma reads {}", o.join(", "))
+        }
+        Op::AsyncGroup(AsyncGroupOp::WgmmaCommit) => "wgmma commit_group".into(),
+        Op::AsyncGroup(AsyncGroupOp::WgmmaWait(n)) => format!("wgmma wait_group {n}"),
         Op::AsyncGroup(AsyncGroupOp::Commit) => "async commit_group".into(),
         Op::AsyncGroup(AsyncGroupOp::Wait(n)) => format!("async wait_group {n}"),
         Op::AsyncGroup(AsyncGroupOp::BulkCommit) => "async bulk commit_group".into(),

@@ -52,6 +52,9 @@ impl<'k> Machine<'k> {
                 Ok(true)
             }
             Op::ProxyFence(ProxyFence::MbarrierInit) => Ok(true),
+            Op::Wgmma(_) | Op::AsyncGroup(AsyncGroupOp::WgmmaCommit | AsyncGroupOp::WgmmaWait(_)) => Err(
+                ExecError::Unsupported("wgmma (its operands are decoded by the named-barrier checker only)".into()),
+            ),
             _ => unreachable!("plain ops are run by plain_op"),
         }
     }

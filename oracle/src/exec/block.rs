@@ -408,7 +408,7 @@ impl<'a> BlockRun<'a> {
                 self.assign_raw(t, *dst, old)?;
             }
             // `check_supported` rejects these before execution.
-            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::Wgmma(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
                 return Err(ExecError::Unsupported(format!(
                     "async-pipeline op at label {} in the lock-step executor",
                     label.0

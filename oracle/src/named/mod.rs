@@ -149,7 +149,7 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         if pipelined {
             // Races of the execution that got stuck are real: its happens-before is exact.
             let ran = units::reached(&units, |u| hb.segments(u));
-            races_of(k, &ran, &sim, &hb, opts, &mut report);
+            races_of(k, &ran, &sim, &hb, opts, &sk.facts, &mut report);
         }
         return report;
     }
@@ -163,7 +163,7 @@ fn check_in_context(k: &Kernel, opts: &NamedOptions) -> Report {
         // Happens-before is only meaningful when generations are the same in every schedule.
         return report;
     }
-    let buckets = races_of(k, &units, &sim, &hb, opts, &mut report);
+    let buckets = races_of(k, &units, &sim, &hb, opts, &sk.facts, &mut report);
     let pxc = proxy::ProxyCx {
         k,
         units: &units,
@@ -190,12 +190,13 @@ fn races_of(
     sim: &sim::Sim,
     hb: &hb::Hb,
     opts: &NamedOptions,
+    facts: &[std::rc::Rc<value::Sym>],
     report: &mut Report,
 ) -> races::Buckets {
     let buckets = races::bucket(k, &units.traces);
     let mut cx = races::RaceCtx::new(k, units, sim);
     races::check_concrete(&mut cx, hb, &buckets, opts.warp_sync);
-    report.queries += symbolic::check_symbolic(&mut cx, hb, &buckets, opts.warp_sync, opts.timeout_ms);
+    report.queries += symbolic::check_symbolic(&mut cx, hb, &buckets, facts, opts.warp_sync, opts.timeout_ms);
     report.races = cx.races;
     buckets
 }

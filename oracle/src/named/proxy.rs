@@ -35,7 +35,7 @@ impl ProxyCx<'_> {
         };
         matches!(
             self.units.done[a as usize],
-            AgentDone::Mbarrier { .. } | AgentDone::BulkGroup
+            AgentDone::Mbarrier { .. } | AgentDone::BulkGroup | AgentDone::Wgmma
         )
     }
 

@@ -297,6 +297,12 @@ impl<'a> RaceCtx<'a> {
                             vec![a]
                         }
                         crate::ir::Op::AsyncCopy(c) => std::iter::once(&c.dst).chain(&c.src).collect(),
+                        crate::ir::Op::Wgmma(ops) => {
+                            for o in ops {
+                                spans.entry((s.label, o.array, AccessKind::Read)).or_insert(o.span);
+                            }
+                            continue;
+                        }
                         _ => continue,
                     };
                     for a in found {

@@ -150,6 +150,8 @@ type UnitGroup = (Vec<Rec>, Vec<i64>);
 
 /// The solver with its cache.
 struct Queries {
+    /// The kernel's facts (asserted in the solver; a model found without it must meet them).
+    facts: Vec<Rc<Sym>>,
     solver: Solver,
     cache: HashMap<QueryKey, Answer>,
     issued: u64,
@@ -164,7 +166,7 @@ impl Queries {
         if let Some(r) = self.cache.get(&key) {
             return *r;
         }
-        if let Some(off) = evaluated(x, &other, len) {
+        if let Some(off) = evaluated(x, &other, len, &self.facts) {
             let r = Some((Some(off), false));
             self.cache.insert(key, r);
             return r;
@@ -224,7 +226,7 @@ impl Queries {
 /// 0, then every unknown 1 (see [`super::eval`]). Returns the first side's byte offset in it.
 /// Most racing pairs of a block compute their addresses from the same unknowns (`blockIdx`,
 /// sizes): with those at 0 or 1, two threads that touch the same element show it.
-fn evaluated(x: &SymAccess, other: &Other, len: Option<u64>) -> Option<i64> {
+fn evaluated(x: &SymAccess, other: &Other, len: Option<u64>, facts: &[Rc<Sym>]) -> Option<i64> {
     let at = |v: &Val, fill: i64| match v {
         Val::K(o) => Some(*o),
         Val::S(s) => eval(s, fill),
@@ -234,7 +236,8 @@ fn evaluated(x: &SymAccess, other: &Other, len: Option<u64>) -> Option<i64> {
     let inside = |o: i64, size: u32| len.is_none_or(|len| o >= 0 && o as i128 + size as i128 <= len as i128);
     (0..2).find_map(|fill| {
         let ox = at(&x.offset, fill)?;
-        if !holds(&x.pred, fill) || !inside(ox, x.size) {
+        let facts_hold = facts.iter().all(|f| holds(&Some(f.clone()), fill));
+        if !facts_hold || !holds(&x.pred, fill) || !inside(ox, x.size) {
             return None;
         }
         let meets = match other {
@@ -281,7 +284,14 @@ impl Inst<'_> {
 }
 
 /// Checks every symbolic access against concrete and symbolic ones; returns queries issued.
-pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: bool, timeout_ms: u32) -> u64 {
+pub(crate) fn check_symbolic(
+    cx: &mut RaceCtx,
+    hb: &Hb,
+    b: &Buckets,
+    facts: &[Rc<Sym>],
+    warp_sync: bool,
+    timeout_ms: u32,
+) -> u64 {
     let insts: Vec<Inst> = cx
         .warps
         .iter()
@@ -297,7 +307,11 @@ pub(crate) fn check_symbolic(cx: &mut RaceCtx, hb: &Hb, b: &Buckets, warp_sync: 
         return 0;
     }
     let solver = crate::smt::query_solver(timeout_ms);
+    for f in facts {
+        solver.assert(to_bool(enc(f)));
+    }
     let mut q = Queries {
+        facts: facts.to_vec(),
         solver,
         cache: HashMap::new(),
         issued: 0,

@@ -48,6 +48,9 @@ impl Units {
         let i = &self.info[u as usize];
         let lanes = lanes_text(i.mask);
         match i.agent {
+            Some(a) if self.done[a as usize] == super::skeleton::AgentDone::Wgmma => {
+                format!("the wgmma operand reads of warp {} {}", i.warp, lanes)
+            }
             Some(_) => format!("the asynchronous copies of warp {} {}", i.warp, lanes),
             None if i.mask.count_ones() == self.warp_lanes[i.warp as usize] => format!("warp {}", i.warp),
             None => format!("warp {} {}", i.warp, lanes),

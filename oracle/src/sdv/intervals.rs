@@ -116,9 +116,12 @@ fn signatures(k: &Kernel) -> HashMap<Label, Signature> {
                 .filter_map(|o| match o {
                     Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a, _) => Some(a),
                     // Async-pipeline ops stop the SDV checker before this stage (`sdv::check`).
-                    Op::Assign(..) | Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
-                        None
-                    }
+                    Op::Assign(..)
+                    | Op::Mbarrier(..)
+                    | Op::AsyncCopy(_)
+                    | Op::Wgmma(_)
+                    | Op::AsyncGroup(_)
+                    | Op::ProxyFence(_) => None,
                 })
                 .filter(|a| {
                     k.arrays

@@ -66,9 +66,12 @@ pub(super) fn access_sites<'k>(k: &'k Kernel, tree: &LabelTree) -> Vec<Site<'k>>
                 let access = match o {
                     Op::Read(_, a) | Op::Write(a, _) | Op::Atomic(_, a, _) => a,
                     // Async-pipeline ops stop the SDV checker before this stage (`sdv::check`).
-                    Op::Assign(..) | Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
-                        continue
-                    }
+                    Op::Assign(..)
+                    | Op::Mbarrier(..)
+                    | Op::AsyncCopy(_)
+                    | Op::Wgmma(_)
+                    | Op::AsyncGroup(_)
+                    | Op::ProxyFence(_) => continue,
                 };
                 let local = k
                     .arrays

@@ -185,7 +185,7 @@ fn steering_vars(k: &Kernel) -> HashSet<VarId> {
                         out.insert(v);
                     }),
                     // Async-pipeline ops stop the SDV checker before this stage (`sdv::check`).
-                    Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
+                    Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::Wgmma(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
                 }
             }
         }

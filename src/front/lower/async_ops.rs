@@ -32,16 +32,20 @@ impl<'a> Lowerer<'a> {
 
     /// The mbarrier at `offset` of `array`, which must be shared memory.
     fn shared_mbar(&self, array: ArrayId, offset: Expr, span: Span, what: &str) -> FResult<MbarRef> {
-        if self.arrays[array.0 as usize].space != Space::Shared {
-            return Err(FrontError::unsupported(
-                span,
-                format!(
-                    "`{what}` on `{}`, which is not in shared memory",
-                    self.arrays[array.0 as usize].name
-                ),
-            ));
-        }
+        self.require_shared(array, span, &format!("`{what}` on"))?;
         Ok(MbarRef { array, offset, span })
+    }
+
+    /// Fails unless `array` is in shared memory: "{what} `name`, which is not ...".
+    pub(crate) fn require_shared(&self, array: ArrayId, span: Span, what: &str) -> FResult<()> {
+        let a = &self.arrays[array.0 as usize];
+        if a.space == Space::Shared {
+            return Ok(());
+        }
+        Err(FrontError::unsupported(
+            span,
+            format!("{what} `{}`, which is not in shared memory", a.name),
+        ))
     }
 
     /// A fresh variable for an asm register the operation defines.
@@ -55,7 +59,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A 64-bit operand (mbarrier state tokens).
-    fn asm_operand64(&mut self, o: &str, cx: &AsmCx) -> FResult<Expr> {
+    pub(crate) fn asm_operand64(&mut self, o: &str, cx: &AsmCx) -> FResult<Expr> {
         if let Some(Reg::Val(e, _)) = cx.regs.get(o) {
             return Ok(e.clone());
         }
@@ -147,6 +151,7 @@ impl<'a> Lowerer<'a> {
                 cx.regs.remove(op(0)?);
             }
             ("cp", "async") => self.asm_cp_async(ins, &segs, cx)?,
+            ("wgmma", _) => self.asm_wgmma(ins, cx)?,
             ("fence", "mbarrier_init") => self.ops.push(Op::ProxyFence(ProxyFence::MbarrierInit)),
             ("fence", "proxy") if segs.get(2) == Some(&"async") => self.ops.push(Op::ProxyFence(ProxyFence::Async)),
             ("barrier", "cluster") => {

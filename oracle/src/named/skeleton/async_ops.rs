@@ -221,6 +221,7 @@ impl Emu<'_, '_> {
         match op {
             Op::Mbarrier(b, m) => self.mbar_op(s, &active, b, m),
             Op::AsyncCopy(c) => self.async_copy(s, &active, c),
+            Op::Wgmma(ops) => self.wgmma(s, &active, ops),
             Op::AsyncGroup(g) => {
                 self.async_group(s, &active, *g);
                 Ok(())
@@ -514,6 +515,18 @@ impl Emu<'_, '_> {
                     mine
                 }
                 AsyncGroupOp::BulkWait(n, read) => lane.bulk_wait(n, read),
+                AsyncGroupOp::WgmmaCommit => {
+                    let open = std::mem::take(&mut lane.wgmma_open);
+                    lane.wgmma_groups.push_back(open);
+                    continue;
+                }
+                AsyncGroupOp::WgmmaWait(n) => {
+                    let mut mine = vec![];
+                    while lane.wgmma_groups.len() > n as usize {
+                        mine.extend(lane.wgmma_groups.pop_front().unwrap_or_default());
+                    }
+                    mine
+                }
             };
             if !mine.is_empty() {
                 done.push((li as u8, mine));
@@ -576,7 +589,9 @@ fn same_event(a: &AsyncEv, b: &AsyncEv) -> bool {
 fn same_target(a: &AgentDone, b: &AgentDone) -> bool {
     match (a, b) {
         (AgentDone::Mbarrier { bar, .. }, AgentDone::Mbarrier { bar: b2, .. }) => bar == b2,
-        (AgentDone::Group, AgentDone::Group) | (AgentDone::BulkGroup, AgentDone::BulkGroup) => true,
+        (AgentDone::Group, AgentDone::Group)
+        | (AgentDone::BulkGroup, AgentDone::BulkGroup)
+        | (AgentDone::Wgmma, AgentDone::Wgmma) => true,
         _ => false,
     }
 }

@@ -54,7 +54,21 @@ impl Emu<'_, '_> {
                 }
                 Ok(())
             }
-            StmtKind::Assume(_) => Ok(()),
+            StmtKind::Assume(e) => {
+                self.assume(li, e);
+                Ok(())
+            }
+        }
+    }
+
+    /// An assumption at the kernel's entry about parameters alone (not under a branch) is a
+    /// fact of every query; any other changes nothing (it only narrows what is checked).
+    fn assume(&mut self, li: usize, e: &Expr) {
+        let Val::S(s) = self.eval(li, e) else { return };
+        let mut uniform = self.lanes[li].preds.is_empty();
+        s.for_each_unknown(&mut |n| uniform &= matches!(self.unk.info[n as usize].0, Origin::Param(_)));
+        if uniform && !self.ctx.facts.contains(&s) {
+            self.ctx.facts.push(s);
         }
     }
 
@@ -249,13 +263,15 @@ impl Emu<'_, '_> {
                     self.lanes[li].env[d.0 as usize] = Val::K(0);
                 }
             }
-            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => match &mut self.probe {
-                Some(p) => p.effect = true,
-                None => {
-                    let span = self.ctx.k.span;
-                    return Err(self.inconclusive(span, "internal: an async-pipeline op run lane by lane".into()));
+            Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::Wgmma(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {
+                match &mut self.probe {
+                    Some(p) => p.effect = true,
+                    None => {
+                        let span = self.ctx.k.span;
+                        return Err(self.inconclusive(span, "internal: an async-pipeline op run lane by lane".into()));
+                    }
                 }
-            },
+            }
         }
         Ok(())
     }
@@ -286,6 +302,18 @@ impl Emu<'_, '_> {
             ));
         }
         let offset = self.eval(li, &a.offset);
+        self.record_at(li, label, a, offset, seg)
+    }
+
+    /// Records lane `li`'s access `a` at byte `offset` (in place of `a.offset`'s value).
+    pub(super) fn record_at(
+        &mut self,
+        li: usize,
+        label: Label,
+        a: &Access,
+        offset: Val,
+        seg: u32,
+    ) -> Result<Recorded, Stop> {
         let pred = self.lanes[li].preds.last().cloned();
         Ok(match (&offset, &pred) {
             (Val::K(o), None) => Recorded::Conc(ConcAccess {

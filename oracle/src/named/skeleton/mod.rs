@@ -15,6 +15,7 @@ mod async_ops;
 mod lane;
 mod trace;
 mod warp;
+mod wgmma;
 
 pub(crate) use trace::*;
 pub(crate) use warp::emulate;

@@ -64,6 +64,9 @@ pub(crate) enum AgentDone {
     Group,
     /// With the issuing lanes' bulk async-group (`cp.async.bulk.wait_group`).
     BulkGroup,
+    /// A `wgmma.mma_async`'s operand reads: with the issuing lanes' wgmma group
+    /// (`wgmma.wait_group`).
+    Wgmma,
 }
 
 /// The asynchronous copies one event issued: they access memory at some time between the
@@ -167,4 +170,6 @@ pub(crate) struct Skeleton {
     pub(crate) agents: Vec<Agent>,
     /// Per token, the arrival that returned it (warp, event).
     pub(crate) tokens: Vec<(u32, u32)>,
+    /// What the kernel assumes of its uniform unknowns (asserted in every solver query).
+    pub(crate) facts: Vec<Rc<Sym>>,
 }

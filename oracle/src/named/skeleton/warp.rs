@@ -52,6 +52,7 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
         mbars: Mbarriers::default(),
         agents: vec![],
         tokens: vec![],
+        facts: vec![],
     };
     for w in 0..warps {
         let mut em = Emu {
@@ -94,6 +95,8 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
                 copies: vec![],
                 bulk_open: vec![],
                 bulk_groups: VecDeque::new(),
+                wgmma_open: vec![],
+                wgmma_groups: VecDeque::new(),
                 tx_budget: vec![],
             });
         }
@@ -106,6 +109,7 @@ pub(crate) fn emulate(k: &Kernel, block_dim: [u32; 3]) -> Skeleton {
     sk.mbars = ctx.mbars;
     sk.agents = ctx.agents;
     sk.tokens = ctx.tokens;
+    sk.facts = ctx.facts;
     sk
 }
 
@@ -211,6 +215,9 @@ pub(super) struct Ctx<'k> {
     pub(super) mbars: Mbarriers,
     pub(super) agents: Vec<Agent>,
     pub(super) tokens: Vec<(u32, u32)>,
+    /// Facts about the uniform unknowns the kernel assumes at its entry (its arrays'
+    /// addresses' alignment).
+    pub(super) facts: Vec<Rc<Sym>>,
 }
 
 /// How control leaves a statement.
@@ -266,6 +273,10 @@ pub(super) struct Lane {
     /// Committed bulk groups not yet waited for, oldest first: the agents still reading their
     /// sources, and those still writing.
     pub(super) bulk_groups: VecDeque<[Vec<AgentIdx>; 2]>,
+    /// `wgmma.mma_async`s issued since the last `wgmma.commit_group` (their reads' agents).
+    pub(super) wgmma_open: Vec<AgentIdx>,
+    /// Committed wgmma groups not yet waited for, oldest first.
+    pub(super) wgmma_groups: VecDeque<Vec<AgentIdx>>,
     /// Per mbarrier, the transaction bytes the lane announced there that its copies did not
     /// take yet (what sizes a TMA load whose box the host decides).
     pub(super) tx_budget: Vec<(BarIdx, i64)>,

@@ -681,7 +681,7 @@ impl<'a> Walker<'a> {
                             self.local_store(s.label, i, acc);
                         }
                         // Async-pipeline ops stop the SDV checker before the walk (`sdv::check`).
-                        Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
+                        Op::Mbarrier(..) | Op::AsyncCopy(_) | Op::Wgmma(_) | Op::AsyncGroup(_) | Op::ProxyFence(_) => {}
                     }
                 }
             }

@@ -9,6 +9,7 @@ mod regs;
 mod sync;
 mod text;
 mod values;
+mod wgmma;
 
 pub(crate) use regs::{operand_index, AsmCx, Reg};
 pub(crate) use text::{barrier_kind, parse_asm};

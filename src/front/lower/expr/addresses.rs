@@ -129,17 +129,20 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Array `a`'s address as a 64-bit number.
+    pub(crate) fn address_number_of(&mut self, a: ArrayId) -> Expr {
+        let base = self.address_var(a);
+        self.base_number(base)
+    }
+
     /// The variable holding an array's address (made on first use).
     fn address_var(&mut self, a: ArrayId) -> VarId {
         if let Some(&v) = self.address_vars.get(&a) {
             return v;
         }
         let array = &self.arrays[a.0 as usize];
-        let ty = if array.space == Space::Shared {
-            ScalarTy::U32
-        } else {
-            ScalarTy::U64
-        };
+        let (shared, len) = (array.space == Space::Shared, array.byte_len());
+        let ty = if shared { ScalarTy::U32 } else { ScalarTy::U64 };
         let name = format!("&{}", array.name);
         let v = self.new_var(&name, ty, VarKind::Param);
         self.address_vars.insert(a, v);
@@ -155,6 +158,13 @@ impl Lowerer<'_> {
             );
             let aligned = Expr::Bin(BinOp::Eq, ty, Box::new(rem), Box::new(Expr::Const(0, ty)));
             self.address_facts.push(aligned);
+        }
+        // Shared memory is a window of less than 256 KiB (228 KiB on sm_90/sm_100): the whole
+        // array lies below 2^18, which the 18-bit address fields of matrix descriptors rely on.
+        if shared {
+            let end = (1i64 << 18) - len.unwrap_or(0).min(1 << 18) as i64;
+            let below = Expr::Bin(BinOp::Le, ty, Box::new(Expr::Var(v)), Box::new(Expr::Const(end, ty)));
+            self.address_facts.push(below);
         }
         v
     }

@@ -171,6 +171,17 @@ impl<'a> Lowerer<'a> {
         span: Span,
         decl: NodeId,
     ) -> FResult<Place> {
+        let place = self.memory_var_place(name, space, t, span, decl)?;
+        // `__shared__ __align__(1024) T tile[N]`: the address is a multiple of the declared
+        // alignment, not only of the element type's.
+        if let Some(n) = self.types.declared_align(decl) {
+            let a = self.array_aligns.entry(place.array).or_insert(1);
+            *a = (*a).max(n);
+        }
+        Ok(place)
+    }
+
+    fn memory_var_place(&mut self, name: &str, space: Space, t: &CType, span: Span, decl: NodeId) -> FResult<Place> {
         let is_extern = self
             .ast
             .node(decl)

@@ -187,6 +187,11 @@ impl<'a> Types<'a> {
     /// `__align__(N)` / `alignas(N)` on a record definition.
     fn explicit_align(&self, id: u64) -> Option<u64> {
         let n = self.ast.decl_node(id)?;
+        self.declared_align(n)
+    }
+
+    /// `__align__(N)` / `alignas(N)` on declaration `n` (a variable or a record).
+    pub fn declared_align(&self, n: crate::front::ast::NodeId) -> Option<u64> {
         let attr = self.ast.children_of_kind(n, NodeKind::AlignedAttr).next()?;
         let arg = self.ast.children(attr).next()?;
         self.attr_value(arg).and_then(|v| u64::try_from(v).ok())
