@@ -53,6 +53,16 @@ impl LabelInfo {
     pub fn loops(&self) -> usize {
         self.scopes.iter().filter(|s| s.kind == ScopeKind::LoopBody).count()
     }
+    /// Number of loop bodies enclosing both this label and `other` (the loops whose back
+    /// edges can separate their iterations; sibling inner loops are not among them).
+    pub fn common_loops(&self, other: &LabelInfo) -> usize {
+        self.scopes
+            .iter()
+            .zip(&other.scopes)
+            .take_while(|(x, y)| x.block == y.block)
+            .filter(|(x, _)| x.kind == ScopeKind::LoopBody)
+            .count()
+    }
     /// Number of enclosing loops that can repeat (the cost model's loop count: a lowered
     /// `switch` runs its body once).
     pub fn cost_loops(&self) -> usize {

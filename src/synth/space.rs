@@ -283,7 +283,7 @@ pub const NOT_FIRST_NARROWED: u32 = u32::MAX - 1;
 /// The constraint options of one race at a refinement level: one clause per needed relation.
 pub fn clauses(space: &Space, r: &Race, narrow: &BTreeSet<(RaceKey, u32)>) -> Vec<Vec<usize>> {
     let (a, b) = (r.first.label, r.second.label);
-    let common_depth = space.tree.get(a).loops().min(space.tree.get(b).loops()) as u32;
+    let common_depth = space.tree.get(a).common_loops(space.tree.get(b)) as u32;
     let mut out = Vec::new();
     // `[a, b)`, with the positions of `extra` besides.
     let same_or = |extra: Option<Vec<usize>>| {

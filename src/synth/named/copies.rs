@@ -53,12 +53,13 @@ pub(super) fn touches_copy(copies: &BTreeSet<Label>, r: &Race) -> bool {
     copies.contains(&r.first.label) || copies.contains(&r.second.label)
 }
 
-/// The statements that issue an asynchronous copy (whose writes land later, at its completion).
+/// The statements that issue an asynchronous copy or a wgmma (whose accesses happen later, up
+/// to its completion).
 pub(super) fn async_copy_labels(k: &Kernel) -> BTreeSet<Label> {
     let mut out = BTreeSet::new();
     for_each_stmt(&k.body, &mut |s| {
         if let StmtKind::Basic(ops) = &s.kind {
-            if ops.iter().any(|o| matches!(o, Op::AsyncCopy(_))) {
+            if ops.iter().any(|o| matches!(o, Op::AsyncCopy(_) | Op::Wgmma(_))) {
                 out.insert(s.label);
             }
         }

@@ -308,7 +308,7 @@ impl Ctx<'_> {
         let (a, b) = (r.first.label, r.second.label);
         let mut need: Vec<u32> = self.role_warps(a);
         need.extend(self.role_warps(b));
-        let common = self.tree.get(a).loops().min(self.tree.get(b).loops()) as u32;
+        let common = self.tree.get(a).common_loops(self.tree.get(b)) as u32;
         // The named checker does not classify iteration relations within common loops; ask
         // for what every relation would need (one statement cannot race with itself in one
         // iteration and still be fixable, so that relation is left to the oracle to refute).

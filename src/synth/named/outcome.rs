@@ -78,7 +78,7 @@ impl NamedUnfixable {
             ),
             NamedUnfixable::NoPlacement => "no named-barrier placement orders every race".into(),
             NamedUnfixable::AsyncCopy(r) => format!(
-                "{}: an asynchronous copy races on `{}`; no barrier orders a copy in flight: it needs a cp.async.wait_group or an mbarrier wait first",
+                "{}: an asynchronous copy or wgmma races on `{}`; no barrier orders one in flight: it needs a cp.async.wait_group, wgmma.wait_group or an mbarrier wait first",
                 at(r),
                 k.array(r.array).name
             ),

@@ -208,7 +208,7 @@ impl Refinement<'_> {
                 }
             } else if self.st.regions.contains_key(&rk) {
                 let tree = &self.cx.tree;
-                let common = tree.get(r.first.label).loops().min(tree.get(r.second.label).loops()) as u32;
+                let common = tree.get(r.first.label).common_loops(tree.get(r.second.label)) as u32;
                 for d in 1..=common {
                     progress |= self.st.narrow.insert((rk, d));
                 }

@@ -59,7 +59,7 @@ impl State {
             self.crosses.insert(key(r), c);
             return Ok(());
         }
-        let common = cx.tree.get(a).loops().min(cx.tree.get(b).loops());
+        let common = cx.tree.get(a).common_loops(cx.tree.get(b));
         if a == b && common == 0 {
             return Err(NamedUnfixable::SameStatement(Box::new(r.clone())));
         }
