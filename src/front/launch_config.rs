@@ -148,41 +148,85 @@ fn from_sites(k: &Kernel, sites: &[LaunchSite], notes: &mut Vec<(Span, String)>)
     None
 }
 
-/// What every launch of the kernel says about a block dimension it does not fix: the
+/// What every launch of the kernel says about a block or grid dimension it does not fix: the
 /// dimension's size is a constant, or equal to one of the kernel's arguments. Facts all the
-/// launches share, as conditions on `blockDim` (the launch configuration's `facts`).
+/// launches share, as conditions on `blockDim` and `gridDim` (the launch configuration's
+/// `facts`).
 pub(super) fn launch_facts(k: &Kernel, params: &[String], sites: &[LaunchSite]) -> Vec<Expr> {
     let mut out = Vec::new();
-    if sites.is_empty() || k.launch.block_dim.is_some() {
+    if sites.is_empty() {
         return out;
     }
+    if k.launch.block_dim.is_none() {
+        // Any block size (1024 at most) fits a 16-bit parameter.
+        out.extend(dimension_facts(k, params, sites, |s| s.block, Builtin::BlockDim, 16));
+        if whole_warps(sites) {
+            out.push(threads_multiple_of(WARP));
+        }
+    }
+    if k.launch.grid_dim.is_none() {
+        // A grid's x can be 2^31 - 1: only a parameter of 32 bits or more holds it as launched.
+        out.extend(dimension_facts(k, params, sites, |s| s.grid, Builtin::GridDim, 32));
+    }
+    out
+}
+
+/// The note that names the grid extents the launches fix (`gridDim.x == (u32)cols`), at the
+/// first launch.
+pub(super) fn grid_note(k: &Kernel, sites: &[LaunchSite]) -> Option<(Span, String)> {
+    let grid: Vec<String> = k
+        .launch
+        .facts
+        .iter()
+        .filter(|f| matches!(f, Expr::Bin(BinOp::Eq, _, l, _) if matches!(**l, Expr::Builtin(Builtin::GridDim(_)))))
+        .map(|f| autosync_oracle::print::expr(k, f))
+        .collect();
+    (!grid.is_empty()).then(|| {
+        (
+            sites[0].span,
+            format!(
+                "{}kernel `{}` is checked with {}, as launched here",
+                ASSUMPTION,
+                k.name,
+                grid.join(" and ")
+            ),
+        )
+    })
+}
+
+/// `dim == value` for each dimension every launch gives the same constant or argument; an
+/// argument counts only in an integer parameter of at least `bits` bits.
+fn dimension_facts(
+    k: &Kernel,
+    params: &[String],
+    sites: &[LaunchSite],
+    extents: impl Fn(&LaunchSite) -> [Extent; 3],
+    builtin: impl Fn(Dim) -> Builtin,
+    bits: u8,
+) -> Vec<Expr> {
+    let mut out = Vec::new();
     for (i, dim) in [Dim::X, Dim::Y, Dim::Z].into_iter().enumerate() {
-        let e = sites[0].block[i];
-        if e == Extent::Unknown || sites.iter().any(|s| s.block[i] != e) {
+        let e = extents(&sites[0])[i];
+        if e == Extent::Unknown || sites.iter().any(|s| extents(s)[i] != e) {
             continue;
         }
-        let size = Expr::Builtin(Builtin::BlockDim(dim));
-        let value =
-            match e {
-                Extent::Const(c) => Expr::Const(c as i64, ScalarTy::U32),
-                Extent::Arg(a) => {
-                    let Some(name) = params.get(a) else { continue };
-                    // An integer parameter wide enough for any block size (1024): a float, or a char
-                    // that truncates the size, says nothing about it.
-                    let Some(v) = k.vars.iter().find(|v| {
-                        v.kind == VarKind::Param && v.name == *name && v.ty.int_bits().is_some_and(|b| b >= 16)
-                    }) else {
-                        continue;
-                    };
-                    // The launch converts the argument to `unsigned int`, as `dim3`'s constructor does.
-                    Expr::Cast(ScalarTy::U32, Box::new(Expr::Var(v.id)))
-                }
-                Extent::Unknown => continue,
-            };
+        let value = match e {
+            Extent::Const(c) => Expr::Const(c as i64, ScalarTy::U32),
+            Extent::Arg(a) => {
+                let Some(name) = params.get(a) else { continue };
+                // A float, or a narrow integer that truncates the size, says nothing about it.
+                let Some(v) = k.vars.iter().find(|v| {
+                    v.kind == VarKind::Param && v.name == *name && v.ty.int_bits().is_some_and(|b| b >= bits)
+                }) else {
+                    continue;
+                };
+                // The launch converts the argument to `unsigned int`, as `dim3`'s constructor does.
+                Expr::Cast(ScalarTy::U32, Box::new(Expr::Var(v.id)))
+            }
+            Extent::Unknown => continue,
+        };
+        let size = Expr::Builtin(builtin(dim));
         out.push(Expr::Bin(BinOp::Eq, ScalarTy::U32, Box::new(size), Box::new(value)));
-    }
-    if whole_warps(sites) {
-        out.push(threads_multiple_of(WARP));
     }
     out
 }

@@ -34,6 +34,8 @@ pub struct LaunchSite {
     pub span: Span,
     /// blockDim x, y, z.
     pub block: [Extent; 3],
+    /// gridDim x, y, z.
+    pub grid: [Extent; 3],
 }
 
 impl LaunchSite {
@@ -107,17 +109,22 @@ fn read_launch(ast: &Ast, src: &SourceMap, call: NodeId, kernel: u64, ev: &Eval)
     let config = kids.next()?;
     let args: Vec<NodeId> = kids.collect();
     // The configuration call's operands: the callee, grid, block, shared memory, stream.
-    let block_expr = ast.child(config, 2)?;
-    let mut block = ev.dim3(block_expr).map(|d| d.map_or(Extent::Unknown, Extent::Const));
-    for (i, extent) in block.iter_mut().enumerate() {
-        if *extent == Extent::Unknown && ev.call.is_none() {
-            *extent = ev.same_as_arg(ev.dim3_operand(block_expr, i), &args);
+    let extents = |e: NodeId| {
+        let mut dims = ev.dim3(e).map(|d| d.map_or(Extent::Unknown, Extent::Const));
+        for (i, extent) in dims.iter_mut().enumerate() {
+            if *extent == Extent::Unknown && ev.call.is_none() {
+                *extent = ev.same_as_arg(ev.dim3_operand(e, i), &args);
+            }
         }
-    }
+        dims
+    };
+    let block = extents(ast.child(config, 2)?);
+    let grid = extents(ast.child(config, 1)?);
     Some(LaunchSite {
         kernel,
         span: src.node_span(call),
         block,
+        grid,
     })
 }
 
@@ -607,8 +614,8 @@ fn mentions_member(ast: &Ast, root: NodeId, field: u64) -> bool {
     found
 }
 
-/// Whether a reference only reads its variable: loaded (`LValueToRValue`), or copied into a
-/// `dim3` by its copy constructor.
+/// Whether a reference only reads its variable: loaded (`LValueToRValue`), or copied by a
+/// copy constructor (a `dim3`).
 fn only_read(ast: &Ast, r: NodeId) -> bool {
     let mut n = r;
     loop {
@@ -622,6 +629,10 @@ fn only_read(ast: &Ast, r: NodeId) -> bool {
                 };
             }
             NodeKind::ParenExpr => n = p,
+            // A `const` object copied as it is (no cast to a `const` view needed).
+            NodeKind::CXXConstructExpr => {
+                return ast.children(p).count() == 1 && ast.ty(n).is_some_and(|t| t.starts_with("const "))
+            }
             _ => return false,
         }
     }

@@ -157,6 +157,9 @@ fn lower_kernel(
     let mine: Vec<LaunchSite> = sites.iter().filter(|s| s.kernel == id).cloned().collect();
     k.launch = launch_config::resolve_launch(src, d, header, opts, &k, &mine, notes)?;
     k.launch.facts = launch_config::launch_facts(&k, &param_names(ast, d.node), &mine);
+    if let Some(note) = launch_config::grid_note(&k, &mine) {
+        notes.push(note);
+    }
     Ok((k, lowered.hazards))
 }
 

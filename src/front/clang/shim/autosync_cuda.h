@@ -448,6 +448,9 @@ extern "C" __device__ void *memcpy(void *, const void *, size_t);
 extern "C" __device__ void *memset(void *, int, size_t);
 extern "C" __host__ __device__ void __assertfail(const char *, const char *, unsigned int, const char *, size_t);
 
+// The rounding modes of the conversion intrinsics (`device_types.h`).
+enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf };
+
 #if !defined(AUTOSYNC_LEAN) || defined(AUTOSYNC_WANT_TEX)
 // ---- textures (read-only: fetches never race) ------------------------------------------------
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };

@@ -35,12 +35,22 @@ impl<'a> Lowerer<'a> {
 
     /// The value of an enumerator declaration: Clang's folded value, else its initializer
     /// evaluated here (enum members of class template specializations are left unfolded).
+    /// An enumerator only the precompiled prelude declares (`cudaRoundNearest`) has the value
+    /// the prelude's table recorded.
     pub(super) fn enumerator(&self, id: u64) -> Option<i64> {
         let d = self.ast.decls.get(&id)?;
         let name = self.ast.str(d.name);
+        let Some(parent) = d.parent else {
+            let key = crate::front::clang::prelude_types::enumerator_key(name);
+            let dumped = self.ast.decl_node(id);
+            return match dumped {
+                Some(n) => self.enumerator_at(n, 0),
+                None => self.ast.prelude_types.get(&key)?.parse().ok(),
+            };
+        };
         let known = self
             .types
-            .enum_values(d.parent?)
+            .enum_values(parent)
             .into_iter()
             .find(|(n, _)| n == name)
             .map(|x| x.1);

@@ -467,7 +467,8 @@ impl<'a> Lowerer<'a> {
             .value_category
             .is_some_and(|v| self.ast.str(v) != "prvalue")
             && !loaded;
-        if !self.has_effects(a) && !self.has_effects(b) && !glvalue {
+        let object = matches!(t, CType::Record(_));
+        if !self.has_effects(a) && !self.has_effects(b) && !glvalue && !object {
             let av = self.rvalue(a)?;
             let bv = self.rvalue(b)?;
             return match (av, bv) {
@@ -535,7 +536,25 @@ impl<'a> Lowerer<'a> {
                 });
                 Ok(Value::R(RV::Void))
             }
-            CType::Record(_) => Err(FrontError::unsupported(span, "?: on objects with side effects")),
+            CType::Record(r) => {
+                // Each branch copies its object into one fresh object.
+                let o = self.new_obj(*r, "$sel", span)?;
+                let copy_in = |lw: &mut Self, arm: NodeId| match lw.rvalue(arm)? {
+                    RV::Obj(src) => lw.copy_obj(o, src, span),
+                    other => Err(FrontError::unsupported(
+                        span,
+                        format!("?: between an object and {}", rv_what(&other)),
+                    )),
+                };
+                let then_blk = self.sub_block(|lw| copy_in(lw, a))?;
+                let else_blk = self.sub_block(|lw| copy_in(lw, b))?;
+                self.push_synthetic(StmtKind::If {
+                    cond: Expr::Var(cv),
+                    then_blk,
+                    else_blk,
+                });
+                Ok(Value::R(RV::Obj(o)))
+            }
             t => {
                 let result = self.temp(t.scalar());
                 let t2 = t.clone();
