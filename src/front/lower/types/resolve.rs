@@ -6,6 +6,8 @@ use super::spelling::*;
 use super::table::*;
 use crate::front::ast::{NodeId, NodeKind};
 use crate::front::ctype::CType;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Deepest nesting of type resolutions (a template argument's type, resolved to match a
 /// specialization, can name another specialization, and so on).
@@ -46,25 +48,51 @@ impl<'a> Types<'a> {
     /// Resolves a type as Clang printed it, looking names up from `scope` (a qualified
     /// namespace/record name) outwards.
     pub fn resolve(&self, text: &str, scope: &str) -> CType {
-        let key = (text.to_string(), scope.to_string(), self.context.borrow().clone());
-        if let Some(t) = self.cache.borrow().get(&key) {
-            return t.clone();
+        if let Some((deps, t)) = self.cached(text, scope) {
+            self.note_deps(&deps);
+            return t;
         }
+        let key = (text.to_string(), scope.to_string(), self.context.borrow().clone());
         if self.depth.get() > MAX_RESOLVE_DEPTH || !self.resolving.borrow_mut().insert(key.clone()) {
             return CType::Other(format!("{text} (its resolution needs itself)"));
         }
         self.depth.set(self.depth.get() + 1);
+        self.deps.borrow_mut().push(Default::default());
         let t = match parse(text) {
             Some(te) => self.lower(&te, scope, 0),
             None => CType::Other(text.to_string()),
         };
+        let deps: ContextDeps = self.deps.borrow_mut().pop().unwrap_or_default().into_iter().collect();
+        self.note_deps(&deps);
         self.depth.set(self.depth.get() - 1);
         self.resolving.borrow_mut().remove(&key);
         // Not cached when unresolved: a lambda's closure type becomes known later.
         if !matches!(t, CType::Other(_)) {
-            self.cache.borrow_mut().insert(key, t.clone());
+            let mut cache = self.cache.borrow_mut();
+            let by_scope = cache.entry(text.to_string()).or_default();
+            by_scope.entry(scope.to_string()).or_default().push((deps, t.clone()));
         }
         t
+    }
+
+    /// A resolution of `key` made in a context that answers its questions as the current
+    /// one does (so it is the one this context would make).
+    fn cached(&self, text: &str, scope: &str) -> Option<(ContextDeps, CType)> {
+        let cache = self.cache.borrow();
+        let ctx = self.context.borrow();
+        cache
+            .get(text)?
+            .get(scope)?
+            .iter()
+            .find(|(deps, _)| deps.iter().all(|(d, held)| ctx.contains(d) == *held))
+            .cloned()
+    }
+
+    /// Records that the resolution in progress depends on these context answers.
+    fn note_deps(&self, deps: &[(u64, bool)]) {
+        if let Some(top) = self.deps.borrow_mut().last_mut() {
+            top.extend(deps.iter().copied());
+        }
     }
 
     /// The type of a node (desugared at the top level when Clang gave that).
@@ -408,20 +436,19 @@ impl<'a> Types<'a> {
                 .copied()
                 .filter(|id| kind(id) == NodeKind::ClassTemplateSpecializationDecl)
                 .collect();
+            let printed = Printed::new(args);
             let matching: Vec<u64> = specs
                 .iter()
                 .copied()
-                .filter(|s| self.spec_matches(*s, args, from))
+                .filter(|s| self.spec_matches(*s, &printed, from))
                 .collect();
             // A printed list is a prefix of the arguments when defaults are left out; the one
             // with exactly the printed arguments comes first (`dict<>` of a variadic `dict`
             // is not `dict<A, B>`).
             let exact = matching.iter().copied().find(|&s| {
-                let mut have = Vec::new();
-                if let Some(n) = self.ast.decl_node(s) {
-                    self.template_args(n, &mut have);
-                }
-                have.len() == args.len()
+                self.ast
+                    .decl_node(s)
+                    .is_some_and(|n| self.spec_args(n).len() == args.len())
             });
             let chosen = exact.or(matching.first().copied()).or_else(|| {
                 // Specializations of light system headers are indexed without their arguments.
@@ -438,6 +465,14 @@ impl<'a> Types<'a> {
         // Declarations local to the code being lowered (a typedef in this instantiation of a
         // function template, a member typedef of this class specialization) come first.
         let ctx = self.context.borrow().clone();
+        // Which candidates are local is a question to the context: the answer is part of the
+        // result (see `cached`).
+        let asked: ContextDeps = candidates
+            .iter()
+            .filter_map(|id| self.ast.decls[id].parent)
+            .map(|p| (p, ctx.contains(&p)))
+            .collect();
+        self.note_deps(&asked);
         let local: Vec<u64> = candidates
             .iter()
             .copied()
@@ -531,58 +566,64 @@ impl<'a> Types<'a> {
 
     /// Whether a specialization's arguments match printed ones (a prefix: defaults may be
     /// left out when printed as written).
-    fn spec_matches(&self, spec: u64, args: &[String], from: &str) -> bool {
+    fn spec_matches(&self, spec: u64, printed: &Printed, from: &str) -> bool {
+        let args = printed.args;
         let Some(n) = self.ast.decl_node(spec) else {
             return false;
         };
-        let mut have = Vec::new();
-        self.template_args(n, &mut have);
+        let have = self.spec_args(n);
         if args.len() > have.len() {
             return false;
         }
         let scope = self.scope_of(spec);
-        let printed_match = args.iter().zip(&have).all(|(printed, arg)| match arg {
-            // Clang writes a `true` argument's value as a one-bit integer (-1).
-            TemplateArg::Value(v) => match printed.trim() {
-                "true" | "false" => (*v != 0) == (printed.trim() == "true"),
-                _ => {
-                    self.eval_printed(printed, from)
-                        .or_else(|| self.eval_printed(printed, &scope))
-                        == Some(*v)
+        let printed_match = args
+            .iter()
+            .zip(have.iter())
+            .enumerate()
+            .all(|(i, (text, arg))| match arg {
+                // Clang writes a `true` argument's value as a one-bit integer (-1).
+                TemplateArg::Value(v) => match text.trim() {
+                    "true" | "false" => (*v != 0) == (text.trim() == "true"),
+                    _ => {
+                        printed
+                            .value(i, || self.eval_printed(text, from))
+                            .or_else(|| self.eval_printed(text, &scope))
+                            == Some(*v)
+                    }
+                },
+                TemplateArg::Type(t) => {
+                    let a = self.resolve(t, &scope);
+                    // Written where the type is used (a member alias of the class using it), or
+                    // printed relative to the template's own scope.
+                    let b = match printed.ty(i, || self.resolve(text, from)) {
+                        CType::Other(_) => self.resolve(text, &scope),
+                        b => b,
+                    };
+                    a == b && !matches!(a, CType::Other(_))
                 }
-            },
-            TemplateArg::Type(t) => {
-                let a = self.resolve(t, &scope);
-                // Written where the type is used (a member alias of the class using it), or
-                // printed relative to the template's own scope.
-                let b = match self.resolve(printed, from) {
-                    CType::Other(_) => self.resolve(printed, &scope),
-                    b => b,
-                };
-                a == b && !matches!(a, CType::Other(_))
-            }
-        });
+            });
         // Arguments left out of the printed type are the template's defaults (`Tile<32>` is
         // `Tile<32, void>`, not `Tile<32, Block>`).
+        if !printed_match {
+            return false;
+        }
         let defaults = self.default_args(n);
-        printed_match
-            && have
-                .iter()
-                .enumerate()
-                .skip(args.len())
-                .all(|(i, arg)| match defaults.get(i) {
-                    // A default that names an earlier parameter (`typename _Clock::duration`):
-                    // with the printed arguments put in.
-                    Some(Some(TemplateArg::Type(d)))
-                        if self.depth.get() < MAX_SUBSTITUTION_DEPTH
-                            && matches!(self.resolve(d, &scope), CType::Other(_)) =>
-                    {
-                        let d = substitute_params(d, &self.param_names(n), args);
-                        self.same_arg(&TemplateArg::Type(d), arg, &scope)
-                    }
-                    Some(Some(d)) => self.same_arg(d, arg, &scope),
-                    _ => true,
-                })
+        have.iter()
+            .enumerate()
+            .skip(args.len())
+            .all(|(i, arg)| match defaults.get(i) {
+                // A default that names an earlier parameter (`typename _Clock::duration`):
+                // with the printed arguments put in.
+                Some(Some(TemplateArg::Type(d)))
+                    if self.depth.get() < MAX_SUBSTITUTION_DEPTH
+                        && matches!(self.resolve(d, &scope), CType::Other(_)) =>
+                {
+                    let d = substitute_params(d, &self.param_names(n), args);
+                    self.same_arg(&TemplateArg::Type(d), arg, &scope)
+                }
+                Some(Some(d)) => self.same_arg(d, arg, &scope),
+                _ => true,
+            })
     }
 
     /// The parameters of the class template a specialization node belongs to.
@@ -641,6 +682,18 @@ impl<'a> Types<'a> {
         }
     }
 
+    /// [`Self::template_args`] of a specialization node, kept.
+    fn spec_args(&self, n: NodeId) -> Rc<Vec<TemplateArg>> {
+        if let Some(a) = self.spec_args.borrow().get(&n) {
+            return a.clone();
+        }
+        let mut have = Vec::new();
+        self.template_args(n, &mut have);
+        let have = Rc::new(have);
+        self.spec_args.borrow_mut().insert(n, have.clone());
+        have
+    }
+
     /// The template arguments of a specialization node, packs flattened.
     pub fn template_args(&self, n: NodeId, out: &mut Vec<TemplateArg>) {
         for c in self.ast.children(n) {
@@ -666,6 +719,44 @@ impl<'a> Types<'a> {
                 self.template_args(c, out);
             }
         }
+    }
+}
+
+/// A printed template argument list being matched against the specializations of one name:
+/// what each argument means where it is written is worked out once, not once per candidate.
+struct Printed<'s> {
+    args: &'s [String],
+    types: RefCell<Vec<Option<CType>>>,
+    values: RefCell<Vec<Option<Option<i64>>>>,
+}
+
+impl<'s> Printed<'s> {
+    fn new(args: &'s [String]) -> Self {
+        Printed {
+            args,
+            types: RefCell::new(vec![None; args.len()]),
+            values: RefCell::new(vec![None; args.len()]),
+        }
+    }
+
+    /// Argument `i` as a type, by `f` the first time.
+    fn ty(&self, i: usize, f: impl FnOnce() -> CType) -> CType {
+        if let Some(t) = &self.types.borrow()[i] {
+            return t.clone();
+        }
+        let t = f();
+        self.types.borrow_mut()[i] = Some(t.clone());
+        t
+    }
+
+    /// Argument `i` as a value, by `f` the first time.
+    fn value(&self, i: usize, f: impl FnOnce() -> Option<i64>) -> Option<i64> {
+        if let Some(v) = self.values.borrow()[i] {
+            return v;
+        }
+        let v = f();
+        self.values.borrow_mut()[i] = Some(v);
+        v
     }
 }
 

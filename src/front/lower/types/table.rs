@@ -39,6 +39,13 @@ pub struct Layout {
 /// A type's spelling, the scope and the local context it is resolved in.
 type CacheKey = (String, String, Vec<u64>);
 
+/// Which declarations a resolution asked whether the context holds, with the answer: the
+/// result holds in every context that answers alike.
+pub(super) type ContextDeps = Vec<(u64, bool)>;
+
+/// Resolutions by text and scope, each with the context answers it depended on.
+pub(super) type ResolveCache = HashMap<String, HashMap<String, Vec<(ContextDeps, CType)>>>;
+
 /// Resolves types of one translation unit (results are cached).
 pub struct Types<'a> {
     pub(super) ast: &'a Ast,
@@ -54,7 +61,12 @@ pub struct Types<'a> {
     /// Qualified names of the inline namespaces (`cuda::std::__4`), which Clang prints in some
     /// types' names.
     pub(super) inline_namespaces: std::collections::HashSet<String>,
-    pub(super) cache: RefCell<HashMap<CacheKey, CType>>,
+    pub(super) cache: RefCell<ResolveCache>,
+    /// The template arguments of specialization nodes (asked for every candidate of a
+    /// specialized name).
+    pub(super) spec_args: RefCell<HashMap<NodeId, Rc<Vec<TemplateArg>>>>,
+    /// The context answers of the resolutions in progress, innermost last.
+    pub(super) deps: RefCell<Vec<std::collections::HashSet<(u64, bool)>>>,
     /// The declarations the types being resolved are written in (the function being lowered
     /// and its enclosing records): a typedef local to them wins over one of the same name
     /// elsewhere (another instantiation of the same template).
@@ -203,6 +215,8 @@ impl<'a> Types<'a> {
             used_enumerators,
             inline_namespaces,
             cache: RefCell::default(),
+            deps: RefCell::default(),
+            spec_args: RefCell::default(),
             context: RefCell::default(),
             layouts: RefCell::default(),
             lambdas: RefCell::default(),
