@@ -81,20 +81,22 @@ pub fn enumerator_key(name: &str) -> String {
     format!("enumerator {name}")
 }
 
-/// Every enum declared at namespace scope, as the integer type it is laid out as (its fixed
-/// type, else `int`), and the value of each enumerator by its simple name. A name two
-/// enumerators with different values share is left out: which one a reference means is not
-/// known.
+/// Every named enum declared at namespace scope, as the integer type it is laid out as (its
+/// fixed type, else `int`), and the value of each enumerator of any enum by its simple name.
+/// A name two enumerators with different values share, or one whose value Clang did not fold,
+/// is left out: which value a reference means is not known.
 pub fn enums(ast: &Ast) -> HashMap<String, String> {
     let mut out = HashMap::new();
     let mut values: HashMap<String, Option<i64>> = HashMap::new();
     for (&id, d) in &ast.decls {
-        if d.kind != NodeKind::EnumDecl || d.qual.is_empty() || d.qual.contains("(anonymous") {
+        if d.kind != NodeKind::EnumDecl {
             continue;
         }
         let Some(n) = ast.decl_node(id) else { continue };
         let fixed = ast.node(n).attrs.fixed_type.map(|t| ast.type_str(t).to_string());
-        if namespace_scope(ast, d.parent) {
+        // An unnamed enum names no type, but its enumerators still share names with others.
+        let named = !d.qual.is_empty() && !d.qual.contains("(anonymous") && !d.qual.contains("(unnamed");
+        if named && namespace_scope(ast, d.parent) {
             out.entry(d.qual.clone())
                 .or_insert_with(|| fixed.unwrap_or_else(|| "int".into()));
         }
