@@ -7,6 +7,9 @@
 //! line of totals (solver calls; of them the satisfiable ones; queries the GCD test settled
 //! without a solver; searches for a model by evaluation, found / tried, and their time); then,
 //! for the five slowest kernels, their phases and slowest solver calls and searches.
+//! `AUTOSYNC_PROFILE_FILE=F` profiles the kernels of the file `F` instead (a development
+//! suite's; the argument then filters kernel names), read with the toolkit at
+//! `AUTOSYNC_PROFILE_CUDA` and the `-I` directories in `AUTOSYNC_PROFILE_INCLUDES` (`:`-separated).
 //! `AUTOSYNC_PROFILE_RUNS=N` checks each kernel N times and reports the fastest run;
 //! `AUTOSYNC_PROFILE_CALLS=N` lists N calls per kernel.
 //! `AUTOSYNC_PROFILE_RACY=1` profiles what `fix` asks first instead: each kernel with every
@@ -35,6 +38,35 @@ fn workload(k: Kernel, racy: bool) -> Option<(Kernel, sdv::SdvOptions)> {
     without_barriers(&k).map(|k| (k, planning_options(&quiet)))
 }
 
+/// The first kernel of every corpus entry whose path contains `filter`, by path.
+fn corpus_kernels(m: &manifest::Manifest, filter: Option<&str>) -> Vec<(String, Kernel)> {
+    m.kernels
+        .iter()
+        .filter(|e| filter.is_none_or(|f| e.path.contains(f)))
+        .map(|e| {
+            let mut unit = front::load(&e.file(Path::new("corpus")), &e.front_options()).expect("lowers");
+            (e.path.clone(), unit.kernels.remove(0))
+        })
+        .collect()
+}
+
+/// Every kernel of the file `path` whose name contains `filter`, read with the toolkit at
+/// `AUTOSYNC_PROFILE_CUDA` and the `-I` directories `AUTOSYNC_PROFILE_INCLUDES` lists
+/// (separated by `:`), with the launches its host code writes.
+fn file_kernels(path: &Path, filter: Option<&str>) -> Vec<(String, Kernel)> {
+    let mut o = front::FrontOptions::default();
+    o.clang.cuda_path = std::env::var_os("AUTOSYNC_PROFILE_CUDA").map(Into::into);
+    o.include_dirs = std::env::var("AUTOSYNC_PROFILE_INCLUDES")
+        .map(|v| v.split(':').filter(|d| !d.is_empty()).map(Into::into).collect())
+        .unwrap_or_default();
+    let unit = front::load(path, &o).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
+    unit.kernels
+        .into_iter()
+        .filter(|k| filter.is_none_or(|f| k.name.contains(f)))
+        .map(|k| (k.name.clone(), k))
+        .collect()
+}
+
 fn main() {
     let racy = std::env::var("AUTOSYNC_PROFILE_RACY").is_ok_and(|v| v == "1");
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
@@ -44,14 +76,11 @@ fn main() {
         "{:<40} {:>9} {:>7} {:>9} {:>9} {:>8} {:>6} {:>15} {:>5} {:>17}",
         "kernel", "check", "calls", "solver", "max call", "terms", "qfbv", "sat (ms)", "gcd", "guessed (ms)"
     );
-    for e in &m.kernels {
-        if filter.as_ref().is_some_and(|f| !e.path.contains(f.as_str())) {
-            continue;
-        }
-        let k = front::load(&e.file(Path::new("corpus")), &e.front_options())
-            .expect("lowers")
-            .kernels
-            .remove(0);
+    let items = match std::env::var_os("AUTOSYNC_PROFILE_FILE") {
+        Some(f) => file_kernels(Path::new(&f), filter.as_deref()),
+        None => corpus_kernels(&m, filter.as_deref()),
+    };
+    for (name, k) in items {
         if uses_named_barriers(&k) {
             continue;
         }
@@ -88,7 +117,7 @@ fn main() {
         let guess_ms: f64 = guesses.iter().map(|q| q.millis).sum();
         println!(
             "{:<40} {:>7.1}ms {:>7} {:>7.1}ms {:>7.1}ms {:>8} {:>6} {:>6} ({:>6.1}) {:>5} {:>4}/{:<4} ({:>5.1})",
-            e.path,
+            name,
             total,
             calls.len(),
             solver,
@@ -102,7 +131,7 @@ fn main() {
             guesses.len(),
             guess_ms
         );
-        runs.push((total, e.path.clone(), k, p));
+        runs.push((total, name, k, p));
     }
     runs.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (total, path, k, p) in runs.iter().take(5) {

@@ -461,14 +461,16 @@ fn verdicts_and_witnesses_do_not_depend_on_the_thread_count() {
     }
 }
 
-/// `check --stats` on an element-wise kernel (`arange_f32`'s shape) and on a grid-stride loop
-/// over bytes (`concat`'s shape): clean, with every conflict query settled by the injectivity
+/// `check --stats` on an element-wise kernel (`arange_f32`'s shape), on a grid-stride loop
+/// over bytes (`concat`'s shape) and on an index split into coordinates and rebuilt (`diag`'s
+/// shape): clean, with every conflict query settled by the injectivity
 /// test and none asked of the solver.
 #[test]
 fn check_stats_show_an_element_wise_kernel_asks_no_solver_query() {
     for (file, kernel) in [
         ("corpus/sdk/axpy_elementwise.cu", "axpy_elementwise"),
         ("corpus/stride/grid_bytes.cu", "join_planes"),
+        ("corpus/stride/mixed_radix.cu", "swap_middle_axes"),
     ] {
         let (code, out) = crate::common::run(&["check", "--stats", "--no-cache"], std::path::Path::new(file));
         assert_eq!(code, 0, "{out}");

@@ -290,8 +290,8 @@ fn verdict_of(r: &Report) -> String {
 /// The injectivity test (element-wise accesses settled without the solver) changes no SDV
 /// verdict on the corpus: every kernel the SDV checker checks gets the same races, benign and
 /// layout races, divergences and inconclusive reasons with the test as without it (an evenly
-/// spread half on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`; the element-wise kernel
-/// and the grid-stride loop over bytes always).
+/// spread half on the merge gate, all with `AUTOSYNC_FULL_SWEEPS=1`; the element-wise kernel,
+/// the grid-stride loop over bytes and the index rebuilt from its coordinates always).
 #[test]
 fn the_injectivity_test_changes_no_corpus_verdict() {
     use autosync_oracle::sdv::{self, SdvOptions};
@@ -299,7 +299,10 @@ fn the_injectivity_test_changes_no_corpus_verdict() {
     let mut failures = Vec::new();
     let (mut checked, mut settled) = (0, 0);
     for (n, e) in m.kernels.iter().enumerate() {
-        let always = matches!(e.path.as_str(), "sdk/axpy_elementwise.cu" | "stride/grid_bytes.cu");
+        let always = matches!(
+            e.path.as_str(),
+            "sdk/axpy_elementwise.cu" | "stride/grid_bytes.cu" | "stride/mixed_radix.cu" | "stride/mixed_radix_racy.cu"
+        );
         if !(always || crate::common::sweep::full() || n % 2 == 0) {
             continue;
         }

@@ -80,23 +80,42 @@ pub(crate) const NODE_BUDGET: usize = 40_000;
 ///
 /// `hints` are values of constants in earlier models of the same check's queries (a loop's
 /// exit count, a block size that worked): the search starts from them.
+#[cfg(test)]
 pub(crate) fn search(conjuncts: &[Bool], hints: &Hints) -> Option<Guess> {
     search_within(conjuncts, hints, NODE_BUDGET)
 }
 
 /// [`search`] with at most `budget` node evaluations.
+///
+/// Where the search from the usual start misses, a second one starts the values that are not
+/// thread coordinates (nor hinted) at 2 instead of 0: a condition on coordinates split from a
+/// flat index (`(i / n0) % n1 == (i / (n0 * n1)) % n2`) is the same in every thread while each
+/// divisor is 0, and no one change of a divisor makes it differ.
 pub(crate) fn search_within(conjuncts: &[Bool], hints: &Hints, budget: usize) -> Option<Guess> {
     let roots: Vec<Dynamic> = flatten(conjuncts);
     let p = Program::compile_all(&roots)?;
-    Search::new(&p, roots.len(), hints)?.run(budget).map(|values| Guess {
+    let run = |h: &Hints| Search::new(&p, roots.len(), h)?.run(budget);
+    let values = run(hints).or_else(|| {
+        let mut small = hints.clone();
+        for v in p.vars().iter().filter(|v| v.width >= 8 && !is_coordinate(&v.name)) {
+            small.entry(v.name.clone()).or_insert(2);
+        }
+        run(&small)
+    })?;
+    Some(Guess {
         vars: p.vars().to_vec(),
         values,
     })
 }
 
+/// Whether a constant's name is a thread's or the launch's coordinate.
+fn is_coordinate(name: &str) -> bool {
+    ["tid", "bid", "bdim", "gdim"].iter().any(|c| name.starts_with(c))
+}
+
 /// Whether a search finds a model of `conjuncts` (`false` says nothing).
 pub(crate) fn satisfiable(conjuncts: &[Bool]) -> bool {
-    search(conjuncts, &Hints::new()).is_some()
+    search_within(conjuncts, &Hints::new(), NODE_BUDGET).is_some()
 }
 
 /// Conjuncts a worse change may break and still be repaired (see [`Search::step`]).

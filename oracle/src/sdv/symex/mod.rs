@@ -9,11 +9,13 @@
 //! loops listed as shared (both threads in the same iteration of them).
 //!
 //! [`terms`] holds what a walk produces, [`walker`] the walk of statements and expressions,
-//! [`loops`] the summarised iteration of a loop, [`locals`] thread-local arrays' stores and loads, [`numerals`] constant folding of bit-vectors.
+//! [`loops`] the summarised iteration of a loop, [`locals`] thread-local arrays' stores and loads, [`numerals`] constant folding of bit-vectors, [`quotients`] signed division by a product
+//! split into its factors.
 
 mod locals;
 mod loops;
 mod numerals;
+mod quotients;
 mod terms;
 mod walker;
 

@@ -65,6 +65,7 @@ pub(crate) fn walk_with_params(
         cond_depth: 0,
         pow2: HashMap::new(),
         locals: HashMap::new(),
+        signed_products: HashMap::new(),
         out: Walk::default(),
     };
     // Parameters get their values up front: one first read inside a branch would otherwise
@@ -102,7 +103,8 @@ pub(super) struct Walker<'a> {
     pub(super) frames: Vec<Frame>,
     pub(super) counters: HashSet<ArrayId>,
     pub(super) counter: u32,
-    /// No-signed-overflow conditions of the expressions evaluated since the last flush.
+    /// No-signed-overflow and nonzero-divisor conditions of the expressions evaluated since
+    /// the last flush.
     pub(super) ub: Vec<Bool>,
     /// Inside an operand that C may not evaluate (`?:` branches, right of `&&`/`||`).
     pub(super) cond_depth: u32,
@@ -111,6 +113,8 @@ pub(super) struct Walker<'a> {
     pub(super) pow2: HashMap<VarId, (BV, BV)>,
     /// The thread's stores to local arrays that loads may still read (see [`super::locals`]).
     pub(super) locals: HashMap<ArrayId, Vec<LocalStore>>,
+    /// Signed products C evaluated, with the control predicate where (see [`super::quotients`]).
+    pub(super) signed_products: HashMap<BV, Bool>,
     pub(super) out: Walk,
 }
 
@@ -340,14 +344,22 @@ impl<'a> Walker<'a> {
                     }
                 }
                 let constant = x.as_u64().is_some() && y.as_u64().is_some();
+                if matches!(op, Div | Rem) && self.cond_depth == 0 && y.as_u64().is_none() {
+                    // Division by zero is undefined behaviour too.
+                    self.ub.push(y.eq(numeral(0, y.get_size())).not());
+                }
                 let r = match op {
                     Add | Sub | Mul if s && self.cond_depth == 0 => {
                         self.no_signed_overflow(op, &x, &y);
-                        self.eval_bin_bits(op, &x, &y)
+                        let r = self.eval_bin_bits(op, &x, &y);
+                        if let (Mul, Val::Bv(p)) = (op, &r) {
+                            self.note_signed_product(p);
+                        }
+                        r
                     }
                     Add | Sub | Mul => self.eval_bin_bits(op, &x, &y),
                     Div | Rem if s && pow2_divisor(&y).is_some() => bv(signed_pow2_div_rem(op, &x, &y)),
-                    Div if s => bv(x.bvsdiv(&y)),
+                    Div if s => bv(self.signed_quotient(&x, &y)),
                     Div => bv(x.bvudiv(&y)),
                     Rem if s => bv(x.bvsrem(&y)),
                     Rem => bv(x.bvurem(&y)),
